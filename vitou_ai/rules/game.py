@@ -1,0 +1,299 @@
+"""Checked Python view of the kernel: :class:`Game` and :class:`State`.
+
+This is the convenient, safe entry point (hand histories, the command line,
+tests, the OpenSpiel adapter). Every rule decision is the kernel's; this
+module only checks legality before applying, converts action strings, and
+names the rule an illegal action breaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernel as K
+from . import layout as L
+from . import observe as O
+from .params import RANK_LETTERS, VitouParams
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow here. ``rule`` names the rule (``"R4.2b"``)."""
+
+    def __init__(self, message: str, rule: str):
+        super().__init__(message)
+        self.rule = rule
+
+
+def action_to_string(action: int, chance: bool = False) -> str:
+    """The contract's string for a player action or chance outcome id.
+
+    Raises:
+        ValueError: for an id outside the action (or chance outcome) range.
+    """
+    if chance:
+        if 0 <= action < L.C_SEEN:
+            return f"deal {RANK_LETTERS[action]}"
+        if action == L.C_SEEN:
+            return "seen"
+        if action == L.C_UNSEEN:
+            return "unseen"
+        if L.C_DEALER0 <= action < L.MAX_CHANCE_OUTCOMES:
+            return f"dealer {action - L.C_DEALER0}"
+        raise ValueError(f"chance outcome id {action} out of range 0..{L.MAX_CHANCE_OUTCOMES - 1}")
+    if 0 <= action < L.A_RAISE:
+        return f"play {RANK_LETTERS[action]}"
+    if L.A_SIGNAL0 <= action < L.A_SIGNAL0 + len(L.GESTURES):
+        return f"signal {L.GESTURES[action - L.A_SIGNAL0]}"
+    names = {
+        L.A_RAISE: "raise",
+        L.A_ACCEPT: "accept",
+        L.A_REFUSE: "refuse",
+        L.A_GO: "go",
+        L.A_PASS: "pass",
+        L.A_DECLINE: "decline",
+        L.A_ABANDON: "abandon",
+        L.A_AGREE: "agree",
+        L.A_REJECT: "reject",
+    }
+    if action in names:
+        return names[action]
+    raise ValueError(f"action id {action} out of range 0..{L.NUM_ACTIONS - 1}")
+
+
+_VERB_IDS = {
+    "raise": L.A_RAISE,
+    "accept": L.A_ACCEPT,
+    "refuse": L.A_REFUSE,
+    "go": L.A_GO,
+    "pass": L.A_PASS,
+    "decline": L.A_DECLINE,
+    "abandon": L.A_ABANDON,
+    "agree": L.A_AGREE,
+    "reject": L.A_REJECT,
+}
+
+
+def string_to_action(text: str, chance: bool = False) -> int:
+    """Inverse of :func:`action_to_string` (exact strings only).
+
+    Raises:
+        ValueError: naming the string and what is allowed.
+    """
+    words = text.split()
+    if chance:
+        if len(words) == 2 and words[0] == "deal" and words[1] in RANK_LETTERS:
+            return L.C_DEAL0 + RANK_LETTERS.index(words[1])
+        if text == "seen":
+            return L.C_SEEN
+        if text == "unseen":
+            return L.C_UNSEEN
+        if len(words) == 2 and words[0] == "dealer" and words[1] in "0123":
+            return L.C_DEALER0 + int(words[1])
+        raise ValueError(f"bad chance outcome {text!r}; expected 'deal R', 'seen', 'unseen', 'dealer S'")
+    if len(words) == 2 and words[0] == "play" and len(words[1]) == 1 and words[1] in RANK_LETTERS:
+        return L.A_PLAY0 + RANK_LETTERS.index(words[1])
+    if len(words) == 2 and words[0] == "signal" and words[1] in L.GESTURES:
+        return L.A_SIGNAL0 + L.GESTURES.index(words[1])
+    if len(words) == 1 and words[0] in _VERB_IDS:
+        return _VERB_IDS[words[0]]
+    raise ValueError(
+        f"bad action {text!r}; expected 'play R' (R in {' '.join(RANK_LETTERS)}), "
+        f"'signal G' (G in {', '.join(L.GESTURES)}), or one of {', '.join(_VERB_IDS)}"
+    )
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """The latest finished deal (RULES.md R3, R4.3, R5, R6; contract 'Ends of a deal')."""
+
+    end: str
+    winner: int | None
+    points: tuple[int, int]
+    stake: str
+    tricks: tuple[str, ...]
+    raises: int
+    refusals: int
+
+
+class Game:
+    """A Vitou game (deal or match) over the rules kernel.
+
+    Args:
+        params: a :class:`VitouParams`, or keyword knobs to build one.
+
+    Raises:
+        ValueError: on invalid parameters (see :class:`VitouParams`).
+    """
+
+    def __init__(self, params: VitouParams | None = None, **knobs):
+        if params is None:
+            params = VitouParams(**knobs)
+        elif knobs:
+            params = params.replace(**knobs)
+        self.params = params
+        self.array = params.to_array()
+        self.num_players = params.players
+
+    def new_initial_state(self) -> State:
+        return State(self, K.new_state(self.array))
+
+
+class State:
+    """A game state: the kernel's ``int32[STATE_SIZE]`` array plus its game."""
+
+    __slots__ = ("game", "array", "_buf", "_pbuf")
+
+    def __init__(self, game: Game, array: np.ndarray):
+        self.game = game
+        self.array = array
+        self._buf = np.empty(L.NUM_ACTIONS, dtype=np.int64)
+        self._pbuf = np.empty(L.MAX_CHANCE_OUTCOMES, dtype=np.float64)
+
+    def clone(self) -> State:
+        return State(self.game, self.array.copy())
+
+    def current_player(self) -> int:
+        return int(K.current_player(self.game.array, self.array))
+
+    def is_terminal(self) -> bool:
+        return bool(K.is_terminal(self.array))
+
+    def is_chance_node(self) -> bool:
+        return bool(K.is_chance(self.array))
+
+    def legal_actions(self) -> list[int]:
+        n = K.legal_actions(self.game.array, self.array, self._buf)
+        return [int(a) for a in self._buf[:n]]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        n = K.chance_outcomes(self.game.array, self.array, self._buf, self._pbuf)
+        return [(int(self._buf[i]), float(self._pbuf[i])) for i in range(n)]
+
+    def returns(self) -> list[float]:
+        out = np.zeros(self.game.num_players)
+        K.returns(self.game.array, self.array, out)
+        return [float(x) for x in out]
+
+    def scores(self) -> tuple[int, int]:
+        return int(self.array[L.S_SCORE0]), int(self.array[L.S_SCORE0 + 1])
+
+    def infostate_key(self, player: int) -> np.ndarray:
+        """``int8[KEY_SIZE]`` perfect-recall information state (observe.infostate_key)."""
+        out = np.empty(L.KEY_SIZE, dtype=np.int8)
+        O.infostate_key(self.game.array, self.array, player, out)
+        return out
+
+    def public_observation(self) -> np.ndarray:
+        out = np.empty(O.OBS_SIZE, dtype=np.int16)
+        O.public_observation(self.game.array, self.array, out)
+        return out
+
+    def hand(self, seat: int) -> list[int]:
+        """Ranks still held by ``seat`` (ascending rank index)."""
+        base = L.S_HELD + seat * L.MAX_RANKS
+        return [r for r in range(L.MAX_RANKS) for _ in range(int(self.array[base + r]))]
+
+    def apply_action(self, action: int) -> None:
+        """Apply a player action or chance outcome after checking it is legal.
+
+        Raises:
+            IllegalActionError: naming the action and the rule it breaks.
+        """
+        if self.is_terminal():
+            raise IllegalActionError(
+                f"{self._name(action)!r}: the game is over", "R8"
+            )
+        if self.is_chance_node():
+            allowed = [a for a, _ in self.chance_outcomes()]
+            if action not in allowed:
+                names = ", ".join(action_to_string(a, True) for a in allowed)
+                raise IllegalActionError(
+                    f"chance outcome {self._name(action, True)!r} impossible here; possible: {names}",
+                    "R1.2" if self.array[L.S_PHASE] == L.PH_DEAL else "R7.2",
+                )
+        else:
+            legal = self.legal_actions()
+            if action not in legal:
+                rule, why = self.explain_illegal(action)
+                names = ", ".join(action_to_string(a) for a in legal)
+                raise IllegalActionError(
+                    f"{self._name(action)!r} by seat {self.current_player()} is illegal ({rule}: "
+                    f"{why}); legal: {names}",
+                    rule,
+                )
+        K.apply_action(self.game.array, self.array, action)
+
+    def _name(self, action: int, chance: bool = False) -> str:
+        try:
+            return action_to_string(action, chance)
+        except ValueError:
+            return f"id {action}"
+
+    def explain_illegal(self, action: int) -> tuple[str, str]:
+        """The rule an illegal player action breaks, and why (diagnostics only:
+        legality itself is decided by the kernel)."""
+        a, p = self.array, self.game.params
+        ph = int(a[L.S_PHASE])
+        seat = self.current_player()
+        two = p.players == 2
+        if ph == L.PH_PLAY:
+            if a[L.S_LOCKED] or a[L.S_RAISED_NOW]:
+                if action < L.A_RAISE:
+                    return "R2.1", f"seat {seat} holds no {RANK_LETTERS[action]}"
+                return ("R9.2" if two else "R4.3"), "after a raise the player must play a card"
+            if action < L.A_RAISE:
+                if action >= p.ranks:
+                    return "R1.1", f"rank {RANK_LETTERS[action]} is not in this {p.ranks}-rank deck"
+                return "R2.1", f"seat {seat} holds no {RANK_LETTERS[action]}"
+            if action == L.A_RAISE:
+                if a[L.S_STAKE] >= len(p.ladder) - 1:
+                    return "R4.2c", "the stake is at the top of the ladder"
+                if K.one_from_end(self.game.array, a):
+                    return "R4.2d", "a team is one point from the end"
+                if a[L.S_LASTRAISE] == seat % 2:
+                    return "R4.2b", "the latest raise was this player's team's"
+                return "R4.2a", "the last player of a trick may not raise"
+            if action == L.A_REFUSE:
+                return "R4.4", "only the next player, right after the raise and its card, may refuse"
+            if action == L.A_ABANDON:
+                return "R9.2", "abandon only at the leader's first card turn, once, before any card"
+            if action == L.A_ACCEPT:
+                return "R4.3", "no raise is waiting for an answer (4p: accept by playing a card)"
+            return "R4.2", "not an action of a card turn"
+        if ph == L.PH_ANSWER:
+            if action == L.A_RAISE:
+                return "R4.2c", "the stake is at the top of the ladder"
+            return "R9.2", "a raise must first be answered: accept, raise or refuse"
+        if ph == L.PH_BLIND:
+            return "R9.2", "blind window: raise or pass"
+        if ph == L.PH_ONE_FROM_END:
+            rule = "R6.2" if a[L.S_R6MODE] == 2 else ("R9.3" if two else "R6.1")
+            if action == L.A_RAISE:
+                rule = "R4.2d"
+            return rule, "one from the end: go or " + ("pass" if a[L.S_R6MODE] == 2 else "decline")
+        if ph == L.PH_SIGNAL:
+            return "R7.1", "each player now chooses a gesture"
+        if ph == L.PH_ABANDON:
+            return "R9.2", "abandon must be answered: agree or reject"
+        return "R8", "no player action here"
+
+    def last_deal(self) -> DealResult | None:
+        """Summary of the latest finished deal, ``None`` before any."""
+        a = self.array
+        end = int(a[L.S_END])
+        if end == L.END_NONE:
+            return None
+        winner = int(a[L.S_WINNER])
+        nt = int(a[L.S_RES_NTRICKS])
+        res_names = ("0", "1", "void")
+        return DealResult(
+            end=L.END_NAMES[end],
+            winner=None if winner < 0 else winner,
+            points=(int(a[L.S_POINTS]), int(a[L.S_POINTS + 1])),
+            stake=self.game.params.ladder_labels[int(a[L.S_RES_STAKE])],
+            tricks=tuple(res_names[int(a[L.S_RES_TRES + t])] for t in range(nt)),
+            raises=int(a[L.S_RES_RAISES]),
+            refusals=int(a[L.S_RES_REFUSALS]),
+        )

@@ -1,0 +1,767 @@
+"""The rules kernel: Vitou's transitions on a flat ``int32`` state array.
+
+Every function takes ``params`` (``int64[N_PARAMS]`` from
+:meth:`VitouParams.to_array`) and ``state`` (``int32[STATE_SIZE]``, layout in
+:mod:`vitou_ai.rules.layout`), is compiled with numba, and is callable from
+Python and from other jitted code. Nothing allocates except :func:`new_state`.
+Rule numbers refer to ``RULES.md``; the order of nodes and the action ids are
+``docs/kernel_interface.md``.
+
+:func:`apply_action` trusts its input (it is the hot path of the simulator
+and the solvers): check legality first with :func:`legal_actions`, or use the
+checked Python wrapper :class:`vitou_ai.rules.game.Game`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import jit
+from .layout import (
+    A_ABANDON,
+    A_ACCEPT,
+    A_AGREE,
+    A_DECLINE,
+    A_GO,
+    A_PASS,
+    A_PLAY0,
+    A_RAISE,
+    A_REFUSE,
+    A_REJECT,
+    A_SIGNAL0,
+    C_DEAL0,
+    C_DEALER0,
+    C_SEEN,
+    C_UNSEEN,
+    CHANCE_PLAYER,
+    DEAL_START,
+    DEAL_STOP,
+    END_ABANDONED,
+    END_ALL_VOID,
+    END_DECLINED,
+    END_PASSED,
+    END_REFUSED,
+    END_TRICKS,
+    MAX_HAND,
+    MAX_PLAYERS,
+    MAX_RANKS,
+    MAX_TOKENS,
+    PH_ABANDON,
+    PH_ANSWER,
+    PH_BLIND,
+    PH_DEAL,
+    PH_DRAW_DEALER,
+    PH_ONE_FROM_END,
+    PH_PLAY,
+    PH_SEEN,
+    PH_SIGNAL,
+    PH_TERMINAL,
+    RES_VOID,
+    S_ABANDON_USED,
+    S_ANSWER_SEAT,
+    S_BEST,
+    S_BESTSEAT,
+    S_BLINDPOS,
+    S_DEALER,
+    S_DEALS,
+    S_DECK,
+    S_END,
+    S_EXCH_ANSWER,
+    S_EXCH_CARD,
+    S_GEST,
+    S_HAND,
+    S_HELD,
+    S_LASTRAISE,
+    S_LEADER,
+    S_LOCKED,
+    S_NBEST,
+    S_NDEALT,
+    S_NPLAYED,
+    S_NRAISES,
+    S_NREFUSALS,
+    S_NTOK,
+    S_NTRICKS,
+    S_PHASE,
+    S_PLAYED,
+    S_POINTS,
+    S_R6MODE,
+    S_R6POS,
+    S_R6TEAM,
+    S_RAISED_NOW,
+    S_RES_NTRICKS,
+    S_RES_RAISES,
+    S_RES_REFUSALS,
+    S_RES_STAKE,
+    S_RES_TRES,
+    S_RETURNS,
+    S_SCORE0,
+    S_SEEN,
+    S_SHARED,
+    S_SIGCH,
+    S_SIGPOS,
+    S_STAKE,
+    S_TCODE,
+    S_TOK,
+    S_TRES,
+    S_TRICK,
+    S_WINNER,
+    STATE_SIZE,
+    TERMINAL_PLAYER,
+)
+from .params import (
+    MATCH_STAKE,
+    P_COPIES,
+    P_DEALER,
+    P_EARLY_CARD,
+    P_HAND,
+    P_LADDER,
+    P_MATCH,
+    P_MAX_DEALS,
+    P_NLADDER,
+    P_PLAYERS,
+    P_RANKS,
+    P_SCORE0,
+    P_SCORE1,
+    P_SEEN_PPB,
+    P_SIGNALS,
+    P_TARGET,
+    P_TWO_PLAYER_RAISES,
+    PPB,
+)
+from .tables import DEAL_DECIDED
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+
+
+@jit
+def team_of(params, seat):
+    """Team of a seat: ``seat % 2`` (four players: partners opposite; two: seat = team)."""
+    return seat % 2
+
+
+@jit
+def one_from_end(params, state):
+    """True when a team is at ``target - 1`` (R4.2d, R6, R9.3)."""
+    t1 = params[P_TARGET] - 1
+    return state[S_SCORE0] == t1 or state[S_SCORE0 + 1] == t1
+
+
+@jit
+def _push_token(state, action):
+    n = state[S_NTOK]
+    if n < MAX_TOKENS:
+        state[S_TOK + n] = action
+    state[S_NTOK] = n + 1
+
+
+@jit
+def _stake_points(params, state, ladder_index, team):
+    """Points of a ladder step for ``team``: its value, or what the team needs
+    to reach the target when the step stakes the match (R5.2, R9 table)."""
+    v = params[P_LADDER + ladder_index]
+    if v == MATCH_STAKE:
+        return params[P_TARGET] - state[S_SCORE0 + team]
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# set-up
+
+
+@jit
+def init_state(params, state):
+    """Write the initial state of a game (deal or match) into ``state``.
+
+    Args:
+        params: ``int64[N_PARAMS]``.
+        state: ``int32[STATE_SIZE]``, overwritten.
+    """
+    state[:] = 0
+    state[S_SCORE0] = params[P_SCORE0]
+    state[S_SCORE0 + 1] = params[P_SCORE1]
+    state[S_END] = 0
+    state[S_WINNER] = -1
+    if params[P_DEALER] < 0:
+        state[S_DEALER] = -1
+        state[S_PHASE] = PH_DRAW_DEALER
+    else:
+        state[S_DEALER] = params[P_DEALER]
+        _start_deal(params, state)
+
+
+def new_state(params: np.ndarray) -> np.ndarray:
+    """A new initial state: ``int32[STATE_SIZE]``."""
+    state = np.empty(STATE_SIZE, dtype=np.int32)
+    init_state(params, state)
+    return state
+
+
+@jit
+def _start_deal(params, state):
+    state[DEAL_START:DEAL_STOP] = 0
+    for r in range(MAX_RANKS):
+        state[S_DECK + r] = params[P_COPIES] if r < params[P_RANKS] else 0
+    for i in range(MAX_PLAYERS * MAX_HAND):
+        state[S_HAND + i] = -1
+    for s in range(MAX_PLAYERS):
+        state[S_GEST + s] = -1
+    state[S_BEST] = -1
+    state[S_BESTSEAT] = -1
+    state[S_LASTRAISE] = -1
+    state[S_ANSWER_SEAT] = -1
+    state[S_EXCH_ANSWER] = -1
+    state[S_R6TEAM] = -1
+    state[S_LEADER] = (state[S_DEALER] + 1) % params[P_PLAYERS]
+    # R9.2 blind window, except in one-from-end deals (R9.3, R4.2d).
+    if params[P_TWO_PLAYER_RAISES] == 1 and not one_from_end(params, state):
+        state[S_PHASE] = PH_BLIND
+    else:
+        state[S_PHASE] = PH_DEAL
+
+
+@jit
+def _after_deal(params, state):
+    t1 = params[P_TARGET] - 1
+    at0 = state[S_SCORE0] == t1
+    at1 = state[S_SCORE0 + 1] == t1
+    if at0 and at1:  # R6.2
+        state[S_R6MODE] = 2
+        state[S_PHASE] = PH_ONE_FROM_END
+    elif at0 or at1:  # R6.1, R9.3
+        state[S_R6MODE] = 1
+        state[S_R6TEAM] = 0 if at0 else 1
+        state[S_SHARED] = 1 if params[P_PLAYERS] == 4 else 0
+        state[S_PHASE] = PH_ONE_FROM_END
+    else:
+        _start_signals(params, state)
+
+
+@jit
+def _start_signals(params, state):
+    # R7.1, R7.3: no gestures at T-1 : T-1; the sharing team makes none.
+    if params[P_SIGNALS] == 1 and state[S_R6MODE] != 2:
+        state[S_PHASE] = PH_SIGNAL
+        state[S_SIGPOS] = 0
+        _skip_signallers(params, state)
+    else:
+        state[S_PHASE] = PH_PLAY
+
+
+@jit
+def _skip_signallers(params, state):
+    n = params[P_PLAYERS]
+    while state[S_SIGPOS] < n:
+        seat = (state[S_DEALER] + 1 + state[S_SIGPOS]) % n
+        if state[S_R6MODE] == 1 and team_of(params, seat) == state[S_R6TEAM]:
+            state[S_SIGPOS] += 1
+        else:
+            return
+    state[S_PHASE] = PH_PLAY
+
+
+# ---------------------------------------------------------------------------------------------
+# queries
+
+
+@jit
+def is_terminal(state):
+    """True when the game (deal or match) is over."""
+    return state[S_PHASE] == PH_TERMINAL
+
+
+@jit
+def is_chance(state):
+    """True at chance nodes (dealer draw, a card dealt, a gesture caught or missed)."""
+    ph = state[S_PHASE]
+    return ph == PH_DRAW_DEALER or ph == PH_DEAL or ph == PH_SEEN
+
+
+@jit
+def current_player(params, state):
+    """Seat to act, ``CHANCE_PLAYER`` (-1) or ``TERMINAL_PLAYER`` (-4)."""
+    ph = state[S_PHASE]
+    n = params[P_PLAYERS]
+    dealer = state[S_DEALER]
+    if ph == PH_PLAY:
+        return (state[S_LEADER] + state[S_NPLAYED]) % n
+    if ph == PH_DEAL or ph == PH_SEEN or ph == PH_DRAW_DEALER:
+        return CHANCE_PLAYER
+    if ph == PH_TERMINAL:
+        return TERMINAL_PLAYER
+    if ph == PH_ANSWER:
+        return state[S_EXCH_ANSWER]
+    if ph == PH_ABANDON:
+        return (state[S_LEADER] + 1) % n
+    if ph == PH_BLIND:  # R9.2: the non-dealer first, then the dealer
+        return (dealer + 1 + state[S_BLINDPOS]) % n
+    if ph == PH_SIGNAL:
+        return (dealer + 1 + state[S_SIGPOS]) % n
+    # PH_ONE_FROM_END
+    if state[S_R6MODE] == 2:  # R6.2: once round from the dealer's left
+        return (dealer + 1 + state[S_R6POS]) % n
+    # R6.1: the team's first player in order from the dealer's left
+    seat = (dealer + 1) % n
+    if team_of(params, seat) != state[S_R6TEAM]:
+        seat = (seat + 1) % n
+    return seat
+
+
+@jit
+def _can_raise(params, state, seat):
+    """R4.2 (four players) or R9.2 (two players) for the seat at its card turn."""
+    if state[S_STAKE] >= params[P_NLADDER] - 1:  # R4.2c
+        return False
+    if one_from_end(params, state):  # R4.2d, R9.3
+        return False
+    last = state[S_LASTRAISE]
+    if last >= 0 and last == team_of(params, seat):  # R4.2b
+        return False
+    if params[P_TWO_PLAYER_RAISES] == 0 and state[S_NPLAYED] == params[P_PLAYERS] - 1:
+        return False  # R4.2a, R4.4
+    return True
+
+
+@jit
+def legal_actions(params, state, out):
+    """Write the legal player actions, ascending, into ``out``; return their count.
+
+    Args:
+        out: ``int32`` or ``int64`` array with at least ``NUM_ACTIONS`` slots.
+
+    Returns:
+        The number of legal actions; 0 at chance and terminal nodes.
+    """
+    ph = state[S_PHASE]
+    n = 0
+    if ph == PH_PLAY:
+        seat = (state[S_LEADER] + state[S_NPLAYED]) % params[P_PLAYERS]
+        base = S_HELD + seat * MAX_RANKS
+        for r in range(params[P_RANKS]):  # R2.1: any card held
+            if state[base + r] > 0:
+                out[n] = A_PLAY0 + r
+                n += 1
+        if params[P_TWO_PLAYER_RAISES] == 1:
+            if state[S_LOCKED] == 0:
+                if _can_raise(params, state, seat):
+                    out[n] = A_RAISE
+                    n += 1
+                if (
+                    state[S_NTRICKS] == 0
+                    and state[S_NPLAYED] == 0
+                    and state[S_ABANDON_USED] == 0
+                    and not one_from_end(params, state)
+                ):
+                    out[n] = A_ABANDON
+                    n += 1
+        elif state[S_RAISED_NOW] == 0:
+            if _can_raise(params, state, seat):
+                out[n] = A_RAISE
+                n += 1
+            if state[S_ANSWER_SEAT] == seat:  # R4.3, R4.4
+                out[n] = A_REFUSE
+                n += 1
+    elif ph == PH_ANSWER:  # R9.2
+        out[0] = A_ACCEPT
+        n = 1
+        if state[S_STAKE] < params[P_NLADDER] - 1:
+            out[n] = A_RAISE
+            n += 1
+        out[n] = A_REFUSE
+        n += 1
+    elif ph == PH_BLIND:
+        out[0] = A_RAISE
+        out[1] = A_PASS
+        n = 2
+    elif ph == PH_ONE_FROM_END:
+        out[0] = A_GO
+        out[1] = A_PASS if state[S_R6MODE] == 2 else A_DECLINE
+        n = 2
+    elif ph == PH_SIGNAL:
+        for g in range(5):
+            out[g] = A_SIGNAL0 + g
+        n = 5
+    elif ph == PH_ABANDON:
+        out[0] = A_AGREE
+        out[1] = A_REJECT
+        n = 2
+    return n
+
+
+@jit
+def chance_outcomes(params, state, actions, probs):
+    """Write the chance outcomes and their probabilities; return their count.
+
+    Only outcomes of positive probability are listed, ascending; the
+    probabilities sum to 1. R1.2 (one card at a time from the undealt cards),
+    R1.4 (uniform first dealer), R7.2 (gesture caught with ``signal_seen``).
+
+    Args:
+        actions: ``int`` array, at least ``MAX_CHANCE_OUTCOMES`` slots.
+        probs: ``float64`` array, same size.
+    """
+    ph = state[S_PHASE]
+    n = 0
+    if ph == PH_DEAL:
+        total = 0
+        for r in range(MAX_RANKS):
+            total += state[S_DECK + r]
+        for r in range(MAX_RANKS):
+            c = state[S_DECK + r]
+            if c > 0:
+                actions[n] = C_DEAL0 + r
+                probs[n] = c / total
+                n += 1
+    elif ph == PH_SEEN:
+        p = params[P_SEEN_PPB]
+        if p > 0:
+            actions[n] = C_SEEN
+            probs[n] = p / PPB
+            n += 1
+        if p < PPB:
+            actions[n] = C_UNSEEN
+            probs[n] = (PPB - p) / PPB
+            n += 1
+    elif ph == PH_DRAW_DEALER:
+        np_ = params[P_PLAYERS]
+        for s in range(np_):
+            actions[n] = C_DEALER0 + s
+            probs[n] = 1.0 / np_
+            n += 1
+    return n
+
+
+@jit
+def returns(params, state, out):
+    """Write each seat's return into ``out`` (``float64[players]``).
+
+    Deal mode (R8.1): points, the scoring team ``+v`` and the other ``-v``, ``v``
+    capped at what the scorer needed. Match mode (R8.2): +1 / -1 / 0. All zero
+    until the game is terminal.
+    """
+    for s in range(params[P_PLAYERS]):
+        if state[S_PHASE] == PH_TERMINAL:
+            out[s] = state[S_RETURNS + team_of(params, s)]
+        else:
+            out[s] = 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# R3.2: is the deal's winner certain?
+
+
+@jit
+def trick_outcomes(params, state):
+    """Possible results of the current, incomplete trick (R3.2 ``card``).
+
+    Each player still to play may play any rank of which a copy is not yet
+    played in this deal (public information; multiplicity not counted).
+
+    Returns:
+        Bit mask over results: bit 0 team 0 wins, bit 1 team 1 wins, bit 2 void.
+    """
+    nplayers = params[P_PLAYERS]
+    possible = 0
+    for r in range(params[P_RANKS]):
+        if state[S_PLAYED + r] < params[P_COPIES]:
+            possible |= 1 << r
+    best = state[S_BEST]
+    nrem = nplayers - state[S_NPLAYED]
+    # teams still to play: bit per team
+    rem_teams = 0
+    for k in range(state[S_NPLAYED], nplayers):
+        rem_teams |= 1 << team_of(params, (state[S_LEADER] + k) % nplayers)
+    mask = 0
+    # everyone still to play goes under the best card (rank index above ``best``)
+    if (possible >> (best + 1)) != 0:
+        if state[S_NBEST] > 1:
+            mask |= 1 << RES_VOID
+        else:
+            mask |= 1 << team_of(params, state[S_BESTSEAT])
+    # somebody ties the best card (R2.3)
+    if (possible >> best) & 1:
+        mask |= 1 << RES_VOID
+    # somebody beats it with rank r
+    for r in range(best):
+        if (possible >> r) & 1:
+            if nrem == 1 or (possible >> (r + 1)) != 0:
+                mask |= rem_teams
+            if nrem >= 2:
+                mask |= 1 << RES_VOID
+    return mask
+
+
+@jit
+def _decided_now(params, state):
+    """The deal's result if certain now (team, 2 = nobody), else -1 (R3.1, R3.2)."""
+    h = params[P_HAND]
+    k = state[S_NTRICKS]
+    code = state[S_TCODE]
+    if state[S_NPLAYED] == 0:
+        return DEAL_DECIDED[h, k, code]
+    if params[P_EARLY_CARD] == 0:
+        return -1
+    mask = trick_outcomes(params, state)
+    result = -2
+    for res in range(3):
+        if (mask >> res) & 1:
+            d = DEAL_DECIDED[h, k + 1, code * 3 + res]
+            if d < 0 or (result != -2 and d != result):
+                return -1
+            result = d
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# transitions
+
+
+@jit
+def apply_action(params, state, action):
+    """Apply a player action or a chance outcome, in place.
+
+    The action must be legal (see :func:`legal_actions` / :func:`chance_outcomes`);
+    it is not checked here.
+    """
+    ph = state[S_PHASE]
+    if ph == PH_PLAY:
+        _apply_play_phase(params, state, action)
+    elif ph == PH_DEAL:
+        _deal_card(params, state, action - C_DEAL0)
+    elif ph == PH_ANSWER:
+        _apply_answer(params, state, action)
+    elif ph == PH_SEEN:
+        _apply_seen(params, state, action)
+    elif ph == PH_SIGNAL:
+        _apply_signal(params, state, action)
+    elif ph == PH_ONE_FROM_END:
+        _push_token(state, action)
+        if state[S_R6MODE] == 1:  # R6.1, R9.3
+            if action == A_GO:
+                _start_signals(params, state)
+            else:
+                _finish_deal(params, state, END_DECLINED, 1 - state[S_R6TEAM], 1)
+        elif action == A_GO:  # R6.2: the first go; no signals
+            state[S_PHASE] = PH_PLAY
+        else:
+            state[S_R6POS] += 1
+            if state[S_R6POS] == params[P_PLAYERS]:
+                _finish_deal(params, state, END_PASSED, -1, 0)
+    elif ph == PH_BLIND:
+        _push_token(state, action)
+        if action == A_RAISE:
+            _open_exchange(params, state, current_player(params, state), 0)
+        else:
+            state[S_BLINDPOS] += 1
+            if state[S_BLINDPOS] == 2:
+                state[S_PHASE] = PH_DEAL
+    elif ph == PH_ABANDON:
+        _push_token(state, action)
+        if action == A_AGREE:
+            _finish_deal(params, state, END_ABANDONED, -1, 0)
+        else:
+            state[S_PHASE] = PH_PLAY
+    elif ph == PH_DRAW_DEALER:
+        state[S_DEALER] = action - C_DEALER0
+        _start_deal(params, state)
+
+
+@jit
+def _deal_card(params, state, rank):
+    h = params[P_HAND]
+    n = params[P_PLAYERS]
+    i = state[S_NDEALT]
+    seat = (state[S_DEALER] + 1 + i // h) % n  # R1.2: packets, from the dealer's left
+    state[S_HAND + seat * MAX_HAND + i % h] = rank
+    state[S_HELD + seat * MAX_RANKS + rank] += 1
+    state[S_DECK + rank] -= 1
+    state[S_NDEALT] = i + 1
+    if i + 1 == n * h:
+        _after_deal(params, state)
+
+
+@jit
+def _apply_signal(params, state, action):
+    n = params[P_PLAYERS]
+    seat = (state[S_DEALER] + 1 + state[S_SIGPOS]) % n
+    g = action - A_SIGNAL0
+    state[S_GEST + seat] = g
+    if g != 0:
+        state[S_SIGCH] = 0
+        state[S_PHASE] = PH_SEEN
+    else:
+        state[S_SIGPOS] += 1
+        _skip_signallers(params, state)
+
+
+@jit
+def _apply_seen(params, state, action):
+    n = params[P_PLAYERS]
+    seat = (state[S_DEALER] + 1 + state[S_SIGPOS]) % n
+    observer = (seat + 1 + 2 * state[S_SIGCH]) % n  # the opponents g+1, then g+3
+    if action == C_SEEN:
+        state[S_SEEN + observer * MAX_PLAYERS + seat] = 1
+    state[S_SIGCH] += 1
+    if state[S_SIGCH] == 2:
+        state[S_SIGPOS] += 1
+        state[S_PHASE] = PH_SIGNAL
+        _skip_signallers(params, state)
+
+
+@jit
+def _open_exchange(params, state, raiser, at_card_turn):
+    """R9.2: a raise, answered at once by the other player."""
+    state[S_STAKE] += 1
+    state[S_LASTRAISE] = team_of(params, raiser)
+    state[S_NRAISES] += 1
+    state[S_EXCH_ANSWER] = 1 - raiser
+    state[S_EXCH_CARD] = at_card_turn
+    state[S_PHASE] = PH_ANSWER
+
+
+@jit
+def _refuse(params, state):
+    """R4.3, R9.2: the raising team scores the stake before the refused raise."""
+    state[S_NREFUSALS] += 1
+    state[S_STAKE] -= 1
+    raisers = state[S_LASTRAISE]
+    _finish_deal(
+        params, state, END_REFUSED, raisers, _stake_points(params, state, state[S_STAKE], raisers)
+    )
+
+
+@jit
+def _apply_answer(params, state, action):
+    _push_token(state, action)
+    seat = state[S_EXCH_ANSWER]
+    if action == A_ACCEPT:
+        if state[S_EXCH_CARD] == 1:
+            state[S_LOCKED] = 1  # that player now plays a card, nothing else
+            state[S_PHASE] = PH_PLAY
+        else:
+            state[S_PHASE] = PH_DEAL
+    elif action == A_RAISE:  # a re-raise accepts the raise it answers
+        _open_exchange(params, state, seat, state[S_EXCH_CARD])
+    else:
+        _refuse(params, state)
+
+
+@jit
+def _apply_play_phase(params, state, action):
+    n = params[P_PLAYERS]
+    seat = (state[S_LEADER] + state[S_NPLAYED]) % n
+    _push_token(state, action)
+    if action == A_RAISE:
+        if params[P_TWO_PLAYER_RAISES] == 1:
+            _open_exchange(params, state, seat, 1)
+        else:  # R4.2, R4.3: raise (or re-raise, accepting), then play a card
+            state[S_ANSWER_SEAT] = -1
+            state[S_STAKE] += 1
+            state[S_LASTRAISE] = team_of(params, seat)
+            state[S_NRAISES] += 1
+            state[S_RAISED_NOW] = 1
+        return
+    if action == A_REFUSE:
+        _refuse(params, state)
+        return
+    if action == A_ABANDON:
+        state[S_ABANDON_USED] = 1
+        state[S_PHASE] = PH_ABANDON
+        return
+    _play_card(params, state, seat, action - A_PLAY0)
+
+
+@jit
+def _play_card(params, state, seat, rank):
+    n = params[P_PLAYERS]
+    raised = state[S_RAISED_NOW]
+    state[S_RAISED_NOW] = 0
+    state[S_ANSWER_SEAT] = -1  # playing a card accepts a waiting raise (R4.3)
+    state[S_LOCKED] = 0
+    state[S_HELD + seat * MAX_RANKS + rank] -= 1
+    state[S_PLAYED + rank] += 1
+    k = state[S_NPLAYED]
+    state[S_TRICK + k] = rank
+    best = state[S_BEST]
+    if best < 0 or rank < best:  # R2.2
+        state[S_BEST] = rank
+        state[S_NBEST] = 1
+        state[S_BESTSEAT] = seat
+    elif rank == best:  # R2.3
+        state[S_NBEST] += 1
+    state[S_NPLAYED] = k + 1
+    if k + 1 == n:  # trick complete
+        if state[S_NBEST] > 1:
+            res = RES_VOID  # R2.4: the leader leads again
+        else:
+            res = team_of(params, state[S_BESTSEAT])
+            state[S_LEADER] = state[S_BESTSEAT]  # R2.4
+        t = state[S_NTRICKS]
+        state[S_TRES + t] = res
+        state[S_TCODE] = state[S_TCODE] * 3 + res
+        state[S_NTRICKS] = t + 1
+        state[S_NPLAYED] = 0
+        state[S_BEST] = -1
+        state[S_NBEST] = 0
+        state[S_BESTSEAT] = -1
+    decided = _decided_now(params, state)
+    if decided >= 0:
+        if raised == 1:
+            state[S_STAKE] -= 1  # R4.6: the raiser's own card ended the deal
+        if decided == 2:
+            _finish_deal(params, state, END_ALL_VOID, -1, 0)
+        else:
+            _finish_deal(params, state, END_TRICKS, decided, _trick_points(params, state, decided))
+    elif raised == 1:
+        state[S_ANSWER_SEAT] = (seat + 1) % n  # R4.3: the next player answers
+
+
+@jit
+def _trick_points(params, state, winner):
+    mode = state[S_R6MODE]
+    if mode == 1:  # R6.1, R9.3
+        return 1 if winner == state[S_R6TEAM] else 3
+    if mode == 2:  # R6.2
+        return 1
+    return _stake_points(params, state, state[S_STAKE], winner)  # R4.5, R5.1
+
+
+@jit
+def _finish_deal(params, state, end, winner, points):
+    """Record the deal's result; in match mode, score it and start the next deal."""
+    state[S_END] = end
+    state[S_WINNER] = winner
+    state[S_POINTS] = 0
+    state[S_POINTS + 1] = 0
+    if winner >= 0:
+        state[S_POINTS + winner] = points
+    state[S_RES_STAKE] = state[S_STAKE]
+    state[S_RES_NTRICKS] = state[S_NTRICKS]
+    for t in range(MAX_HAND):
+        state[S_RES_TRES + t] = state[S_TRES + t]
+    state[S_RES_RAISES] = state[S_NRAISES]
+    state[S_RES_REFUSALS] = state[S_NREFUSALS]
+    target = params[P_TARGET]
+    state[S_RETURNS] = 0
+    state[S_RETURNS + 1] = 0
+    if params[P_MATCH] == 0:  # R8.1
+        if winner >= 0:
+            v = min(points, target - state[S_SCORE0 + winner])
+            state[S_RETURNS + winner] = v
+            state[S_RETURNS + 1 - winner] = -v
+        state[S_PHASE] = PH_TERMINAL
+        return
+    # R8.2
+    if winner >= 0:
+        state[S_SCORE0 + winner] = min(target, state[S_SCORE0 + winner] + points)
+        if state[S_SCORE0 + winner] >= target:  # R5.2, R5.3
+            state[S_RETURNS + winner] = 1
+            state[S_RETURNS + 1 - winner] = -1
+            state[S_PHASE] = PH_TERMINAL
+            return
+    state[S_DEALS] += 1
+    if state[S_DEALS] >= params[P_MAX_DEALS]:
+        state[S_PHASE] = PH_TERMINAL  # a draw
+        return
+    state[S_DEALER] = (state[S_DEALER] + 1) % params[P_PLAYERS]  # R1.3
+    _start_deal(params, state)

@@ -1,0 +1,152 @@
+"""Layout of the kernel's state array, action ids and chance ids.
+
+A state is one ``int32[STATE_SIZE]`` array; copying a state is ``state.copy()``.
+The ``S_*`` constants index it; sentinels are ``-1`` (no card, no seat, not
+yet). Action and chance ids are the contract of ``docs/kernel_interface.md``.
+"""
+
+from __future__ import annotations
+
+# ---- player actions (docs/kernel_interface.md) --------------------------------
+A_PLAY0 = 0  # play rank r is A_PLAY0 + r, r in 0..7 (0 = T, highest)
+A_RAISE = 8
+A_ACCEPT = 9
+A_REFUSE = 10
+A_GO = 11
+A_PASS = 12
+A_DECLINE = 13
+A_SIGNAL0 = 14  # signal g is A_SIGNAL0 + g, g in 0..4 (none, ten, nine, ace, nohigh)
+A_ABANDON = 19
+A_AGREE = 20
+A_REJECT = 21
+NUM_ACTIONS = 22
+
+# ---- chance outcomes ---------------------------------------------------------------
+C_DEAL0 = 0  # next card is rank r: C_DEAL0 + r
+C_SEEN = 8
+C_UNSEEN = 9
+C_DEALER0 = 10  # first dealer is seat s: C_DEALER0 + s
+MAX_CHANCE_OUTCOMES = 14
+
+CHANCE_PLAYER = -1  # OpenSpiel's kChancePlayerId
+TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId
+
+GESTURES = ("none", "ten", "nine", "ace", "nohigh")
+
+# ---- phases ---------------------------------------------------------------------------
+PH_DRAW_DEALER = 0  # chance: first dealer (R1.4)
+PH_BLIND = 1  # 2p blind window (R9.2)
+PH_DEAL = 2  # chance: one card
+PH_ONE_FROM_END = 3  # R6.1 / R6.2 / R9.3 decisions
+PH_SIGNAL = 4  # R7.1 gesture
+PH_SEEN = 5  # chance: R7.2 caught or missed
+PH_PLAY = 6  # card turn (R2, R4.2, R9.2)
+PH_ANSWER = 7  # 2p exchange: answer to a raise (R9.2)
+PH_ABANDON = 8  # 2p: answer to abandon (R9.2)
+PH_TERMINAL = 9
+
+# ---- ends of a deal -----------------------------------------------------------------
+END_NONE = 0
+END_TRICKS = 1
+END_REFUSED = 2
+END_DECLINED = 3
+END_PASSED = 4
+END_ALL_VOID = 5
+END_ABANDONED = 6
+END_NAMES = ("", "tricks", "refused", "declined", "passed", "all_void", "abandoned")
+
+# trick results
+RES_TEAM0 = 0
+RES_TEAM1 = 1
+RES_VOID = 2
+
+MAX_PLAYERS = 4
+MAX_RANKS = 8
+MAX_HAND = 3
+MAX_TOKENS = 32
+
+# ---- state array ------------------------------------------------------------------------
+_i = 0
+
+
+def _field(size: int = 1) -> int:
+    global _i
+    start = _i
+    _i += size
+    return start
+
+
+# match-level
+S_PHASE = _field()
+S_DEALER = _field()
+S_SCORE0 = _field()
+S_SCORE1 = _field()
+S_DEALS = _field()  # deals finished (match mode)
+# dealing
+S_NDEALT = _field()
+S_DECK = _field(MAX_RANKS)  # undealt copies of each rank (chance probabilities)
+S_HAND = _field(MAX_PLAYERS * MAX_HAND)  # dealt hand per seat, in dealing order, -1 = not dealt
+S_HELD = _field(MAX_PLAYERS * MAX_RANKS)  # copies of each rank still held per seat
+S_PLAYED = _field(MAX_RANKS)  # copies of each rank played this deal (public)
+# one from the end (R6, R9.3)
+S_R6MODE = _field()  # 0 none, 1 one team at target-1, 2 both
+S_R6TEAM = _field()  # the team at target-1 when S_R6MODE == 1
+S_R6POS = _field()  # R6.2 round: players who have spoken
+S_SHARED = _field()  # 1 when the R6.1 team's partners see each other's cards
+# signals (R7)
+S_SIGPOS = _field()  # position from the dealer's left of the next gesturer
+S_SIGCH = _field()  # which opponent's catch is being drawn (0 or 1)
+S_GEST = _field(MAX_PLAYERS)  # gesture per seat, -1 = not yet made
+S_SEEN = _field(MAX_PLAYERS * MAX_PLAYERS)  # [observer * 4 + gesturer] = 1 if caught
+# tricks
+S_LEADER = _field()
+S_NPLAYED = _field()  # cards in the current trick
+S_BEST = _field()  # highest rank in the current trick (lowest index), -1 = none
+S_NBEST = _field()
+S_BESTSEAT = _field()
+S_TRICK = _field(MAX_PLAYERS)  # ranks played to the current trick, in order
+S_NTRICKS = _field()  # completed tricks
+S_TRES = _field(MAX_HAND)  # completed trick results (RES_*)
+S_TCODE = _field()  # base-3 code of the completed results, first trick most significant
+# stake and raises (R4, R9.2)
+S_STAKE = _field()  # ladder index standing (including a raise awaiting its answer)
+S_LASTRAISE = _field()  # team of the latest raise, -1 = none
+S_RAISED_NOW = _field()  # 4p: the player to play has just raised and must play a card
+S_ANSWER_SEAT = _field()  # 4p: seat whose answer the latest raise awaits, -1 = none
+S_NRAISES = _field()
+S_NREFUSALS = _field()
+S_EXCH_ANSWER = _field()  # 2p: seat to answer the exchange
+S_EXCH_CARD = _field()  # 2p: 1 if the exchange began at a card turn, 0 in the blind window
+S_LOCKED = _field()  # 2p: after accept, the card-turn player must play a card
+S_ABANDON_USED = _field()
+S_BLINDPOS = _field()
+# result of the latest finished deal
+S_END = _field()
+S_WINNER = _field()  # team that scored, -1 = nobody
+S_POINTS = _field(2)
+S_RES_STAKE = _field()  # ladder index the deal was scored at
+S_RES_NTRICKS = _field()
+S_RES_TRES = _field(MAX_HAND)
+S_RES_RAISES = _field()
+S_RES_REFUSALS = _field()
+S_RETURNS = _field(2)  # per team: points (deal mode) or +1/-1/0 (match mode)
+# public action tokens of the current deal (player actions except gestures)
+S_NTOK = _field()
+S_TOK = _field(MAX_TOKENS)
+STATE_SIZE = _i
+
+# first field reset by a new deal, and the fields kept across deals
+DEAL_START = S_NDEALT
+DEAL_STOP = S_END  # [DEAL_START, DEAL_STOP) is reset; the last result is kept until replaced
+
+# information-state key (observe.infostate_key), int8[KEY_SIZE]
+K_PLAYER = 0
+K_DEALER = 1
+K_SCORE0 = 2
+K_SCORE1 = 3
+K_HAND = 4  # own hand, sorted, -1 = not dealt
+K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), else -1
+K_GEST = K_PARTNER + MAX_HAND  # gesture per seat as this player saw it, -1 = not yet
+K_NTOK = K_GEST + MAX_PLAYERS
+K_TOK = K_NTOK + 1
+KEY_SIZE = K_TOK + MAX_TOKENS
