@@ -1,0 +1,420 @@
+"""Hand histories (RULES.md section 10): read, write, replay, check.
+
+A history is a TOML file describing one deal so that it replays exactly::
+
+    profile = "vitou"
+    dealer = 3
+    scores = [0, 0]
+    hands = ["T 9 A", "K Q J", "8 7 7", "T A K"]
+    actions = ["p0 raise", "p0 play T", "p1 refuse"]
+    [expect]
+    points = [1, 0]
+
+Replaying applies the deal (cards in R1.2 order from ``hands``) and the actions
+through the rules kernel. A history that breaks a rule raises
+:class:`HistoryError` naming the action's 0-based index, the action and the
+rule. Optional ``[expect]`` keys: ``points``, ``end``, ``stake``, ``tricks``,
+``winner``, ``returns``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from .rules import layout as L
+from .rules.game import Game, IllegalActionError, State, action_to_string, string_to_action
+from .rules.params import RANK_LETTERS, VitouParams
+
+KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size")
+TOP_KEYS = ("profile", "dealer", "scores", "hands", "actions", "expect", "expect_error") + KNOBS
+EXPECT_KEYS = ("points", "end", "stake", "tricks", "winner", "returns")
+
+
+class HistoryError(ValueError):
+    """A malformed history or one that breaks a rule.
+
+    Attributes:
+        index: 0-based index of the offending action, or ``None`` when the file
+            itself is at fault (TOML, keys, hands).
+        action: the offending action text, or ``None``.
+        rule: the rule broken (``"R4.2b"``), or ``None``.
+    """
+
+    def __init__(self, message: str, index: int | None = None, action: str | None = None,
+                 rule: str | None = None):
+        super().__init__(message)
+        self.index = index
+        self.action = action
+        self.rule = rule
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"message": str(self), "index": self.index, "action": self.action, "rule": self.rule}
+
+
+@dataclass
+class HandHistory:
+    """One deal: the parameters, the hands, the actions, optional expectations.
+
+    ``hands[s]`` is seat ``s``'s hand as rank letters separated by spaces;
+    ``actions`` are ``"pS VERB [ARG]"`` or chance ``"c seen pS"`` strings.
+    """
+
+    params: VitouParams
+    hands: list[str]
+    actions: list[str]
+    expect: dict[str, Any] = field(default_factory=dict)
+    expect_error: dict[str, Any] | None = None
+
+    # ---- TOML ----------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandHistory:
+        """Build from parsed TOML. Raises :class:`HistoryError` on any bad key or value."""
+        unknown = sorted(set(data) - set(TOP_KEYS))
+        if unknown:
+            raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(TOP_KEYS)}")
+        for key in ("dealer", "hands", "actions"):
+            if key not in data:
+                raise HistoryError(f"missing key {key!r}")
+        if not isinstance(data["hands"], list) or not all(isinstance(h, str) for h in data["hands"]):
+            raise HistoryError("hands must be a list of strings like \"T 9 A\"")
+        if not isinstance(data["actions"], list) or not all(
+            isinstance(a, str) for a in data["actions"]
+        ):
+            raise HistoryError("actions must be a list of strings like \"p0 play T\"")
+        dealer = data["dealer"]
+        if isinstance(dealer, int) and dealer < 0:
+            raise HistoryError(f"dealer must be a seat (0 or more), got {dealer}")
+        knobs = {k: data[k] for k in KNOBS if k in data}
+        if "scores" in data:
+            if not isinstance(data["scores"], list):
+                raise HistoryError(f"scores must be a list of two integers, got {data['scores']!r}")
+            knobs["scores"] = tuple(data["scores"])
+        try:
+            params = VitouParams(profile=data.get("profile", "vitou"), dealer=dealer, **knobs)
+        except (ValueError, TypeError) as e:
+            raise HistoryError(f"bad parameters: {e}") from None
+        expect = data.get("expect", {})
+        if not isinstance(expect, dict):
+            raise HistoryError("[expect] must be a table")
+        bad = sorted(set(expect) - set(EXPECT_KEYS))
+        if bad:
+            raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        hh = cls(params, list(data["hands"]), list(data["actions"]), dict(expect),
+                 data.get("expect_error"))
+        hh.check_hands()
+        return hh
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> HandHistory:
+        """Read a TOML history. Raises :class:`HistoryError` (also for unreadable TOML)."""
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise HistoryError(f"malformed TOML: {e}") from None
+        except OSError as e:
+            raise HistoryError(f"cannot read: {e.strerror}") from None
+        return cls.from_dict(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "profile": self.params.profile,
+            "dealer": self.params.dealer,
+            "scores": list(self.params.scores),
+            "hands": list(self.hands),
+            "actions": list(self.actions),
+        }
+        for k, v in self.params.knobs().items():
+            if k in KNOBS:
+                d[k] = v
+        if self.expect:
+            d["expect"] = dict(self.expect)
+        return d
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write atomically (a temporary file renamed over ``path``)."""
+        write_atomic(Path(path), tomli_w.dumps(self.to_dict()).encode())
+
+    # ---- checks ----------------------------------------------------------------------------
+    def parsed_hands(self) -> list[list[int]]:
+        return [_parse_hand(h, s, self.params) for s, h in enumerate(self.hands)]
+
+    def check_hands(self) -> None:
+        """R1.1, R1.2: one hand per seat, ``hand_size`` cards each, at most
+        ``copies`` of each rank. Raises :class:`HistoryError`."""
+        p = self.params
+        if len(self.hands) != p.players:
+            raise HistoryError(f"hands: {len(self.hands)} given, {p.players} players", rule="R1.2")
+        counts: Counter[int] = Counter()
+        for hand in self.parsed_hands():
+            counts.update(hand)
+        for r, c in sorted(counts.items()):
+            if c > p.copies:
+                raise HistoryError(
+                    f"impossible deal: {c} cards of rank {RANK_LETTERS[r]}, the deck has {p.copies}",
+                    rule="R1.1",
+                )
+
+    def deal_sequence(self) -> list[int]:
+        """The chance outcomes of the deal, in R1.2 order (packets from the dealer's left)."""
+        p = self.params
+        hands = self.parsed_hands()
+        seq = []
+        for k in range(p.players):
+            seq.extend(hands[(p.dealer + 1 + k) % p.players])
+        return seq
+
+
+def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
+    cards = text.split()
+    if len(cards) != p.hand_size:
+        raise HistoryError(
+            f"hands[{seat}] = {text!r}: {len(cards)} cards, hand_size is {p.hand_size}", rule="R1.2"
+        )
+    out = []
+    for c in cards:
+        if len(c) != 1 or c not in RANK_LETTERS[: p.ranks]:
+            raise HistoryError(
+                f"hands[{seat}] = {text!r}: {c!r} is not a rank of this deck "
+                f"({' '.join(RANK_LETTERS[: p.ranks])})",
+                rule="R1.1",
+            )
+        out.append(RANK_LETTERS.index(c))
+    return out
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# ---- replay ------------------------------------------------------------------------------------
+
+_PHASE_RULE = {
+    L.PH_PLAY: "R2.1",
+    L.PH_ANSWER: "R9.2",
+    L.PH_BLIND: "R9.2",
+    L.PH_ONE_FROM_END: "R6",
+    L.PH_SIGNAL: "R7.1",
+    L.PH_ABANDON: "R9.2",
+}
+
+
+def replay(hh: HandHistory) -> State:
+    """Replay a history through the kernel and return the terminal state.
+
+    Raises:
+        HistoryError: at the first action that is malformed, out of turn, or
+            breaks a rule (with its index, text and rule), or when the deal is
+            not over after the last action.
+    """
+    game = Game(hh.params)
+    state = game.new_initial_state()
+    deal = iter(hh.deal_sequence())
+    pending_accept = -1  # 4p: seat that wrote an explicit `accept` and must now play
+    i = 0
+    actions = hh.actions
+    while True:
+        # chance nodes: the deal comes from `hands`; gestures' catches from `c` actions
+        while state.is_chance_node():
+            phase = int(state.array[L.S_PHASE])
+            if phase == L.PH_DEAL:
+                state.apply_action(next(deal))
+                continue
+            outcomes = state.chance_outcomes()
+            if i < len(actions) and actions[i].split()[:1] == ["c"]:
+                _apply_chance(state, actions[i], i)
+                i += 1
+            elif len(outcomes) == 1:
+                state.apply_action(outcomes[0][0])
+            else:
+                observer = _seen_observer(state)
+                raise HistoryError(
+                    f"action {i}: expected the chance event 'c seen p{observer}' or "
+                    f"'c unseen p{observer}' after a gesture",
+                    i, actions[i] if i < len(actions) else None, "R7.2",
+                )
+        if state.is_terminal():
+            if i < len(actions):
+                raise HistoryError(
+                    f"action {i} {actions[i]!r}: the deal is already over "
+                    f"({state.last_deal().end})",
+                    i, actions[i], "R3.2",
+                )
+            return state
+        if i >= len(actions):
+            raise HistoryError(
+                f"the history ends after {len(actions)} actions but the deal is not over "
+                f"(seat {state.current_player()} to act)",
+                len(actions), None, None,
+            )
+        text = actions[i]
+        seat, verb_text = _parse_actor(text, i, hh.params)
+        player = state.current_player()
+        if seat != player:
+            rule = _PHASE_RULE.get(int(state.array[L.S_PHASE]), "R2.1")
+            raise HistoryError(
+                f"action {i} {text!r}: it is seat {player}'s turn, not seat {seat}'s", i, text, rule
+            )
+        _check_raise_step(state, verb_text, text, i)
+        try:
+            action = string_to_action(_verb_only(verb_text))
+        except ValueError as e:
+            raise HistoryError(f"action {i} {text!r}: {e}", i, text, "R10") from None
+        if pending_accept >= 0 and not (L.A_PLAY0 <= action < L.A_RAISE):
+            raise HistoryError(
+                f"action {i} {text!r}: after accepting, the player plays a card", i, text, "R4.3"
+            )
+        if action == L.A_ACCEPT and hh.params.players == 4:
+            # R4.3: in four players accepting is playing a card; `accept` is allowed as a
+            # marker right before that card.
+            if int(state.array[L.S_ANSWER_SEAT]) != seat or state.array[L.S_PHASE] != L.PH_PLAY:
+                raise HistoryError(
+                    f"action {i} {text!r}: no raise is waiting for seat {seat}'s answer",
+                    i, text, "R4.4",
+                )
+            pending_accept = seat
+            i += 1
+            continue
+        pending_accept = -1
+        try:
+            state.apply_action(action)
+        except IllegalActionError as e:
+            raise HistoryError(f"action {i} {text!r}: {e}", i, text, e.rule) from None
+        i += 1
+
+
+def _apply_chance(state: State, text: str, i: int) -> None:
+    words = text.split()
+    observer = _seen_observer(state)
+    if len(words) != 3 or words[1] not in ("seen", "unseen") or words[2] != f"p{observer}":
+        raise HistoryError(
+            f"action {i} {text!r}: expected 'c seen p{observer}' or 'c unseen p{observer}'",
+            i, text, "R7.2",
+        )
+    action = L.C_SEEN if words[1] == "seen" else L.C_UNSEEN
+    try:
+        state.apply_action(action)
+    except IllegalActionError as e:
+        raise HistoryError(f"action {i} {text!r}: {e}", i, text, e.rule) from None
+
+
+def _seen_observer(state: State) -> int:
+    a = state.array
+    n = state.game.num_players
+    gesturer = (int(a[L.S_DEALER]) + 1 + int(a[L.S_SIGPOS])) % n
+    return (gesturer + 1 + 2 * int(a[L.S_SIGCH])) % n
+
+
+def _parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
+    words = text.split(maxsplit=1)
+    if len(words) != 2 or not words[0].startswith("p") or not words[0][1:].isdigit():
+        if words and words[0] == "c":
+            raise HistoryError(f"action {i} {text!r}: no chance event is due here", i, text, "R7.2")
+        raise HistoryError(
+            f"action {i} {text!r}: expected 'pS VERB [ARG]' with S a seat", i, text, "R10"
+        )
+    seat = int(words[0][1:])
+    if seat >= p.players:
+        raise HistoryError(f"action {i} {text!r}: no seat {seat} in a {p.players}-player game",
+                           i, text, "R10")
+    return seat, words[1]
+
+
+def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
+    """``raise 3|6|12|B`` must name the next step of the ladder (R4.1)."""
+    words = verb_text.split()
+    if not words or words[0] != "raise" or len(words) == 1:
+        return
+    labels = state.game.params.ladder_labels
+    nxt = int(state.array[L.S_STAKE]) + 1
+    if nxt >= len(labels):
+        raise HistoryError(
+            f"action {i} {text!r}: the stake is at the top of the ladder", i, text, "R4.2c"
+        )
+    if len(words) != 2 or words[1] != labels[nxt]:
+        want = labels[nxt] if nxt < len(labels) else "none (top of the ladder)"
+        raise HistoryError(
+            f"action {i} {text!r}: a raise moves one step; the next step is {want}", i, text, "R4.1"
+        )
+
+
+def _verb_only(text: str) -> str:
+    words = text.split()
+    return "raise" if words and words[0] == "raise" else text
+
+
+def result_dict(hh: HandHistory, state: State) -> dict[str, Any]:
+    """The replay summary of a terminal state (the ``vitou-ai replay --json`` record)."""
+    d = state.last_deal()
+    assert d is not None
+    stake: int | str = int(d.stake) if d.stake.isdigit() else d.stake
+    return {
+        "profile": hh.params.profile,
+        "winner": d.winner,
+        "points": list(d.points),
+        "stake": stake,
+        "tricks": list(d.tricks),
+        "end": d.end,
+        "returns": [int(r) if float(r).is_integer() else r for r in state.returns()],
+    }
+
+
+def check_expect(hh: HandHistory, result: dict[str, Any]) -> list[str]:
+    """Differences between ``[expect]`` and the replay result (empty when they agree)."""
+    out = []
+    for key, want in hh.expect.items():
+        got = result.get(key)
+        if key == "winner" and want == "none":
+            want = None
+        if isinstance(want, list) and isinstance(got, list):
+            same = [str(x) for x in want] == [str(x) for x in got]
+        else:
+            same = str(want) == str(got)
+        if not same:
+            out.append(f"{key}: expected {want!r}, got {got!r}")
+    return out
+
+
+def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
+    """A history from a sequence of kernel action ids applied from the initial state.
+
+    The deal's chance outcomes become ``hands``; gesture catches become
+    ``c seen pS`` / ``c unseen pS``; player actions ``pS VERB``.
+    """
+    state = game.new_initial_state()
+    p = game.params
+    hands: list[list[str]] = [[] for _ in range(p.players)]
+    actions: list[str] = []
+    for a in chance_and_actions:
+        if state.is_chance_node():
+            phase = int(state.array[L.S_PHASE])
+            if phase == L.PH_DEAL:
+                nd = int(state.array[L.S_NDEALT])
+                seat = (p.dealer + 1 + nd // p.hand_size) % p.players
+                hands[seat].append(RANK_LETTERS[a])
+            elif phase == L.PH_SEEN:
+                actions.append(f"c {action_to_string(a, True)} p{_seen_observer(state)}")
+        else:
+            actions.append(f"p{state.current_player()} {action_to_string(a)}")
+        state.apply_action(a)
+    return HandHistory(p, [" ".join(h) for h in hands], actions)

@@ -1,0 +1,1 @@
+"""Batch simulation over the rules kernel."""

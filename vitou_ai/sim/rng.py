@@ -1,0 +1,50 @@
+"""Counter-based random streams for jitted code: one stream per batch row.
+
+A stream is a ``uint64[1]`` array advanced by SplitMix64 (Steele, Lea & Flood
+2014, "Fast splittable pseudorandom number generators"). Row ``i`` of a batch
+seeded with ``seed`` starts from :func:`row_seed`, so results do not depend
+on the number of threads or on how rows are chunked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import jit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@jit
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def row_seed(seed, row):
+    """Initial stream state of ``row`` in a batch seeded with ``seed`` (uint64)."""
+    return _mix(np.uint64(seed) * _GOLDEN + _mix(np.uint64(row) + _GOLDEN))
+
+
+@jit
+def next_u64(rng):
+    """Next 64 random bits of the stream ``rng`` (``uint64[1]``, advanced in place)."""
+    rng[0] += _GOLDEN
+    return _mix(rng[0])
+
+
+@jit
+def next_float(rng):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@jit
+def next_below(rng, n):
+    """Uniform integer in ``0 .. n-1`` (Lemire's multiply-shift; bias < n / 2**32)."""
+    x = next_u64(rng) >> np.uint64(32)
+    return np.int64((x * np.uint64(n)) >> np.uint64(32))
