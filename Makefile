@@ -1,0 +1,28 @@
+# Quickstart: `make demo` runs the main job, `make test` runs the tests.
+# Each creates .venv and installs the project on first use (re-run safe).
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench clean-venv
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/vitou-ai demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check vitou_ai tests benchmarks experiments
+
+test: lint
+	$(VENV)/bin/python -m pytest -q
+
+bench: $(STAMP)
+	$(VENV)/bin/python benchmarks/bench_kernel.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,139 @@
+"""The ``vitou-ai`` command line.
+
+Subcommands:
+
+- ``vitou-ai demo``: the quickstart job until the solvers land: replay the
+  example hand histories shipped with the package and simulate a batch of
+  random deals, printing a summary.
+- ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
+
+
+def _collect(paths: list[str]) -> tuple[list[Path], list[str]]:
+    files, missing = [], []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.toml")))
+        elif path.exists():
+            files.append(path)
+        else:
+            missing.append(p)
+    return files, missing
+
+
+def replay_files(paths: list[str], as_json: bool, out=sys.stdout, err=sys.stderr) -> int:
+    """Replay each history; print a line (or a JSON object) per file. Returns the exit code:
+    0 all good, 1 an ``[expect]`` mismatch, 2 an error (bad file, broken rule)."""
+    from .history import HandHistory, HistoryError, check_expect, replay, result_dict
+
+    files, missing = _collect(paths)
+    code = EXIT_OK
+    for m in missing:
+        code = EXIT_ERROR
+        _emit(out, err, as_json, {"file": m, "error": {"message": "no such file or folder",
+                                                      "index": None, "action": None, "rule": None}})
+    for f in files:
+        record: dict[str, Any] = {"file": str(f)}
+        try:
+            hh = HandHistory.load(f)
+            state = replay(hh)
+        except HistoryError as e:
+            code = EXIT_ERROR
+            record["error"] = e.as_dict()
+            _emit(out, err, as_json, record)
+            continue
+        record.update(result_dict(hh, state))
+        diffs = check_expect(hh, record)
+        if diffs:
+            record["mismatch"] = diffs
+            code = max(code, EXIT_MISMATCH)
+        _emit(out, err, as_json, record)
+    if not files and not missing:
+        print("vitou-ai replay: no .toml files found", file=err)
+        return EXIT_ERROR
+    return code
+
+
+def _emit(out, err, as_json: bool, record: dict[str, Any]) -> None:
+    if as_json:
+        print(json.dumps(record), file=out)
+        return
+    if "error" in record:
+        e = record["error"]
+        where = f" [action {e['index']}" + (f", {e['rule']}]" if e["rule"] else "]") \
+            if e["index"] is not None else (f" [{e['rule']}]" if e["rule"] else "")
+        print(f"{record['file']}: error{where}: {e['message']}", file=err)
+        return
+    status = "MISMATCH " + "; ".join(record["mismatch"]) if "mismatch" in record else "ok"
+    winner = "nobody" if record["winner"] is None else f"team {record['winner']}"
+    print(
+        f"{record['file']}: {record['end']}, {winner}, points {record['points']}, "
+        f"stake {record['stake']}, tricks {' '.join(record['tricks']) or '-'}: {status}",
+        file=out,
+    )
+
+
+def demo(n_deals: int, seed: int, out=sys.stdout) -> int:
+    """Replay the shipped examples, then simulate random deals for each profile."""
+    import numpy as np
+
+    from .rules import RULES_VERSION, VitouParams
+    from .rules.layout import END_NAMES
+    from .sim.random_play import random_games
+
+    examples = Path(__file__).parent / "examples"
+    print(f"vitou_ai {RULES_VERSION}: replaying the example hand histories in {examples}", file=out)
+    code = replay_files([str(examples)], as_json=False, out=out)
+    print(f"\nSimulating {n_deals:,} random deals per profile (uniformly random legal actions):",
+          file=out)
+    print(f"{'profile':<12} {'deals/s':>11} {'tricks':>7} {'refused':>8} {'declined':>9} "
+          f"{'abandoned':>9} {'all void':>8} {'mean raises':>11} {'E[return p0]':>12}", file=out)
+    for profile in ("vitou", "vitou_cason", "vitou_2p"):
+        params = VitouParams(profile=profile).to_array()
+        random_games(params, 64, seed)  # compile outside the timing
+        t = time.perf_counter()
+        res = random_games(params, n_deals, seed)
+        rate = n_deals / (time.perf_counter() - t)
+        share = np.bincount(res["end"], minlength=len(END_NAMES)) / n_deals
+        ret = res["return0"]
+        ci = 1.96 * ret.std(ddof=1) / np.sqrt(n_deals)
+        print(
+            f"{profile:<12} {rate:>11,.0f} {share[1]:>7.1%} {share[2]:>8.1%} {share[3]:>9.1%} "
+            f"{share[6]:>9.1%} {share[5]:>8.1%} {res['raises'].mean():>11.3f} "
+            f"{ret.mean():>+7.3f}±{ci:.3f}",
+            file=out,
+        )
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vitou-ai", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_demo = sub.add_parser("demo", help="replay the example histories and simulate random deals")
+    p_demo.add_argument("--deals", type=int, default=1_000_000, help="deals per profile")
+    p_demo.add_argument("--seed", type=int, default=0)
+    p_rep = sub.add_parser("replay", help="replay hand histories (TOML files or folders)")
+    p_rep.add_argument("paths", nargs="+", metavar="PATH")
+    p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
+    args = parser.parse_args(argv)
+    if args.command == "replay":
+        return replay_files(args.paths, args.json)
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    return demo(args.deals, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
