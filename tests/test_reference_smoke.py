@@ -423,7 +423,9 @@ def test_random_deals(profile):
 def test_random_matches(profile):
     rng = random.Random(777 + PROFILES.index(profile))
     for _ in range(50):
-        game = RefGame(profile, mode="match", dealer=-1, signals=profile != "vitou_2p" and rng.random() < 0.5)
+        game = RefGame(
+            profile, mode="match", dealer=-1, signals=profile != "vitou_2p" and rng.random() < 0.5
+        )
         state = game.new_initial_state()
         _play_out(rng, state, max_steps=200_000)
         returns = state.returns()

@@ -123,7 +123,7 @@ def _deal_result(tricks: tuple[str, ...]) -> int | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _final_result(tricks: tuple[str, ...], later_tricks: int) -> int | None | str:
     """The R3.1 result if no later trick can change it, else ``_OPEN``.
 
@@ -143,7 +143,7 @@ def _final_result(tricks: tuple[str, ...], later_tricks: int) -> int | None | st
     return _OPEN
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _possible_trick_results(
     played: tuple[tuple[int, int], ...],
     remaining_teams: tuple[int, ...],
@@ -159,7 +159,7 @@ def _possible_trick_results(
     """
     results = set()
     for choice in itertools.product(possible_ranks, repeat=len(remaining_teams)):
-        cards = played + tuple(zip(remaining_teams, choice))
+        cards = played + tuple(zip(remaining_teams, choice, strict=True))
         results.add(_trick_result(cards))
     return frozenset(results)
 
@@ -211,14 +211,18 @@ class RefGame:
         self.target: int = int(target)
 
         if not _is_int(dealer) or not -1 <= dealer < self.players:
-            raise ValueError(f"dealer must be -1 (drawn) or a seat 0..{self.players - 1}, got {dealer!r}")
+            raise ValueError(
+                f"dealer must be -1 (drawn) or a seat 0..{self.players - 1}, got {dealer!r}"
+            )
         self.dealer: int = int(dealer)
 
         scores = tuple(scores)
         if len(scores) != 2 or not all(_is_int(s) for s in scores):
             raise ValueError(f"scores must be two integers, got {scores!r}")
         if not all(0 <= s <= self.target - 1 for s in scores):
-            raise ValueError(f"scores must lie in [0, target-1] = [0, {self.target - 1}], got {scores!r}")
+            raise ValueError(
+                f"scores must lie in [0, target-1] = [0, {self.target - 1}], got {scores!r}"
+            )
         self.scores: tuple[int, int] = (int(scores[0]), int(scores[1]))
 
         if early_end not in ("card", "trick"):
@@ -231,7 +235,11 @@ class RefGame:
             raise ValueError("signals are not available with two players (R9 table: none)")
         self.signals = signals
 
-        if isinstance(signal_seen, bool) or not isinstance(signal_seen, (int, float)) or not 0.0 <= signal_seen <= 1.0:
+        if (
+            isinstance(signal_seen, bool)
+            or not isinstance(signal_seen, (int, float))
+            or not 0.0 <= signal_seen <= 1.0
+        ):
             raise ValueError(f"signal_seen must be a probability in [0, 1], got {signal_seen!r}")
         self.signal_seen = float(signal_seen)
 
@@ -302,7 +310,9 @@ class RefState:
 
         self._deck = [g.copies] * g.ranks  # undealt copies per rank
         # R1.2: hand_size cards to dealer+1, then dealer+2, ... round.
-        self._deal_order = [(self._dealer + i) % n for i in range(1, n + 1) for _ in range(g.hand_size)]
+        self._deal_order = [
+            (self._dealer + i) % n for i in range(1, n + 1) for _ in range(g.hand_size)
+        ]
         self._deal_pos = 0
         self._hands = [[0] * g.ranks for _ in range(n)]
         self._played = [0] * g.ranks  # copies of each rank played in this deal
@@ -315,8 +325,10 @@ class RefState:
         self._raises = 0
         self._refusals = 0
         self._must_play = False  # after a raise (4p) or an accepted exchange (2p)
-        self._pending: tuple[int, int] | None = None  # 4p: (raiser seat, proposed index) awaiting answer
-        self._exchange: tuple[int, int, int, str] | None = None  # 2p: (raiser, answerer, proposed, "blind"|"card")
+        # 4p: (raiser seat, proposed stake index) of a raise awaiting its answer
+        self._pending: tuple[int, int] | None = None
+        # 2p: (raiser, answerer, proposed stake index, "blind" | "card")
+        self._exchange: tuple[int, int, int, str] | None = None
         self._abandon_used = False
         self._blind_seat = -1
         self._ofe_seat = -1
@@ -379,9 +391,14 @@ class RefState:
 
     def __str__(self) -> str:
         g = self._game
-        hands = [
-            "".join(RANK_LETTERS[r] * self._hands[s][r] for r in range(g.ranks)) for s in range(g.players)
-        ] if hasattr(self, "_hands") else []
+        hands = (
+            [
+                "".join(RANK_LETTERS[r] * self._hands[s][r] for r in range(g.ranks))
+                for s in range(g.players)
+            ]
+            if hasattr(self, "_hands")
+            else []
+        )
         return (
             f"phase={self._phase} dealer={self._dealer} scores={self._scores} "
             f"hands={hands} tricks={getattr(self, '_tricks', None)} "
@@ -589,7 +606,9 @@ class RefState:
         if action == AGREE:
             # AMBIGUITY: nothing is scored; "stake" reports the accepted stake
             # (a blind exchange may have raised it before the abandon).
-            self._finish_deal(end="abandoned", winner=None, points=(0, 0), stake=self._stake_value())
+            self._finish_deal(
+                end="abandoned", winner=None, points=(0, 0), stake=self._stake_value()
+            )
         else:  # reject: the leader continues the turn, without abandon
             self._phase = _CARD
 
@@ -762,7 +781,9 @@ class RefState:
         points[raising_team] = value
         self._finish_deal(end="refused", winner=raising_team, points=tuple(points), stake=value)
 
-    def _finish_deal(self, end: str, winner: int | None, points: tuple[int, int], stake: int | str) -> None:
+    def _finish_deal(
+        self, end: str, winner: int | None, points: tuple[int, int], stake: int | str
+    ) -> None:
         g = self._game
         self._last_deal = {
             "end": end,

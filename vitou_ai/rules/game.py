@@ -297,3 +297,16 @@ class State:
             raises=int(a[L.S_RES_RAISES]),
             refusals=int(a[L.S_RES_REFUSALS]),
         )
+
+
+def max_deal_decisions(params: VitouParams) -> int:
+    """Upper bound on the player decisions in one deal (for ``max_game_length``).
+
+    Four players: one-from-end round + gestures + cards + raises + a refusal.
+    Two players: blind window + raises + their answers + abandon/reject +
+    one-from-end round + cards + a final refuse/agree.
+    """
+    n, cards, raises = params.players, params.players * params.hand_size, len(params.ladder) - 1
+    if n == 4:
+        return n + (n if params.signals else 0) + cards + raises + 1
+    return 2 + 2 * raises + 2 + 2 + cards + 1

@@ -362,11 +362,11 @@ def legal_actions(params, state, out):
                 out[n] = A_REFUSE
                 n += 1
     elif ph == PH_ANSWER:  # R9.2
-        out[0] = A_ACCEPT
-        n = 1
         if state[S_STAKE] < params[P_NLADDER] - 1:
             out[n] = A_RAISE
             n += 1
+        out[n] = A_ACCEPT
+        n += 1
         out[n] = A_REFUSE
         n += 1
     elif ph == PH_BLIND:

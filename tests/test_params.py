@@ -1,0 +1,61 @@
+"""VitouParams validation (R8, R9) and the kernel array form."""
+
+import pytest
+
+from vitou_ai.rules import VitouParams
+from vitou_ai.rules import params as P
+
+
+def test_profile_defaults():
+    assert VitouParams().target == 21 and VitouParams().players == 4
+    assert VitouParams(profile="vitou_cason").target == 12
+    two = VitouParams(profile="vitou_2p")
+    assert two.players == 2 and two.ladder_labels == ("1", "3", "6", "12")
+    assert VitouParams().ladder_labels == ("1", "3", "6", "12", "B")
+
+
+def test_array_fields():
+    a = VitouParams(profile="vitou_2p", scores=(3, 11), early_end="trick", dealer=1).to_array()
+    assert a[P.P_PLAYERS] == 2 and a[P.P_TARGET] == 12 and a[P.P_NLADDER] == 4
+    assert a[P.P_SCORE0] == 3 and a[P.P_SCORE1] == 11 and a[P.P_EARLY_CARD] == 0
+    assert a[P.P_TWO_PLAYER_RAISES] == 1 and a[P.P_DEALER] == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(profile="bridge"), "unknown profile"),
+        (dict(mode="tournament"), "unknown mode"),
+        (dict(early_end="never"), "unknown early_end"),
+        (dict(ranks=9), "ranks must be in [2, 8]"),
+        (dict(ranks=1), "ranks must be in [2, 8]"),
+        (dict(hand_size=4), "hand_size must be in [1, 3]"),
+        (dict(copies=0), "copies must be in [1, 8]"),
+        (dict(ranks=2, copies=2), "fewer than the 12 needed"),
+        (dict(scores=(21, 0)), "scores[0] must be in [0, 20]"),
+        (dict(scores=(0, -1)), "scores[1] must be in [0, 20]"),
+        (dict(scores=(0, 0, 0)), "two team scores"),
+        (dict(dealer=4), "dealer must be in [-1, 3]"),
+        (dict(profile="vitou_2p", dealer=2), "dealer must be in [-1, 1]"),
+        (dict(profile="vitou_2p", signals=True), "signals are a four-player knob"),
+        (dict(signal_seen=1.5), "signal_seen must be a probability"),
+        (dict(target=1), "target must be in [2, 99]"),
+        (dict(target=2.5), "target must be an integer"),
+        (dict(max_deals=0), "max_deals must be in [1, 10000]"),
+        (dict(signals="yes"), "signals must be a bool"),
+    ],
+)
+def test_invalid_parameters_are_refused(kwargs, fragment):
+    with pytest.raises(ValueError) as e:
+        VitouParams(**kwargs)
+    assert fragment in str(e.value)
+
+
+def test_frozen_and_replace():
+    p = VitouParams()
+    with pytest.raises(AttributeError):
+        p.target = 3  # type: ignore[misc]
+    q = p.replace(profile="vitou_cason", target=None)
+    assert q.target == 12
+    assert p.knobs() == {}
+    assert VitouParams(ranks=4, copies=3).knobs() == {"ranks": 4, "copies": 3}
