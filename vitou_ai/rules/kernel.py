@@ -185,6 +185,8 @@ def init_state(params, state):
     if params[P_DEALER] < 0:
         state[S_DEALER] = -1
         state[S_PHASE] = PH_DRAW_DEALER
+        for r in range(params[P_RANKS]):  # the full deck, undealt
+            state[S_DECK + r] = params[P_COPIES]
     else:
         state[S_DEALER] = params[P_DEALER]
         _start_deal(params, state)
@@ -753,7 +755,7 @@ def _finish_deal(params, state, end, winner, points):
         return
     # R8.2
     if winner >= 0:
-        state[S_SCORE0 + winner] = min(target, state[S_SCORE0 + winner] + points)
+        state[S_SCORE0 + winner] += points  # not clamped: 19 + 3 = 22 at target 21
         if state[S_SCORE0 + winner] >= target:  # R5.2, R5.3
             state[S_RETURNS + winner] = 1
             state[S_RETURNS + 1 - winner] = -1
