@@ -503,6 +503,13 @@ def _decided_now(params, state):
         return DEAL_DECIDED[h, k, code]
     if params[P_EARLY_CARD] == 0:
         return -1
+    base = code * 3
+    if (
+        DEAL_DECIDED[h, k + 1, base] < 0
+        and DEAL_DECIDED[h, k + 1, base + 1] < 0
+        and DEAL_DECIDED[h, k + 1, base + 2] < 0
+    ):
+        return -1  # no result of this trick can settle the deal (e.g. trick 1 of 3)
     mask = trick_outcomes(params, state)
     result = -2
     for res in range(3):
