@@ -91,7 +91,7 @@ def test_information_state_key_is_consistent(profile, signals, scores):
     for seed in range(60):
         last: dict[int, np.ndarray] = {}
 
-        def check(state):
+        def check(state, last=last):
             if state.is_chance_node():
                 return
             p = state.current_player()

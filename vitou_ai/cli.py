@@ -33,9 +33,11 @@ def _collect(paths: list[str]) -> tuple[list[Path], list[str]]:
     return files, missing
 
 
-def replay_files(paths: list[str], as_json: bool, out=sys.stdout, err=sys.stderr) -> int:
+def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
     """Replay each history; print a line (or a JSON object) per file. Returns the exit code:
     0 all good, 1 an ``[expect]`` mismatch, 2 an error (bad file, broken rule)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     from .history import HandHistory, HistoryError, check_expect, replay, result_dict
 
     files, missing = _collect(paths)
@@ -85,8 +87,9 @@ def _emit(out, err, as_json: bool, record: dict[str, Any]) -> None:
     )
 
 
-def demo(n_deals: int, seed: int, out=sys.stdout) -> int:
+def demo(n_deals: int, seed: int, out=None) -> int:
     """Replay the shipped examples, then simulate random deals for each profile."""
+    out = out or sys.stdout
     import numpy as np
 
     from .rules import RULES_VERSION, VitouParams

@@ -1,0 +1,112 @@
+"""`vitou-ai replay` and `vitou-ai demo`: output, exit codes, bad input (RULES.md section 10)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vitou_ai.cli import main
+
+HERE = Path(__file__).parent
+GOOD = """profile = "vitou"
+dealer = 3
+scores = [0, 0]
+hands = ["T 9 A", "K Q J", "8 7 7", "T A K"]
+actions = ["p0 raise", "p0 play T", "p1 refuse"]
+[expect]
+points = [1, 0]
+"""
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_replay_json_record(tmp_path, capsys):
+    code, out, _ = run(["replay", "--json", write(tmp_path, "a.toml", GOOD)], capsys)
+    assert code == 0
+    rec = json.loads(out)
+    assert rec["profile"] == "vitou" and rec["winner"] == 0 and rec["points"] == [1, 0]
+    assert rec["stake"] == 1 and rec["end"] == "refused" and rec["tricks"] == []
+    assert rec["returns"] == [1, -1, 1, -1]
+
+
+def test_replay_many_files_and_folders(capsys):
+    code, out, _ = run(["replay", "--json", str(HERE / "golden"), str(HERE / "golden" /
+                        "r3_1_row1_x_x.toml")], capsys)
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == len(list((HERE / "golden").glob("*.toml"))) + 1
+    baraque = [r for r in records if r["file"].endswith("r4_1_ladder_to_b.toml")][0]
+    assert baraque["stake"] == "B" and baraque["points"] == [16, 0] or baraque["points"] == [0, 16]
+
+
+def test_expect_mismatch_exits_1(tmp_path, capsys):
+    code, out, _ = run(["replay", write(tmp_path, "m.toml", GOOD.replace("[1, 0]", "[0, 1]"))],
+                       capsys)
+    assert code == 1 and "MISMATCH points" in out
+
+
+def test_rule_break_exits_2_with_index_action_rule(tmp_path, capsys):
+    bad = GOOD.replace('"p1 refuse"', '"p2 refuse"')
+    code, out, _ = run(["replay", "--json", write(tmp_path, "b.toml", bad)], capsys)
+    assert code == 2
+    err = json.loads(out)["error"]
+    assert err["index"] == 2 and err["action"] == "p2 refuse" and err["rule"] == "R2.1"
+    code, _, text = run(["replay", write(tmp_path, "b.toml", bad)], capsys)
+    assert code == 2 and "action 2" in text and "seat 1's turn" in text
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("profile = \"vitou\"\ndealer = [", "malformed TOML"),
+        (GOOD.replace('profile = "vitou"', 'profile = "bridge"'), "unknown profile"),
+        ("turbo = true\n" + GOOD, "unknown key(s) ['turbo']"),
+        (GOOD.replace('"T 9 A", "K Q J"', '"T T A", "T T J"'), "5 cards of rank T"),
+        (GOOD.replace('"T 9 A"', '"T 9"'), "2 cards, hand_size is 3"),
+        (GOOD.replace('"T 9 A"', '"T 9 X"'), "'X' is not a rank"),
+        (GOOD.replace("dealer = 3", "dealer = 7"), "dealer must be in"),
+        (GOOD.replace('"p1 refuse"', '"p1 dance"'), "bad action"),
+        (GOOD.replace(', "p1 refuse"', ""), "the deal is not over"),
+        (GOOD.replace('"p1 refuse"', '"p1 refuse", "p2 play 8"'), "already over"),
+        (GOOD.replace('"p0 raise"', '"p0 raise 6"'), "next step is 3"),
+        (GOOD.replace("scores = [0, 0]", "scores = [25, 0]"), "scores[0] must be in"),
+        (GOOD.replace("points = [1, 0]", "pointz = [1, 0]"), "unknown [expect] key"),
+    ],
+)
+def test_bad_files_exit_2_with_a_clear_message(tmp_path, capsys, text, fragment):
+    code, out, _ = run(["replay", "--json", write(tmp_path, "x.toml", text)], capsys)
+    assert code == 2
+    assert fragment in json.loads(out)["error"]["message"]
+
+
+def test_missing_path_exits_2(capsys):
+    code, out, _ = run(["replay", "--json", "/no/such/history.toml"], capsys)
+    assert code == 2 and json.loads(out)["error"]["message"] == "no such file or folder"
+
+
+def test_console_script_no_traceback(tmp_path):
+    """The installed entry point reports bad input without a Python traceback."""
+    p = write(tmp_path, "x.toml", "hands = 3\n")
+    r = subprocess.run([sys.executable, "-m", "vitou_ai.cli", "replay", p],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "missing key" in r.stderr
+
+
+def test_demo_runs(capsys):
+    code, out, _ = run(["demo", "--deals", "2000"], capsys)
+    assert code == 0
+    assert "vitou_2p" in out and "rules_section10.toml" in out
