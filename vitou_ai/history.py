@@ -65,6 +65,8 @@ class HandHistory:
 
     ``hands[s]`` is seat ``s``'s hand as rank letters separated by spaces;
     ``actions`` are ``"pS VERB [ARG]"`` or chance ``"c seen pS"`` strings.
+    ``hands = []`` is allowed for a ``vitou_2p`` deal that ends in the blind
+    window, before any card is dealt.
     """
 
     params: VitouParams
@@ -151,6 +153,8 @@ class HandHistory:
         """R1.1, R1.2: one hand per seat, ``hand_size`` cards each, at most
         ``copies`` of each rank. Raises :class:`HistoryError`."""
         p = self.params
+        if not self.hands:  # allowed: a 2p deal that ends in the blind window is never dealt
+            return
         if len(self.hands) != p.players:
             raise HistoryError(f"hands: {len(self.hands)} given, {p.players} players", rule="R1.2")
         counts: Counter[int] = Counter()
@@ -167,7 +171,9 @@ class HandHistory:
         """The chance outcomes of the deal, in R1.2 order (packets from the dealer's left)."""
         p = self.params
         hands = self.parsed_hands()
-        seq = []
+        seq: list[int] = []
+        if not hands:
+            return seq
         for k in range(p.players):
             seq.extend(hands[(p.dealer + 1 + k) % p.players])
         return seq
@@ -238,7 +244,13 @@ def replay(hh: HandHistory) -> State:
         while state.is_chance_node():
             phase = int(state.array[L.S_PHASE])
             if phase == L.PH_DEAL:
-                state.apply_action(next(deal))
+                card = next(deal, None)
+                if card is None:
+                    raise HistoryError(
+                        f"hands = []: the deal reaches its cards after action {i - 1}; "
+                        "give every seat's hand", i, None, "R1.2",
+                    )
+                state.apply_action(card)
                 continue
             outcomes = state.chance_outcomes()
             if i < len(actions) and actions[i].split()[:1] == ["c"]:
@@ -417,4 +429,5 @@ def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
         else:
             actions.append(f"p{state.current_player()} {action_to_string(a)}")
         state.apply_action(a)
-    return HandHistory(p, [" ".join(h) for h in hands], actions)
+    dealt = any(hands)
+    return HandHistory(p, [" ".join(h) for h in hands] if dealt else [], actions)

@@ -590,6 +590,24 @@ def _deal_card(params, state, rank):
 
 
 @jit
+def apply_deal(params, state, hands):
+    """Deal given hands: apply the remaining card chance nodes from ``hands``.
+
+    Args:
+        hands: ``int[players, hand_size]`` rank indices, ``hands[s]`` for seat
+            ``s``. The state must be at the deal (phase ``PH_DEAL``) with no
+            card dealt yet; the hands must fit the deck (not checked here; the
+            hand-history reader checks them).
+    """
+    h = params[P_HAND]
+    n = params[P_PLAYERS]
+    for k in range(n):
+        seat = (state[S_DEALER] + 1 + k) % n  # R1.2 order
+        for i in range(h):
+            _deal_card(params, state, hands[seat, i])
+
+
+@jit
 def _apply_signal(params, state, action):
     n = params[P_PLAYERS]
     seat = (state[S_DEALER] + 1 + state[S_SIGPOS]) % n
