@@ -41,7 +41,7 @@ def _decided(prefix: tuple[int, ...], hand_size: int) -> int:
 
 
 def _build() -> np.ndarray:
-    table = np.full((MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND), UNDECIDED, dtype=np.int8)
+    table = np.full((MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND), UNDECIDED, dtype=np.int64)
     for h in range(1, MAX_HAND + 1):
         for k in range(h + 1):
             for prefix in itertools.product(range(3), repeat=k):
