@@ -1,0 +1,309 @@
+"""The game tree of a (small enough) deal as flat arrays, built once from the kernel.
+
+Full-width solvers (CFR, CFR+, DCFR) and exact evaluation (best response,
+NashConv) run over these arrays instead of re-running the rules. Nodes are
+numbered so that every child has a larger index than its parent, and the
+children of a node are contiguous: forward passes (reach probabilities) go
+up the indices, backward passes (values) go down.
+
+The deal is one chance node whose outcomes are the joint hands as multisets
+(R1.2 with the dealing order summed out): a player never sees the order in
+which their own cards came (``docs/kernel_interface.md``), the rest of the
+state depends only on the multisets, so this tree has the same information
+sets, the same values and the same CFR iterates as dealing card by card,
+with up to ``(h!)^n`` times fewer nodes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from .._numba import jit
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.observe import infostate_key
+from ..rules.params import P_HAND, P_PLAYERS, VitouParams
+from .infoset_table import pack_key
+
+KIND_CHANCE = 0
+KIND_DECISION = 1
+KIND_TERMINAL = 2
+MAX_INFOSET_ACTIONS = 5  # plays (<= 3 ranks) + raise + refuse|abandon; 5 gestures
+
+_key_type = types.UniTuple(types.int64, 4)
+
+
+def enumerate_deals(params: VitouParams) -> tuple[np.ndarray, np.ndarray]:
+    """All joint deals as multisets with their probabilities (R1.1, R1.2).
+
+    Returns:
+        hands: ``int64[M, players, hand_size]`` rank indices, each hand sorted.
+        probs: ``float64[M]``, summing to 1.
+    """
+    n, h = params.players, params.hand_size
+    counts = [params.copies] * params.ranks
+    hands_out: list[list[tuple[int, ...]]] = []
+    probs_out: list[float] = []
+
+    def hand_prob(hand: tuple[int, ...], deck: list[int]) -> float:
+        # one ordering's probability times the number of orderings (all equal)
+        total = sum(deck)
+        d = list(deck)
+        p = 1.0
+        for r in hand:
+            p *= d[r] / total
+            d[r] -= 1
+            total -= 1
+        orderings = math.factorial(h)
+        for r in set(hand):
+            orderings //= math.factorial(hand.count(r))
+        return p * orderings
+
+    def rec(seat: int, deck: list[int], acc: list[tuple[int, ...]], p: float) -> None:
+        if seat == n:
+            hands_out.append(list(acc))
+            probs_out.append(p)
+            return
+        for hand in itertools.combinations_with_replacement(range(params.ranks), h):
+            if any(hand.count(r) > deck[r] for r in set(hand)):
+                continue
+            q = hand_prob(hand, deck)
+            d = list(deck)
+            for r in hand:
+                d[r] -= 1
+            rec(seat + 1, d, acc + [hand], p * q)
+
+    rec(0, counts, [], 1.0)
+    return np.array(hands_out, dtype=np.int64).reshape(-1, n, h), np.array(probs_out)
+
+
+@jit
+def _grow1(a, n):
+    if n <= a.shape[0]:
+        return a
+    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@jit
+def _grow2(a, n):
+    if n <= a.shape[0]:
+        return a
+    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@jit
+def _build(params, deal_hands, deal_probs, max_nodes):
+    n_players = params[P_PLAYERS]
+    cap = 1024
+    kind = np.empty(cap, np.int8)
+    player = np.empty(cap, np.int8)
+    infoset = np.empty(cap, np.int32)
+    first = np.empty(cap, np.int64)
+    nchild = np.empty(cap, np.int32)
+    prob = np.empty(cap, np.float64)
+    util = np.empty(cap, np.float64)
+    icap = 256
+    is_player = np.empty(icap, np.int8)
+    is_nact = np.empty(icap, np.int8)
+    is_actions = np.empty((icap, MAX_INFOSET_ACTIONS), np.int8)
+    is_depth = np.empty(icap, np.int16)
+    is_keys = np.empty((icap, L.KEY_SIZE), np.int8)
+    table = Dict.empty(key_type=_key_type, value_type=types.int64)
+    n_infosets = 0
+
+    scap = 4096
+    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(scap, np.int64)
+    st_depth = np.empty((scap, 4), np.int16)
+    sp = 0
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    st_depth[0, :] = 0
+    sp = 1
+    n_nodes = 1
+    prob[0] = 1.0
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    key = np.empty(L.KEY_SIZE, np.int8)
+    ret = np.empty(L.MAX_PLAYERS, np.float64)
+    while sp > 0:
+        sp -= 1
+        state = st_states[sp].copy()
+        node = st_node[sp]
+        depth = st_depth[sp].copy()
+        if K.is_terminal(state):
+            kind[node] = KIND_TERMINAL
+            player[node] = -4
+            infoset[node] = -1
+            first[node] = 0
+            nchild[node] = 0
+            K.returns(params, state, ret)
+            util[node] = ret[0]
+            continue
+        util[node] = 0.0
+        if K.is_chance(state):
+            kind[node] = KIND_CHANCE
+            player[node] = -1
+            infoset[node] = -1
+            merged = state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0
+            m = deal_probs.shape[0] if merged else K.chance_outcomes(params, state, acts, probs)
+        else:
+            p = K.current_player(params, state)
+            kind[node] = KIND_DECISION
+            player[node] = p
+            infostate_key(params, state, p, key)
+            pk = pack_key(key)
+            m = K.legal_actions(params, state, acts)
+            if m > MAX_INFOSET_ACTIONS:
+                raise ValueError("more legal actions than MAX_INFOSET_ACTIONS")
+            if pk in table:
+                iset = table[pk]
+            else:
+                iset = n_infosets
+                n_infosets += 1
+                if iset >= is_player.shape[0]:
+                    is_player = _grow1(is_player, iset + 1)
+                    is_nact = _grow1(is_nact, iset + 1)
+                    is_depth = _grow1(is_depth, iset + 1)
+                    is_actions = _grow2(is_actions, iset + 1)
+                    is_keys = _grow2(is_keys, iset + 1)
+                table[pk] = iset
+                is_player[iset] = p
+                is_nact[iset] = m
+                is_depth[iset] = depth[p]
+                for k in range(m):
+                    is_actions[iset, k] = acts[k]
+                is_keys[iset, :] = key
+            infoset[node] = iset
+        first[node] = n_nodes
+        nchild[node] = m
+        if n_nodes + m > max_nodes:
+            return n_nodes + m, kind, player, infoset, first, nchild, prob, util, \
+                n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
+        if n_nodes + m > kind.shape[0]:
+            need = n_nodes + m
+            kind = _grow1(kind, need)
+            player = _grow1(player, need)
+            infoset = _grow1(infoset, need)
+            first = _grow1(first, need)
+            nchild = _grow1(nchild, need)
+            prob = _grow1(prob, need)
+            util = _grow1(util, need)
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+            st_depth = _grow2(st_depth, sp + m)
+        dec = kind[node] == KIND_DECISION
+        for k in range(m):
+            child = n_nodes + k
+            st_states[sp] = state
+            if kind[node] == KIND_CHANCE:
+                if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
+                    K.apply_deal(params, st_states[sp], deal_hands[k])
+                    prob[child] = deal_probs[k]
+                else:
+                    K.apply_action(params, st_states[sp], acts[k])
+                    prob[child] = probs[k]
+            else:
+                K.apply_action(params, st_states[sp], acts[k])
+                prob[child] = 1.0
+            st_node[sp] = child
+            st_depth[sp] = depth
+            if dec:
+                st_depth[sp, player[node]] += 1
+            sp += 1
+        n_nodes += m
+    return n_nodes, kind, player, infoset, first, nchild, prob, util, \
+        n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
+
+
+@dataclass
+class GameTree:
+    """A deal's game tree as flat arrays (see the module docstring).
+
+    Node arrays (length ``num_nodes``): ``kind`` (int8: 0 chance, 1 decision,
+    2 terminal), ``player`` (int8 seat, -1 chance, -4 terminal), ``infoset``
+    (int32, -1 off decisions), ``first`` / ``nchild`` (children
+    ``first .. first+nchild-1``; child ``k`` of a decision is the infoset's
+    ``k``-th legal action), ``prob`` (float64, probability of the edge into the
+    node when its parent is a chance node, else 1), ``util`` (float64, team 0's
+    return at terminals, points per deal; seat ``s`` gets ``util`` if ``s`` is
+    in team 0 else ``-util``).
+
+    Infoset arrays (length ``num_infosets``): ``is_player``, ``is_nact``,
+    ``is_actions`` (int8[num_infosets, 5], the kernel's action ids, ascending),
+    ``is_depth`` (decisions of the acting player before it), ``is_keys``
+    (int8[num_infosets, KEY_SIZE], the kernel's information-state keys).
+    """
+
+    params: VitouParams
+    kind: np.ndarray
+    player: np.ndarray
+    infoset: np.ndarray
+    first: np.ndarray
+    nchild: np.ndarray
+    prob: np.ndarray
+    util: np.ndarray
+    is_player: np.ndarray
+    is_nact: np.ndarray
+    is_actions: np.ndarray
+    is_depth: np.ndarray
+    is_keys: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.is_player.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return self.params.players
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, f).nbytes for f in (
+            "kind", "player", "infoset", "first", "nchild", "prob", "util", "is_player",
+            "is_nact", "is_actions", "is_depth", "is_keys"))
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[num_infosets, MAX_INFOSET_ACTIONS]``: which action slots exist."""
+        return np.arange(MAX_INFOSET_ACTIONS)[None, :] < self.is_nact[:, None]
+
+
+def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
+    """Build the full game tree of one deal (deal mode, R8.1).
+
+    Raises:
+        ValueError: in match mode (unbounded; use the sampling solvers), or
+            when the tree would exceed ``max_nodes`` nodes.
+    """
+    if params.mode != "deal":
+        raise ValueError("full game trees are built for deal mode only (mode='deal')")
+    hands, probs = enumerate_deals(params)
+    out = _build(params.to_array(), hands, probs, max_nodes)
+    n_nodes = out[0]
+    if n_nodes > max_nodes:
+        raise ValueError(f"the game tree has more than {max_nodes:,} nodes; "
+                         "use a smaller variant or a sampling solver")
+    n_is = out[8]
+    return GameTree(
+        params, out[1][:n_nodes].copy(), out[2][:n_nodes].copy(), out[3][:n_nodes].copy(),
+        out[4][:n_nodes].copy(), out[5][:n_nodes].copy(), out[6][:n_nodes].copy(),
+        out[7][:n_nodes].copy(), out[9][:n_is].copy(), out[10][:n_is].copy(),
+        out[11][:n_is].copy(), out[12][:n_is].copy(), out[13][:n_is].copy(),
+    )
+
+
