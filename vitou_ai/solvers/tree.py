@@ -28,7 +28,7 @@ from .._numba import jit
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..rules.params import P_HAND, P_PLAYERS, VitouParams
+from ..rules.params import VitouParams
 from .infoset_table import pack_key
 
 KIND_CHANCE = 0
@@ -103,7 +103,6 @@ def _grow2(a, n):
 
 @jit
 def _build(params, deal_hands, deal_probs, max_nodes):
-    n_players = params[P_PLAYERS]
     cap = 1024
     kind = np.empty(cap, np.int8)
     player = np.empty(cap, np.int8)
