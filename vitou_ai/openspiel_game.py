@@ -1,0 +1,439 @@
+"""OpenSpiel wrapper of the Vitou rules kernel: the game ``python_vitou``.
+
+Importing :mod:`vitou_ai` registers the game, so after that::
+
+    import pyspiel, vitou_ai
+    game = pyspiel.load_game("python_vitou(profile=vitou_2p,ranks=4,copies=2,hand_size=2)")
+
+Parameters (all in ``parameter_specification``; unknown names and invalid
+values are refused): ``profile`` ("vitou"), ``mode`` ("deal"), ``dealer`` (0;
+-1 = drawn by chance), ``score0``, ``score1`` (0), ``target`` (-1 = the
+profile's), ``early_end`` ("card"), ``signals`` (False), ``signal_seen``
+(0.5), ``ranks`` (8), ``copies`` (4), ``hand_size`` (3), ``max_deals`` (100).
+They map one to one onto :class:`vitou_ai.rules.VitouParams`.
+
+The state holds only the kernel's ``int32`` state array (OpenSpiel clones a
+Python state by deep-copying its attributes); every rule decision is the
+kernel's. The numpy parameter array lives on the game object.
+
+Observations (``make_py_observer``):
+
+- ``perfect_recall=True`` (information state): built from
+  :func:`vitou_ai.rules.observe.infostate_key` — seat, dealer, scores, own
+  hand, partner's hand when shared (R6.1), gestures as seen (R7.2), and the
+  public action tokens of the deal. In match mode the key covers the current
+  deal only (plus scores, dealer and the number of deals played), so the
+  information state is *not* perfect recall across deals: use deal mode for
+  solvers that need perfect recall.
+- otherwise (observation): :func:`vitou_ai.rules.observe.public_observation`
+  plus the seat, the player's own remaining cards, the partner's remaining
+  cards when shared (R6.1) and the gestures as this player saw them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "vitou_ai.openspiel_game needs OpenSpiel: pip install open_spiel==2.0.2 "
+        f"(importing pyspiel failed: {exc})"
+    ) from exc
+
+from .rules import kernel as K
+from .rules import layout as L
+from .rules import observe as O
+from .rules.game import Game as RulesGame
+from .rules.game import IllegalActionError, action_to_string, max_deal_decisions
+from .rules.game import State as RulesState
+from .rules.params import RANK_LETTERS, VitouParams
+
+SHORT_NAME = "python_vitou"
+
+_DEFAULTS = {
+    "profile": "vitou",
+    "mode": "deal",
+    "dealer": 0,
+    "score0": 0,
+    "score1": 0,
+    "target": -1,
+    "early_end": "card",
+    "signals": False,
+    "signal_seen": 0.5,
+    "ranks": 8,
+    "copies": 4,
+    "hand_size": 3,
+    "max_deals": 100,
+}
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Vitou (vitou_ai rules kernel)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=dict(_DEFAULTS),
+)
+
+
+def params_from_dict(d: dict) -> VitouParams:
+    """:class:`VitouParams` from an OpenSpiel parameter dict (defaults filled in).
+
+    Raises:
+        ValueError: unknown parameter names or invalid values, with the reason.
+    """
+    unknown = sorted(set(d) - set(_DEFAULTS))
+    if unknown:
+        raise ValueError(
+            f"{SHORT_NAME}: unknown parameter(s) {unknown}; known: {sorted(_DEFAULTS)}"
+        )
+    p = dict(_DEFAULTS)
+    p.update(d)
+    try:
+        return VitouParams(
+            profile=p["profile"],
+            mode=p["mode"],
+            dealer=int(p["dealer"]),
+            scores=(int(p["score0"]), int(p["score1"])),
+            target=None if int(p["target"]) == -1 else int(p["target"]),
+            early_end=p["early_end"],
+            signals=bool(p["signals"]),
+            signal_seen=float(p["signal_seen"]),
+            ranks=int(p["ranks"]),
+            copies=int(p["copies"]),
+            hand_size=int(p["hand_size"]),
+            max_deals=int(p["max_deals"]),
+        )
+    except ValueError as exc:
+        raise ValueError(f"{SHORT_NAME}: {exc}") from None
+
+
+def game_info(params: VitouParams) -> pyspiel.GameInfo:
+    """``GameInfo`` computed from the actual parameters."""
+    if params.mode == "match":
+        lo, hi = -1.0, 1.0
+        length = max_deal_decisions(params) * params.max_deals
+    else:
+        # R8.1: v = min(points, target - scorer's score) <= target - min(score).
+        hi = float(params.target - min(params.scores))
+        lo = -hi
+        length = max_deal_decisions(params)
+    return pyspiel.GameInfo(
+        num_distinct_actions=L.NUM_ACTIONS,
+        max_chance_outcomes=L.MAX_CHANCE_OUTCOMES,
+        num_players=params.players,
+        min_utility=lo,
+        max_utility=hi,
+        utility_sum=0.0,
+        max_game_length=length,
+    )
+
+
+class VitouGame(pyspiel.Game):
+    """``python_vitou``: a deal (R8.1) or a match (R8.2) of Vitou.
+
+    Attributes:
+        vitou_params: the :class:`VitouParams`.
+        rules_game: the checked :class:`vitou_ai.rules.Game` (error messages).
+        params_array: the kernel's ``int64[N_PARAMS]`` view (shared by all states).
+    """
+
+    def __init__(self, params: dict | None = None):
+        vp = params_from_dict(dict(params or {}))
+        super().__init__(GAME_TYPE, game_info(vp), dict(params or {}))
+        self.vitou_params = vp
+        self.params_array = vp.to_array()
+        self.n = vp.players
+        self.rules_game = RulesGame(vp)  # checked wrapper, for error messages only
+
+    def new_initial_state(self) -> VitouState:
+        return VitouState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"{SHORT_NAME}: observation parameters not supported; passed {params}")
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        if iig_obs_type.perfect_recall:
+            return VitouInfoStateObserver(self, iig_obs_type)
+        return VitouObserver(self, iig_obs_type)
+
+
+class VitouState(pyspiel.State):
+    """A Vitou state: only the kernel's ``int32[STATE_SIZE]`` array (``self.a``)."""
+
+    def __init__(self, game: VitouGame):
+        super().__init__(game)
+        self.a = K.new_state(game.params_array)
+
+    # -- queries ----------------------------------------------------------------------
+    def current_player(self) -> int:
+        return int(K.current_player(self.get_game().params_array, self.a))
+
+    def is_terminal(self) -> bool:
+        return bool(K.is_terminal(self.a))
+
+    def _legal_actions(self, player: int) -> list[int]:
+        buf = np.empty(L.NUM_ACTIONS, dtype=np.int64)
+        n = K.legal_actions(self.get_game().params_array, self.a, buf)
+        return buf[:n].tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        acts = np.empty(L.MAX_CHANCE_OUTCOMES, dtype=np.int64)
+        probs = np.empty(L.MAX_CHANCE_OUTCOMES, dtype=np.float64)
+        n = K.chance_outcomes(self.get_game().params_array, self.a, acts, probs)
+        return list(zip(acts[:n].tolist(), probs[:n].tolist(), strict=True))
+
+    def returns(self) -> list[float]:
+        game = self.get_game()
+        out = np.zeros(game.n, dtype=np.float64)
+        K.returns(game.params_array, self.a, out)
+        return out.tolist()
+
+    # -- transitions --------------------------------------------------------------------
+    def _apply_action(self, action: int) -> None:
+        # pyspiel.State.apply_action does not check legality for a Python game,
+        # and the kernel trusts its input: check here (one kernel call).
+        game = self.get_game()
+        action = int(action)
+        if K.is_chance(self.a):
+            ok = any(a == action for a, _ in self.chance_outcomes())
+        else:
+            buf = np.empty(L.NUM_ACTIONS, dtype=np.int64)
+            n = K.legal_actions(game.params_array, self.a, buf)
+            ok = action in buf[:n]
+        if not ok:
+            # The checked wrapper names the action and the rule it breaks.
+            RulesState(game.rules_game, self.a.copy()).apply_action(action)
+            raise IllegalActionError(f"action {action} is illegal here", "R8")  # pragma: no cover
+        K.apply_action(game.params_array, self.a, action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return action_to_string(int(action), chance=player == pyspiel.PlayerId.CHANCE)
+
+    # -- display --------------------------------------------------------------------------
+    def __str__(self) -> str:
+        a, game = self.a, self.get_game()
+        n = game.n
+        hands = []
+        for s in range(n):
+            base = L.S_HELD + s * L.MAX_RANKS
+            hands.append(
+                "".join(RANK_LETTERS[r] * int(a[base + r]) for r in range(L.MAX_RANKS)) or "-"
+            )
+        trick = "".join(RANK_LETTERS[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
+        toks = " ".join(
+            action_to_string(int(a[L.S_TOK + i]))
+            for i in range(min(int(a[L.S_NTOK]), L.MAX_TOKENS))
+        )
+        stake = game.vitou_params.ladder_labels[int(a[L.S_STAKE])]
+        return (
+            f"phase {int(a[L.S_PHASE])} dealer {int(a[L.S_DEALER])} "
+            f"scores {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE0 + 1])} deals {int(a[L.S_DEALS])} "
+            f"stake {stake} hands {' '.join(hands)} leader {int(a[L.S_LEADER])} "
+            f"trick [{trick}] tricks {int(a[L.S_NTRICKS])} | {toks}"
+        )
+
+
+# ------------------------------------------------------------------------------------------
+# observers
+
+
+class _Pieces:
+    """A flat float32 tensor and named views into it (the PyObserver layout)."""
+
+    def __init__(self, pieces: list[tuple[str, tuple[int, ...]]]):
+        total = sum(int(np.prod(shape)) for _, shape in pieces)
+        self.tensor = np.zeros(total, np.float32)
+        self.dict = {}
+        i = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[i : i + size].reshape(shape)
+            i += size
+
+
+def _check_obs_type(iig_obs_type) -> bool:
+    """True if private information of the observing player is included."""
+    if not iig_obs_type.public_info:
+        raise ValueError(f"{SHORT_NAME}: observations without public information are not supported")
+    pit = iig_obs_type.private_info
+    if pit == pyspiel.PrivateInfoType.ALL_PLAYERS:
+        raise ValueError(f"{SHORT_NAME}: private_info=ALL_PLAYERS is not supported")
+    return pit == pyspiel.PrivateInfoType.SINGLE_PLAYER
+
+
+def _ranks_str(values) -> str:
+    return "".join(RANK_LETTERS[int(v)] for v in values if v >= 0) or "-"
+
+
+class VitouInfoStateObserver:
+    """Information state (perfect recall within a deal) from ``observe.infostate_key``.
+
+    Tensor, one-hot pieces (all zero where the key holds -1): ``player`` [n],
+    ``dealer`` [n], ``score0`` / ``score1`` [target + 12], ``hand`` [hand_size,
+    ranks] (sorted multiset), ``partner`` [hand_size, ranks] (R6.1), ``gestures``
+    [n, 5] (as seen), ``tokens`` [max_tokens, NUM_ACTIONS], and in match mode
+    ``deals`` [1] (deals played, a plain value).
+    """
+
+    def __init__(self, game: VitouGame, iig_obs_type):
+        self.private = _check_obs_type(iig_obs_type)
+        vp = game.vitou_params
+        self.params_array = game.params_array
+        self.n, self.h, self.ranks, self.target = vp.players, vp.hand_size, vp.ranks, vp.target
+        self.match = vp.mode == "match"
+        # Scores are below the target except at the end of a match, where one
+        # deal (at most 12 points) may carry a score from target - 1 past it.
+        self.score_slots = vp.target + 12
+        self.ntok = min(L.MAX_TOKENS, max_deal_decisions(vp))
+        pieces = [
+            ("player", (self.n,)),
+            ("dealer", (self.n,)),
+            ("score0", (self.score_slots,)),
+            ("score1", (self.score_slots,)),
+        ]
+        if self.private:
+            pieces += [("hand", (self.h, self.ranks)), ("partner", (self.h, self.ranks))]
+        pieces += [("gestures", (self.n, len(L.GESTURES))), ("tokens", (self.ntok, L.NUM_ACTIONS))]
+        if self.match:
+            pieces.append(("deals", (1,)))
+        p = _Pieces(pieces)
+        self.tensor, self.dict = p.tensor, p.dict
+        self._key = np.empty(L.KEY_SIZE, dtype=np.int8)
+
+    def _fill_key(self, state, player) -> np.ndarray:
+        O.infostate_key(self.params_array, state.a, player, self._key)
+        return self._key
+
+    def set_from(self, state, player: int) -> None:
+        k = self._fill_key(state, player)
+        self.tensor.fill(0)
+        d = self.dict
+        d["player"][player] = 1
+        if k[L.K_DEALER] >= 0:
+            d["dealer"][k[L.K_DEALER]] = 1
+        d["score0"][min(int(k[L.K_SCORE0]), self.score_slots - 1)] = 1
+        d["score1"][min(int(k[L.K_SCORE1]), self.score_slots - 1)] = 1
+        if self.private:
+            for i in range(self.h):
+                if k[L.K_HAND + i] >= 0:
+                    d["hand"][i, k[L.K_HAND + i]] = 1
+                if k[L.K_PARTNER + i] >= 0:
+                    d["partner"][i, k[L.K_PARTNER + i]] = 1
+        for s in range(self.n):
+            g = k[L.K_GEST + s]
+            if g >= 0:
+                d["gestures"][s, g] = 1
+        for i in range(min(int(k[L.K_NTOK]), self.ntok)):
+            d["tokens"][i, k[L.K_TOK + i]] = 1
+        if self.match:
+            d["deals"][0] = state.a[L.S_DEALS]
+
+    def string_from(self, state, player: int) -> str:
+        k = self._fill_key(state, player)
+        parts = [
+            f"p{player}",
+            f"dealer {int(k[L.K_DEALER])}",
+            f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}",
+        ]
+        if self.match:
+            parts.append(f"deals {int(state.a[L.S_DEALS])}")
+        if self.private:
+            parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + self.h]))
+            if k[L.K_PARTNER] >= 0:
+                parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + self.h]))
+        gest = [int(g) for g in k[L.K_GEST : L.K_GEST + self.n]]
+        if any(g >= 0 for g in gest):
+            parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
+        toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
+        return " | ".join(parts) + " | " + ",".join(toks)
+
+
+class VitouObserver:
+    """Observation (not perfect recall): the public observation plus private cards.
+
+    Tensor pieces: ``player`` [n] one-hot, ``public`` [OBS_SIZE]
+    (``observe.public_observation`` as plain values, -1 = none), ``hand``
+    [ranks] (own remaining cards per rank), ``partner`` [ranks] (the partner's
+    remaining cards when R6.1 shares them), ``gestures`` [n, 5] (as seen).
+    """
+
+    def __init__(self, game: VitouGame, iig_obs_type):
+        self.private = _check_obs_type(iig_obs_type)
+        vp = game.vitou_params
+        self.params_array = game.params_array
+        self.n, self.ranks = vp.players, vp.ranks
+        pieces = [("player", (self.n,)), ("public", (O.OBS_SIZE,))]
+        if self.private:
+            pieces += [("hand", (self.ranks,)), ("partner", (self.ranks,))]
+        pieces.append(("gestures", (self.n, len(L.GESTURES))))
+        p = _Pieces(pieces)
+        self.tensor, self.dict = p.tensor, p.dict
+        self._pub = np.empty(O.OBS_SIZE, dtype=np.int16)
+        self._key = np.empty(L.KEY_SIZE, dtype=np.int8)
+
+    def _held(self, a, seat) -> np.ndarray:
+        base = L.S_HELD + seat * L.MAX_RANKS
+        return a[base : base + self.ranks]
+
+    def _shared_partner(self, player) -> int:
+        """The partner's seat if R6.1 shows this player the partner's cards (the
+        information-state key holds them, in ``self._key``), else -1."""
+        if self._key[L.K_PARTNER] >= 0:
+            return (player + 2) % self.n
+        return -1
+
+    def set_from(self, state, player: int) -> None:
+        a = state.a
+        O.public_observation(self.params_array, a, self._pub)
+        O.infostate_key(self.params_array, a, player, self._key)
+        self.tensor.fill(0)
+        d = self.dict
+        d["player"][player] = 1
+        d["public"][:] = self._pub
+        if self.private:
+            d["hand"][:] = self._held(a, player)
+            partner = self._shared_partner(player)
+            if partner >= 0:
+                d["partner"][:] = self._held(a, partner)
+        for s in range(self.n):
+            g = self._key[L.K_GEST + s]
+            if g >= 0:
+                d["gestures"][s, g] = 1
+
+    def string_from(self, state, player: int) -> str:
+        a = state.a
+        O.public_observation(self.params_array, a, self._pub)
+        O.infostate_key(self.params_array, a, player, self._key)
+        parts = [f"p{player}", "public " + " ".join(str(int(x)) for x in self._pub)]
+        if self.private:
+            held = self._held(a, player)
+            parts.append(
+                "hand "
+                + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
+            )
+            partner = self._shared_partner(player)
+            if partner >= 0:
+                held = self._held(a, partner)
+                parts.append(
+                    "partner "
+                    + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
+                )
+        gest = [int(g) for g in self._key[L.K_GEST : L.K_GEST + self.n]]
+        if any(g >= 0 for g in gest):
+            parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
+        return " | ".join(parts)
+
+
+pyspiel.register_game(GAME_TYPE, VitouGame)
