@@ -342,22 +342,32 @@ class VitouInfoStateObserver:
 
     def string_from(self, state, player: int) -> str:
         k = self._fill_key(state, player)
-        parts = [
-            f"p{player}",
-            f"dealer {int(k[L.K_DEALER])}",
-            f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}",
-        ]
-        if self.match:
-            parts.append(f"deals {int(state.a[L.S_DEALS])}")
-        if self.private:
-            parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + self.h]))
-            if k[L.K_PARTNER] >= 0:
-                parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + self.h]))
-        gest = [int(g) for g in k[L.K_GEST : L.K_GEST + self.n]]
-        if any(g >= 0 for g in gest):
-            parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-        toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
-        return " | ".join(parts) + " | " + ",".join(toks)
+        deals = int(state.a[L.S_DEALS]) if self.match else None
+        return infostate_string(k, self.n, self.h, self.private, deals)
+
+
+def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
+                     deals: int | None = None) -> str:
+    """The information-state string of a kernel key (``observe.infostate_key``):
+    ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
+    mode) is the number of deals played. Used by the observer and by policy export."""
+    k = key
+    parts = [
+        f"p{int(k[L.K_PLAYER])}",
+        f"dealer {int(k[L.K_DEALER])}",
+        f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}",
+    ]
+    if deals is not None:
+        parts.append(f"deals {deals}")
+    if private:
+        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size]))
+        if k[L.K_PARTNER] >= 0:
+            parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size]))
+    gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
+    if any(g >= 0 for g in gest):
+        parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
+    toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
+    return " | ".join(parts) + " | " + ",".join(toks)
 
 
 class VitouObserver:
