@@ -1,0 +1,462 @@
+"""Monte Carlo CFR on the kernel: external sampling and outcome sampling
+(Lanctot, Waugh, Zinkevich & Bowling 2009, "Monte Carlo sampling for regret
+minimization in extensive games", sections 3.1-3.2), with information states
+allocated lazily in a memory-bounded open-addressing table.
+
+The games are played by the kernel itself (no tree), so these solvers run on
+games far too large for :mod:`.cfr` — the full four-player ``vitou`` included.
+Both follow OpenSpiel's Python implementations
+(``external_sampling_mccfr.py`` with simple averaging: the average policy is
+accumulated at the other players' nodes; ``outcome_sampling_mccfr.py`` with
+exploration ``epsilon = 0.6`` and no baseline), alternating the updating
+player each iteration pass. One random stream per solver (:mod:`vitou_ai.sim.rng`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+
+from .._numba import jit
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.observe import infostate_key
+from ..rules.params import RULES_VERSION, VitouParams
+from ..sim.random_play import sample_chance
+from ..sim.rng import next_float, row_seed
+from .cfr import CheckpointError
+from .infoset_table import pack_key
+from .tree import MAX_INFOSET_ACTIONS
+
+MCCFR_FORMAT = "vitou_ai-mccfr-checkpoint-1"
+MAX_DEPTH = 128
+TABLE_FULL = -2
+
+
+class TableFullError(RuntimeError):
+    """The information-state table reached its capacity (``max_infosets``)."""
+
+
+# ---- the information-state table ---------------------------------------------------------
+
+
+@jit
+def _hash(w0, w1, w2, w3):
+    h = np.uint64(w0) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(w1) + np.uint64(0xBF58476D1CE4E5B9) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h ^= np.uint64(w2) + np.uint64(0x94D049BB133111EB) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h ^= np.uint64(w3) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h ^= h >> np.uint64(31)
+    return h
+
+
+@jit
+def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
+    """Row of packed key ``pk`` in the table, inserting it if absent.
+
+    ``words[row]`` holds the row's packed key, ``slot_row[slot]`` the row of a
+    slot (-1 empty), ``n_rows[0]`` the rows used. Returns the row, or
+    ``TABLE_FULL`` when a new row is needed and ``cap_rows`` are used.
+    Sets ``used[0] = 1`` when the row is new.
+    """
+    nslots = slot_row.shape[0]
+    mask = np.uint64(nslots - 1)
+    i = np.int64(_hash(pk[0], pk[1], pk[2], pk[3]) & mask)
+    while True:
+        r = slot_row[i]
+        if r < 0:
+            if n_rows[0] >= cap_rows:
+                return TABLE_FULL
+            r = n_rows[0]
+            n_rows[0] = r + 1
+            slot_row[i] = r
+            words[r, 0] = pk[0]
+            words[r, 1] = pk[1]
+            words[r, 2] = pk[2]
+            words[r, 3] = pk[3]
+            used[0] = 1
+            return r
+        if (words[r, 0] == pk[0] and words[r, 1] == pk[1] and words[r, 2] == pk[2]
+                and words[r, 3] == pk[3]):
+            used[0] = 0
+            return r
+        i = (i + 1) & np.int64(mask)
+
+
+@jit
+def _rm(regrets, row, m, out):
+    s = 0.0
+    for a in range(m):
+        if regrets[row, a] > 0.0:
+            s += regrets[row, a]
+    for a in range(m):
+        if s > 0.0:
+            out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
+        else:
+            out[a] = 1.0 / m
+
+
+@jit
+def _sample(probs, m, rng):
+    u = next_float(rng)
+    for a in range(m - 1):
+        u -= probs[a]
+        if u < 0.0:
+            return a
+    return m - 1
+
+
+@jit
+def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys, nact,
+            actions, acts, used):
+    used[1] += 1  # information-state touches, for ``nodes_touched``
+    infostate_key(params, state, player, key)
+    pk = pack_key(key)
+    row = find_or_insert(words, used, slot_row, n_rows, pk, cap_rows)
+    if row >= 0 and used[0] == 1:
+        m = K.legal_actions(params, state, acts)
+        nact[row] = m
+        for a in range(m):
+            actions[row, a] = acts[a]
+        keys[row, :] = key
+    return row
+
+
+# ---- external sampling --------------------------------------------------------------------
+
+
+@jit
+def _advance_es(params, state, p, rng, tb, regrets, cum, key, acts, probs, sigma, used):
+    """Walk ``state`` through chance and other players' nodes (sampling) until the
+    game ends or ``p`` acts. Returns the row of p's infoset, -1 at terminal, or
+    TABLE_FULL."""
+    words, slot_row, n_rows, cap_rows, keys, nact, actions = tb
+    while True:
+        if K.is_terminal(state):
+            return -1
+        if K.is_chance(state):
+            K.apply_action(params, state, sample_chance(params, state, rng, acts, probs))
+            continue
+        q = K.current_player(params, state)
+        row = _lookup(params, state, q, key, words, slot_row, n_rows, cap_rows, keys, nact,
+                      actions, acts, used)
+        if row < 0:
+            return row
+        if q == p:
+            return row
+        m = nact[row]
+        _rm(regrets, row, m, sigma)
+        for a in range(m):
+            cum[row, a] += sigma[a]  # simple averaging at the other players' nodes
+        K.apply_action(params, state, actions[row, _sample(sigma, m, rng)])
+
+
+@jit
+def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, sig, key, acts,
+                 probs, used, ret):
+    """One external-sampling traversal for player ``p``; returns p's sampled value,
+    or NaN if the table filled up."""
+    nact = tb[5]
+    actions = tb[6]
+    sign = 1.0 if p % 2 == 0 else -1.0
+    K.init_state(params, states[0])
+    row = _advance_es(params, states[0], p, rng, tb, regrets, cum, key, acts, probs, sig[0], used)
+    if row == TABLE_FULL:
+        return np.nan
+    if row < 0:
+        K.returns(params, states[0], ret)
+        return ret[p]
+    d = 0
+    rows[0] = row
+    child[0] = 0
+    _rm(regrets, row, nact[row], sig[0])
+    while True:
+        r = rows[d]
+        m = nact[r]
+        if child[d] < m:
+            states[d + 1, :] = states[d]
+            K.apply_action(params, states[d + 1], actions[r, child[d]])
+            nrow = _advance_es(params, states[d + 1], p, rng, tb, regrets, cum, key, acts,
+                               probs, sig[d + 1], used)
+            if nrow == TABLE_FULL:
+                return np.nan
+            if nrow < 0:
+                K.returns(params, states[d + 1], ret)
+                vals[d, child[d]] = sign * ret[0]
+                child[d] += 1
+            else:
+                d += 1
+                rows[d] = nrow
+                child[d] = 0
+                _rm(regrets, nrow, nact[nrow], sig[d])
+        else:
+            v = 0.0
+            for a in range(m):
+                v += sig[d, a] * vals[d, a]
+            for a in range(m):
+                regrets[r, a] += vals[d, a] - v
+            if d == 0:
+                return v
+            d -= 1
+            vals[d, child[d]] = v
+            child[d] += 1
+
+
+# ---- outcome sampling ----------------------------------------------------------------------
+
+
+@jit
+def os_iteration(params, p, rng, tb, regrets, cum, state, path_row, path_a, path_q, path_sp,
+                 path_my, path_opp, path_samp, sig, key, acts, probs, used, ret, epsilon):
+    """One outcome-sampling episode for player ``p`` (Lanctot et al. 2009, 3.2,
+    as OpenSpiel's ``outcome_sampling_mccfr``). Returns p's sampled value, NaN if
+    the table filled up."""
+    nact = tb[5]
+    actions = tb[6]
+    words, slot_row, n_rows, cap_rows, keys = tb[0], tb[1], tb[2], tb[3], tb[4]
+    K.init_state(params, state)
+    my, opp, samp = 1.0, 1.0, 1.0
+    n = 0
+    while not K.is_terminal(state):
+        if K.is_chance(state):
+            K.apply_action(params, state, sample_chance(params, state, rng, acts, probs))
+            continue  # chance probabilities cancel in opp / samp (OpenSpiel multiplies both)
+        q = K.current_player(params, state)
+        row = _lookup(params, state, q, key, words, slot_row, n_rows, cap_rows, keys, nact,
+                      actions, acts, used)
+        if row < 0:
+            return np.nan
+        m = nact[row]
+        _rm(regrets, row, m, sig[n])
+        if q == p:
+            for a in range(m):
+                probs[a] = epsilon / m + (1.0 - epsilon) * sig[n, a]
+        else:
+            for a in range(m):
+                probs[a] = sig[n, a]
+        a = _sample(probs, m, rng)
+        path_row[n] = row
+        path_a[n] = a
+        path_q[n] = q
+        path_sp[n] = probs[a]
+        path_my[n] = my
+        path_opp[n] = opp
+        path_samp[n] = samp
+        if q == p:
+            my *= sig[n, a]
+        else:
+            opp *= sig[n, a]
+        samp *= probs[a]
+        K.apply_action(params, state, actions[row, a])
+        n += 1
+    K.returns(params, state, ret)
+    value = ret[p]
+    for j in range(n - 1, -1, -1):
+        row = path_row[j]
+        m = nact[row]
+        a_s = path_a[j]
+        child_value = value / path_sp[j]  # only the sampled action's estimate is non-zero
+        value = sig[j, a_s] * child_value
+        if path_q[j] == p:
+            w = path_opp[j] / path_samp[j]
+            for a in range(m):
+                cv = child_value if a == a_s else 0.0
+                regrets[row, a] += (cv - value) * w
+            inc = path_my[j] / path_samp[j]
+            for a in range(m):
+                cum[row, a] += inc * sig[j, a]
+    return ret[p]
+
+
+# ---- the solver ----------------------------------------------------------------------------
+
+
+class MCCFR:
+    """External- or outcome-sampling MCCFR over the kernel.
+
+    Args:
+        params: the game (deal or match mode; match-mode information states cover
+            the current deal only, see :func:`vitou_ai.rules.observe.infostate_key`).
+        sampling: ``"external"`` or ``"outcome"``.
+        seed: seed of the solver's random stream.
+        max_infosets: capacity of the table (rows); memory is about
+            ``max_infosets * 150`` bytes. Exceeding it raises :class:`TableFullError`.
+        epsilon: outcome sampling's exploration at the updating player's nodes.
+
+    Tables: ``regrets`` / ``cum_policy`` ``float64[max_infosets, 5]`` (only the
+    first ``num_infosets`` rows in use), rows in order of first visit,
+    ``keys[row]`` the kernel key and ``actions[row, :nact[row]]`` its legal actions.
+    """
+
+    def __init__(self, params: VitouParams, sampling: str = "external", seed: int = 0,
+                 max_infosets: int = 1 << 20, epsilon: float = 0.6):
+        if sampling not in ("external", "outcome"):
+            raise ValueError(f"unknown sampling {sampling!r}; expected 'external' or 'outcome'")
+        if not 0 < epsilon <= 1:
+            raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
+        if max_infosets < 1:
+            raise ValueError("max_infosets must be positive")
+        self.params = params
+        self.sampling = sampling
+        self.seed = int(seed)
+        self.epsilon = float(epsilon)
+        self._pa = params.to_array()
+        cap = int(max_infosets)
+        nslots = 1 << max(4, (2 * cap - 1).bit_length())
+        self.words = np.zeros((cap, 4), np.int64)
+        self.slot_row = np.full(nslots, -1, np.int64)
+        self.n_rows = np.zeros(1, np.int64)
+        self.keys = np.zeros((cap, L.KEY_SIZE), np.int8)
+        self.nact = np.zeros(cap, np.int8)
+        self.actions = np.zeros((cap, MAX_INFOSET_ACTIONS), np.int8)
+        self.regrets = np.zeros((cap, MAX_INFOSET_ACTIONS))
+        self.cum_policy = np.zeros((cap, MAX_INFOSET_ACTIONS))
+        self.rng = np.array([row_seed(self.seed, 0)], np.uint64)
+        self.iteration = 0
+        self.nodes_touched = 0
+        self.seconds = 0.0
+        self._states = np.zeros((MAX_DEPTH, L.STATE_SIZE), np.int32)
+        self._rows = np.zeros(MAX_DEPTH, np.int64)
+        self._child = np.zeros(MAX_DEPTH, np.int64)
+        self._vals = np.zeros((MAX_DEPTH, MAX_INFOSET_ACTIONS))
+        self._sig = np.zeros((MAX_DEPTH, MAX_INFOSET_ACTIONS))
+        self._path = [np.zeros(MAX_DEPTH, np.int64) for _ in range(3)] + [
+            np.zeros(MAX_DEPTH) for _ in range(4)]
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.n_rows[0])
+
+    def _table(self):
+        return (self.words, self.slot_row, self.n_rows, self.words.shape[0], self.keys,
+                self.nact, self.actions)
+
+    def iterate(self, n: int = 1) -> None:
+        """``n`` iterations; each runs one traversal (or episode) per player.
+
+        Raises:
+            TableFullError: when the information-state table is full.
+        """
+        tb = self._table()
+        key = np.zeros(L.KEY_SIZE, np.int8)
+        acts = np.zeros(L.NUM_ACTIONS, np.int64)
+        probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
+        used = np.zeros(2, np.int64)
+        ret = np.zeros(L.MAX_PLAYERS)
+        start = time.perf_counter()
+        for _ in range(n):
+            for p in range(self.params.players):
+                before = self.num_infosets
+                if self.sampling == "external":
+                    v = es_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
+                                     self._states, self._rows, self._child, self._vals,
+                                     self._sig, key, acts, probs, used, ret)
+                else:
+                    v = os_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
+                                     self._states[0], *self._path, self._sig, key, acts, probs,
+                                     used, ret, self.epsilon)
+                if np.isnan(v):
+                    raise TableFullError(
+                        f"information-state table full ({self.words.shape[0]:,} rows, "
+                        f"{before:,} before this pass); raise max_infosets")
+            self.iteration += 1
+        self.nodes_touched += int(used[1])
+        self.seconds += time.perf_counter() - start
+
+    def average_policy(self) -> np.ndarray:
+        """``float64[num_infosets, 5]`` average policy (uniform where never updated)."""
+        from .cfr_kernels import normalize_average
+
+        n = self.num_infosets
+        out = np.zeros((n, MAX_INFOSET_ACTIONS))
+        normalize_average(self.cum_policy[:n], self.nact[:n], out)
+        return out
+
+    def current_policy(self) -> np.ndarray:
+        from .cfr_kernels import regret_matching
+
+        n = self.num_infosets
+        out = np.zeros((n, MAX_INFOSET_ACTIONS))
+        regret_matching(self.regrets[:n], self.nact[:n], out)
+        return out
+
+    def policy_on_tree(self, tree, policy: np.ndarray | None = None) -> np.ndarray:
+        """This solver's (average) policy laid out on a :class:`GameTree`'s infosets
+        (uniform at infosets the solver never visited) for exact evaluation."""
+        from .evaluate import uniform_policy
+
+        pol = self.average_policy() if policy is None else policy
+        out = uniform_policy(tree)
+        index = {self.keys[r].tobytes(): r for r in range(self.num_infosets)}
+        for i in range(tree.num_infosets):
+            r = index.get(tree.is_keys[i].tobytes())
+            if r is not None:
+                out[i] = pol[r]
+        return out
+
+    # ---- checkpoints ----------------------------------------------------------------------
+    def _config(self) -> dict:
+        p = self.params
+        return {"format": MCCFR_FORMAT, "rules_version": RULES_VERSION,
+                "sampling": self.sampling, "epsilon": self.epsilon, "seed": self.seed,
+                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
+                           "scores": list(p.scores)}}
+
+    def save(self, path: str | Path) -> None:
+        """Checkpoint (``.npz``, no pickle, atomic): table rows in use and the stream."""
+        from ..history import write_atomic
+
+        n = self.num_infosets
+        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
+                    seconds=self.seconds)
+        buf = BytesIO()
+        np.savez(buf, keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
+                 regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng,
+                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+        write_atomic(Path(path), buf.getvalue())
+
+    def load(self, path: str | Path) -> None:
+        """Resume from :meth:`save`'s file for the same game and settings.
+
+        Raises:
+            CheckpointError: damaged file, other format / rules version / game /
+                sampling / seed, or more rows than this solver's capacity.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                data = {k: z[k] for k in ("keys", "nact", "actions", "regrets", "cum_policy",
+                                          "rng")}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
+                json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+        want = self._config()
+        for k, v in want.items():
+            if meta.get(k) != v:
+                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
+                                      f"this solver's {v!r}")
+        n = data["keys"].shape[0]
+        if n > self.words.shape[0]:
+            raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets")
+        self.slot_row[:] = -1
+        self.n_rows[0] = 0
+        used = np.zeros(2, np.int64)
+        for r in range(n):
+            pk = pack_key(data["keys"][r])
+            row = find_or_insert(self.words, used, self.slot_row, self.n_rows, np.array(pk),
+                                 self.words.shape[0])
+            assert row == r
+        self.keys[:n] = data["keys"]
+        self.nact[:n] = data["nact"]
+        self.actions[:n] = data["actions"]
+        self.regrets[:n] = data["regrets"]
+        self.cum_policy[:n] = data["cum_policy"]
+        self.rng[:] = data["rng"]
+        self.iteration = int(meta["iteration"])
+        self.nodes_touched = int(meta["nodes_touched"])
+        self.seconds = float(meta["seconds"])
