@@ -110,3 +110,53 @@ def test_demo_runs(capsys):
     code, out, _ = run(["demo", "--deals", "2000"], capsys)
     assert code == 0
     assert "vitou_2p" in out and "rules_section10.toml" in out
+
+
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b"\xff\xfe\x00garbage", "not UTF-8 text"),
+        (b"x = " + b"[" * 1000 + b"]" * 1000, "malformed TOML"),
+        (GOOD.replace("scores = [0, 0]", "scores = [inf, 0]").encode(), "scores must be"),
+        (GOOD.replace("scores = [0, 0]", 'scores = ["5", "3"]').encode(), "scores must be"),
+        (GOOD.replace('"p0 raise"', '"p\u00b2 raise"').encode(), "expected 'pS VERB"),
+        (GOOD.replace('"p0 raise"', '"p00 raise"').encode(), "expected 'pS VERB"),
+        (GOOD.replace("dealer = 3", "dealer = " + "9" * 5000).encode(), "malformed TOML"),
+        (GOOD.replace("signal_seen", "x").replace("dealer = 3", "dealer = 3\nsignal_seen = true")
+         .encode(), "signal_seen must be a number"),
+    ],
+)
+def test_hostile_files_exit_2_and_the_batch_goes_on(tmp_path, capsys, data, fragment):
+    (tmp_path / "a_bad.toml").write_bytes(data)
+    (tmp_path / "b_good.toml").write_text(GOOD)
+    code, out, _ = run(["replay", "--json", str(tmp_path)], capsys)
+    assert code == 2
+    bad, good = [json.loads(line) for line in out.splitlines()]
+    assert fragment in bad["error"]["message"]
+    assert good["end"] == "refused"
+
+
+def test_typed_expectations(tmp_path, capsys):
+    code, _, _ = run(["replay", write(tmp_path, "s.toml", GOOD.replace("[1, 0]", '"[1, 0]"'))],
+                     capsys)
+    assert code == 1
+    code, _, _ = run(["replay", write(tmp_path, "f.toml", GOOD.replace("[1, 0]", "[1.0, 0.0]"))],
+                     capsys)
+    assert code == 0
+
+
+def test_empty_folder_and_folder_named_toml(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "x.toml").mkdir()
+    code, out, _ = run(["replay", "--json", str(tmp_path / "empty"), str(tmp_path / "x.toml")],
+                       capsys)
+    assert code == 2
+    msgs = [json.loads(line)["error"]["message"] for line in out.splitlines()]
+    assert msgs == ["no .toml files in this folder", "no .toml files in this folder"]
+
+
+def test_demo_rejects_bad_options():
+    with pytest.raises(SystemExit):
+        main(["demo", "--seed", "-1"])
+    with pytest.raises(SystemExit):
+        main(["demo", "--deals", "1"])

@@ -54,3 +54,26 @@ def test_golden_roundtrip(tmp_path):
         hh.save(out)
         again = HandHistory.load(out)
         assert result_dict(again, replay(again)) == result_dict(hh, replay(hh))
+
+
+def test_api_refuses_bad_actions_and_seats():
+    from vitou_ai.rules import Game, IllegalActionError
+
+    state = Game().new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(TypeError):
+        state.apply_action(0.0)
+    with pytest.raises(IllegalActionError, match="not an action"):
+        state.apply_action(-1)
+    with pytest.raises(IllegalActionError) as e:
+        state.apply_action(14)  # a gesture with signals off
+    assert e.value.rule == "R7"
+    with pytest.raises(IllegalActionError) as e:
+        state.apply_action(11)  # go in a normal deal
+    assert e.value.rule == "R6.1"
+    for seat in (-1, 4, 50, True):
+        with pytest.raises(ValueError, match="seat must be in"):
+            state.infostate_key(seat)
+        with pytest.raises(ValueError, match="seat must be in"):
+            state.hand(seat)

@@ -59,3 +59,21 @@ def test_frozen_and_replace():
     assert q.target == 12
     assert p.knobs() == {}
     assert VitouParams(ranks=4, copies=3).knobs() == {"ranks": 4, "copies": 3}
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(scores="12"), "scores must be two team scores"),
+        (dict(scores=None), "scores must be two team scores"),
+        (dict(scores=("5", 3)), "scores[0] must be an integer"),
+        (dict(scores=(1.9, 0)), "scores[0] must be an integer"),
+        (dict(scores=(True, False)), "scores[0] must be an integer"),
+        (dict(signal_seen="0.3"), "signal_seen must be a number"),
+        (dict(signal_seen=True), "signal_seen must be a number"),
+    ],
+)
+def test_wrong_types_are_refused(kwargs, fragment):
+    with pytest.raises(ValueError) as e:
+        VitouParams(**kwargs)
+    assert fragment in str(e.value)

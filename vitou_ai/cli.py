@@ -6,6 +6,8 @@ Subcommands:
   example hand histories shipped with the package and simulate a batch of
   random deals, printing a summary.
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
+- ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
+- ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
 """
 
 from __future__ import annotations
@@ -20,17 +22,23 @@ from typing import Any
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 
 
-def _collect(paths: list[str]) -> tuple[list[Path], list[str]]:
-    files, missing = [], []
+def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files to replay (folders searched recursively for ``*.toml``) and the
+    paths that give none, with the reason."""
+    files, bad = [], []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files.extend(sorted(path.rglob("*.toml")))
+            found = sorted(f for f in path.rglob("*.toml") if not f.is_dir())
+            if found:
+                files.extend(found)
+            else:
+                bad.append((p, "no .toml files in this folder"))
         elif path.exists():
             files.append(path)
         else:
-            missing.append(p)
-    return files, missing
+            bad.append((p, "no such file or folder"))
+    return files, bad
 
 
 def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
@@ -40,12 +48,12 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
     err = err or sys.stderr
     from .history import HandHistory, HistoryError, check_expect, replay, result_dict
 
-    files, missing = _collect(paths)
+    files, bad = _collect(paths)
     code = EXIT_OK
-    for m in missing:
+    for path, why in bad:
         code = EXIT_ERROR
-        _emit(out, err, as_json, {"file": m, "error": {"message": "no such file or folder",
-                                                      "index": None, "action": None, "rule": None}})
+        _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
+                                                         "action": None, "rule": None}})
     for f in files:
         record: dict[str, Any] = {"file": str(f)}
         try:
@@ -56,34 +64,38 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
             record["error"] = e.as_dict()
             _emit(out, err, as_json, record)
             continue
+        except Exception as e:  # noqa: BLE001 - one bad file must not stop the batch
+            code = EXIT_ERROR
+            record["error"] = {"message": f"cannot replay: {type(e).__name__}: {e}",
+                               "index": None, "action": None, "rule": None}
+            _emit(out, err, as_json, record)
+            continue
         record.update(result_dict(hh, state))
         diffs = check_expect(hh, record)
         if diffs:
             record["mismatch"] = diffs
             code = max(code, EXIT_MISMATCH)
         _emit(out, err, as_json, record)
-    if not files and not missing:
-        print("vitou-ai replay: no .toml files found", file=err)
-        return EXIT_ERROR
     return code
 
 
 def _emit(out, err, as_json: bool, record: dict[str, Any]) -> None:
     if as_json:
-        print(json.dumps(record), file=out)
+        print(json.dumps(record), file=out, flush=True)
         return
     if "error" in record:
         e = record["error"]
         where = f" [action {e['index']}" + (f", {e['rule']}]" if e["rule"] else "]") \
             if e["index"] is not None else (f" [{e['rule']}]" if e["rule"] else "")
-        print(f"{record['file']}: error{where}: {e['message']}", file=err)
+        out.flush()
+        print(f"{record['file']}: error{where}: {e['message']}", file=err, flush=True)
         return
     status = "MISMATCH " + "; ".join(record["mismatch"]) if "mismatch" in record else "ok"
     winner = "nobody" if record["winner"] is None else f"team {record['winner']}"
     print(
-        f"{record['file']}: {record['end']}, {winner}, points {record['points']}, "
+        f"{record['file']}: end {record['end']}, {winner}, points {record['points']}, "
         f"stake {record['stake']}, tricks {' '.join(record['tricks']) or '-'}: {status}",
-        file=out,
+        file=out, flush=True,
     )
 
 
@@ -130,11 +142,23 @@ def main(argv: list[str] | None = None) -> int:
     p_rep = sub.add_parser("replay", help="replay hand histories (TOML files or folders)")
     p_rep.add_argument("paths", nargs="+", metavar="PATH")
     p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
+    from . import play as play_cli
+    from .eval import command as tournament_cli
+
+    tournament_cli.add_arguments(sub.add_parser(
+        "tournament", help="round robin between bots: win rates, points per deal, Elo"))
+    play_cli.add_arguments(sub.add_parser("play", help="play a match in the terminal against bots"))
     args = parser.parse_args(argv)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
-    if args.deals < 1:
-        parser.error("--deals must be at least 1")
+    if args.command == "tournament":
+        return tournament_cli.tournament_command(args)
+    if args.command == "play":
+        return play_cli.play_command(args)
+    if args.deals < 2:
+        parser.error("--deals must be at least 2")
+    if not 0 <= args.seed < 2**63:
+        parser.error("--seed must be in 0 .. 2**63 - 1")
     return demo(args.deals, args.seed)
 
 

@@ -20,6 +20,7 @@ rule. Optional ``[expect]`` keys: ``points``, ``end``, ``stake``, ``tricks``,
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import tomllib
 from collections import Counter
@@ -92,13 +93,16 @@ class HandHistory:
         ):
             raise HistoryError("actions must be a list of strings like \"p0 play T\"")
         dealer = data["dealer"]
-        if isinstance(dealer, int) and dealer < 0:
-            raise HistoryError(f"dealer must be a seat (0 or more), got {dealer}")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or dealer < 0:
+            raise HistoryError(f"dealer must be a seat (an integer, 0 or more), got {dealer!r}")
         knobs = {k: data[k] for k in KNOBS if k in data}
         if "scores" in data:
-            if not isinstance(data["scores"], list):
-                raise HistoryError(f"scores must be a list of two integers, got {data['scores']!r}")
-            knobs["scores"] = tuple(data["scores"])
+            sc = data["scores"]
+            if not isinstance(sc, list) or len(sc) != 2 or any(
+                isinstance(x, bool) or not isinstance(x, int) for x in sc
+            ):
+                raise HistoryError(f"scores must be a list of two integers, got {sc!r}")
+            knobs["scores"] = tuple(sc)
         try:
             params = VitouParams(profile=data.get("profile", "vitou"), dealer=dealer, **knobs)
         except (ValueError, TypeError) as e:
@@ -118,12 +122,21 @@ class HandHistory:
     def load(cls, path: str | os.PathLike) -> HandHistory:
         """Read a TOML history. Raises :class:`HistoryError` (also for unreadable TOML)."""
         try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise HistoryError(f"malformed TOML: {e}") from None
+            raw = Path(path).read_bytes()
         except OSError as e:
             raise HistoryError(f"cannot read: {e.strerror}") from None
+        try:
+            text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark is tolerated
+        except UnicodeDecodeError as e:
+            raise HistoryError(f"not UTF-8 text (byte {e.start})") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise HistoryError(f"malformed TOML: {e}") from None
+        except RecursionError:
+            raise HistoryError("malformed TOML: nesting too deep") from None
+        except ValueError as e:  # e.g. an integer of more than 4300 digits
+            raise HistoryError(f"malformed TOML: {e}") from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -247,8 +260,9 @@ def replay(hh: HandHistory) -> State:
                 card = next(deal, None)
                 if card is None:
                     raise HistoryError(
-                        f"hands = []: the deal reaches its cards after action {i - 1}; "
-                        "give every seat's hand", i, None, "R1.2",
+                        "hands = [] but the deal reaches its cards: give every seat's hand "
+                        "(an empty list is only for a vitou_2p deal refused in the blind "
+                        "window)", None, None, "R1.2",
                     )
                 state.apply_action(card)
                 continue
@@ -339,7 +353,7 @@ def _seen_observer(state: State) -> int:
 
 def _parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
     words = text.split(maxsplit=1)
-    if len(words) != 2 or not words[0].startswith("p") or not words[0][1:].isdigit():
+    if len(words) != 2 or not re.fullmatch(r"p(0|[1-9][0-9]?)", words[0]):
         if words and words[0] == "c":
             raise HistoryError(f"action {i} {text!r}: no chance event is due here", i, text, "R7.2")
         raise HistoryError(
@@ -396,15 +410,19 @@ def check_expect(hh: HandHistory, result: dict[str, Any]) -> list[str]:
     out = []
     for key, want in hh.expect.items():
         got = result.get(key)
-        if key == "winner" and want == "none":
-            want = None
-        if isinstance(want, list) and isinstance(got, list):
-            same = [str(x) for x in want] == [str(x) for x in got]
-        else:
-            same = str(want) == str(got)
-        if not same:
+        if not _same(want, got):
             out.append(f"{key}: expected {want!r}, got {got!r}")
     return out
+
+
+def _same(want: Any, got: Any) -> bool:
+    """Typed equality: 1 == 1.0, but "1" != 1 and True != 1."""
+    if isinstance(want, list) and isinstance(got, list):
+        return len(want) == len(got) and all(_same(w, g) for w, g in zip(want, got, strict=True))
+    if isinstance(want, bool) or isinstance(got, bool):
+        return want is got
+    return type(want) is type(got) and want == got or (
+        isinstance(want, int | float) and isinstance(got, int | float) and want == got)
 
 
 def record(game: Game, chance_and_actions: list[int]) -> HandHistory:

@@ -17,6 +17,9 @@ from . import layout as L
 from . import observe as O
 from .params import RANK_LETTERS, VitouParams
 
+_END_RULE = {"tricks": "R3.2", "all_void": "R3.2", "refused": "R4.3", "declined": "R6.1",
+             "passed": "R6.2", "abandoned": "R9.2"}
+
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow here. ``rule`` names the rule (``"R4.2b"``)."""
@@ -179,8 +182,20 @@ class State:
     def scores(self) -> tuple[int, int]:
         return int(self.array[L.S_SCORE0]), int(self.array[L.S_SCORE0 + 1])
 
+    def _check_seat(self, seat: int) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not (
+            0 <= seat < self.game.num_players
+        ):
+            raise ValueError(f"seat must be in 0..{self.game.num_players - 1}, got {seat!r}")
+        return int(seat)
+
     def infostate_key(self, player: int) -> np.ndarray:
-        """``int8[KEY_SIZE]`` perfect-recall information state (observe.infostate_key)."""
+        """``int8[KEY_SIZE]`` perfect-recall information state (observe.infostate_key).
+
+        Raises:
+            ValueError: for a seat that does not exist.
+        """
+        player = self._check_seat(player)
         out = np.empty(L.KEY_SIZE, dtype=np.int8)
         O.infostate_key(self.game.array, self.array, player, out)
         return out
@@ -191,7 +206,12 @@ class State:
         return out
 
     def hand(self, seat: int) -> list[int]:
-        """Ranks still held by ``seat`` (ascending rank index)."""
+        """Ranks still held by ``seat`` (ascending rank index).
+
+        Raises:
+            ValueError: for a seat that does not exist.
+        """
+        seat = self._check_seat(seat)
         base = L.S_HELD + seat * L.MAX_RANKS
         return [r for r in range(L.MAX_RANKS) for _ in range(int(self.array[base + r]))]
 
@@ -201,10 +221,13 @@ class State:
         Raises:
             IllegalActionError: naming the action and the rule it breaks.
         """
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an integer id, got {action!r}")
+        action = int(action)
         if self.is_terminal():
-            raise IllegalActionError(
-                f"{self._name(action)!r}: the game is over", "R8"
-            )
+            end = self.last_deal()
+            rule = _END_RULE.get(end.end if end else "", "R8")
+            raise IllegalActionError(f"{self._name(action)!r}: the game is over", rule)
         if self.is_chance_node():
             allowed = [a for a, _ in self.chance_outcomes()]
             if action not in allowed:
@@ -238,6 +261,18 @@ class State:
         ph = int(a[L.S_PHASE])
         seat = self.current_player()
         two = p.players == 2
+        if not 0 <= action < L.NUM_ACTIONS:
+            return "R10", f"action id {action} is not an action (0..{L.NUM_ACTIONS - 1})"
+        if L.A_SIGNAL0 <= action < L.A_SIGNAL0 + len(L.GESTURES) and ph != L.PH_SIGNAL:
+            if not p.signals:
+                return "R7", "signals are off in this game"
+            return "R7.1", "gestures are made after the deal, before the first card"
+        if action in (L.A_GO, L.A_DECLINE) and ph != L.PH_ONE_FROM_END:
+            return ("R9.3" if two else "R6.1"), "go / decline only when a team is one from the end"
+        if action == L.A_PASS and ph not in (L.PH_ONE_FROM_END, L.PH_BLIND):
+            return "R6.2", "pass only in the round at target-1 : target-1 (or the 2p blind window)"
+        if action in (L.A_ABANDON, L.A_AGREE, L.A_REJECT) and not two:
+            return "R9.2", "abandon is a vitou_2p action"
         if ph == L.PH_PLAY:
             if a[L.S_LOCKED] or a[L.S_RAISED_NOW]:
                 if action < L.A_RAISE:

@@ -110,6 +110,11 @@ class VitouParams:
             raise ValueError(f"unknown early_end {self.early_end!r}; expected one of {EARLY_END}")
         if self.target is None:
             object.__setattr__(self, "target", _DEFAULT_TARGET[self.profile])
+        if not isinstance(self.scores, tuple | list) or len(self.scores) != 2:
+            raise ValueError(f"scores must be two team scores, got {self.scores!r}")
+        for team, s in enumerate(self.scores):
+            if isinstance(s, bool) or not isinstance(s, int | np.integer):
+                raise ValueError(f"scores[{team}] must be an integer, got {s!r}")
         object.__setattr__(self, "scores", tuple(int(s) for s in self.scores))
         _check_int("target", self.target, 2, 99)
         _check_int("ranks", self.ranks, 2, 8)
@@ -117,12 +122,14 @@ class VitouParams:
         _check_int("hand_size", self.hand_size, 1, 3)
         _check_int("max_deals", self.max_deals, 1, 10_000)
         _check_int("dealer", self.dealer, -1, self.players - 1)
-        if len(self.scores) != 2:
-            raise ValueError(f"scores must be two team scores, got {self.scores!r}")
         for team, s in enumerate(self.scores):
             _check_int(f"scores[{team}]", s, 0, self.target - 1)
         if not isinstance(self.signals, bool | np.bool_):
             raise ValueError(f"signals must be a bool, got {self.signals!r}")
+        if isinstance(self.signal_seen, bool) or not isinstance(
+            self.signal_seen, int | float | np.integer | np.floating
+        ):
+            raise ValueError(f"signal_seen must be a number in [0, 1], got {self.signal_seen!r}")
         if not 0.0 <= float(self.signal_seen) <= 1.0:
             raise ValueError(f"signal_seen must be a probability in [0, 1], got {self.signal_seen}")
         if self.signals and self.players == 2:
