@@ -29,8 +29,14 @@ def pack_key(key):
     for i in range(4):
         w0 = (w0 << 3) | (key[K_GEST + i] + 1)
     w0 = (w0 << 6) | key[K_NTOK]
-    words = np.zeros(3, dtype=np.int64)
-    n = key[K_NTOK]
-    for i in range(n):
-        words[i // 12] = (words[i // 12] << 5) | np.int64(key[K_TOK + i])
-    return (w0, words[0], words[1], words[2])
+    n = np.int64(key[K_NTOK])
+    w1 = np.int64(0)
+    w2 = np.int64(0)
+    w3 = np.int64(0)
+    for i in range(min(n, 12)):
+        w1 = (w1 << 5) | np.int64(key[K_TOK + i])
+    for i in range(12, min(n, 24)):
+        w2 = (w2 << 5) | np.int64(key[K_TOK + i])
+    for i in range(24, n):
+        w3 = (w3 << 5) | np.int64(key[K_TOK + i])
+    return (w0, w1, w2, w3)
