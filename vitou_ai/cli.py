@@ -148,7 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     tournament_cli.add_arguments(sub.add_parser(
         "tournament", help="round robin between bots: win rates, points per deal, Elo"))
     play_cli.add_arguments(sub.add_parser("play", help="play a match in the terminal against bots"))
+    from . import train as train_cli
+
+    train_cli.add_arguments(sub.add_parser(
+        "train", help="train a betting strategy (CFR family, MCCFR), log exploitability and "
+        "win rates"))
     args = parser.parse_args(argv)
+    if args.command == "train":
+        return train_cli.run(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
     if args.command == "tournament":

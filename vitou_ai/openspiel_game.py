@@ -86,6 +86,20 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+def game_string(params: VitouParams) -> str:
+    """The ``pyspiel.load_game`` string of a :class:`VitouParams`:
+    ``"python_vitou(profile=vitou_2p,ranks=4,...)"``."""
+    d = {
+        "profile": params.profile, "mode": params.mode, "dealer": params.dealer,
+        "score0": params.scores[0], "score1": params.scores[1], "target": params.target,
+        "early_end": params.early_end, "signals": params.signals,
+        "signal_seen": float(params.signal_seen), "ranks": params.ranks, "copies": params.copies,
+        "hand_size": params.hand_size, "max_deals": params.max_deals,
+    }
+    args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
+    return f"{SHORT_NAME}({args})"
+
+
 def params_from_dict(d: dict) -> VitouParams:
     """:class:`VitouParams` from an OpenSpiel parameter dict (defaults filled in).
 

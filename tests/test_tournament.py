@@ -1,0 +1,125 @@
+"""Tournaments (vitou_ai.eval): the statistics against known answers and SciPy, the
+round robin's symmetry, the output files and the `vitou-ai tournament` command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vitou_ai.bots import RandomPolicy, TabularPolicy, named_bot
+from vitou_ai.cli import main
+from vitou_ai.eval.stats import fit_elo, ratio_interval, wilson_formula, wilson_interval
+from vitou_ai.eval.tournament import run_tournament, write_outputs
+from vitou_ai.rules import VitouParams
+from vitou_ai.rules import layout as L
+
+
+def test_wilson_known_values_and_library_agreement():
+    # Wilson (1927) closed form, e.g. Newcombe (1998, Stat. Med. 17:857, table I):
+    # 0/10 -> [0, 0.2775]; 5/10 -> [0.2366, 0.7634].
+    assert wilson_formula(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson_formula(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert wilson_formula(0, 0) == (0.0, 1.0)
+    for n in (1, 7, 50, 1000):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            assert wilson_interval(k, n) == pytest.approx(wilson_formula(k, n), abs=1e-9)
+            lo, hi = wilson_formula(k, n, 0.99)
+            assert lo <= k / n <= hi
+    scipy_stats = pytest.importorskip("scipy.stats")
+    ci = scipy_stats.binomtest(37, 90).proportion_ci(method="wilson")
+    assert wilson_formula(37, 90) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    with pytest.raises(ValueError):
+        wilson_interval(5, 3)
+
+
+def test_ratio_interval():
+    rng = np.random.default_rng(1)
+    y = rng.normal(0.3, 2.0, 500)
+    r, lo, hi = ratio_interval(y, np.ones(500))  # constant x: the interval of a mean
+    half = 1.959964 * y.std(ddof=1) / math.sqrt(500)
+    assert r == pytest.approx(y.mean()) and (lo, hi) == pytest.approx((r - half, r + half))
+    x = rng.integers(5, 30, 400).astype(float)  # deals per match
+    y = 0.4 * x + rng.normal(0, 1, 400) * np.sqrt(x)
+    r, lo, hi = ratio_interval(y, x)
+    assert r == pytest.approx(y.sum() / x.sum()) and lo < 0.4 < hi
+    with pytest.raises(ValueError):
+        ratio_interval(np.ones(3), np.zeros(3))
+
+
+def test_elo_recovers_bradley_terry_strengths():
+    true = np.array([-200.0, 0.0, 150.0, 50.0])
+    true -= true.mean()
+    p = 1.0 / (1.0 + 10 ** ((true[None, :] - true[:, None]) / 400.0))  # P(i beats j)
+    wins = 1000.0 * p
+    np.fill_diagonal(wins, 0.0)
+    assert fit_elo(wins, prior=0.0) == pytest.approx(true, abs=1e-6)
+    # MLE score equations (Hunter 2004): each player's wins equal its expected wins
+    est = fit_elo(wins, prior=0.0)
+    q = 1.0 / (1.0 + 10 ** ((est[None, :] - est[:, None]) / 400.0))
+    np.fill_diagonal(q, 0.0)
+    assert (q * (wins + wins.T)).sum(1) == pytest.approx(wins.sum(1), rel=1e-8)
+    # a perfect record stays finite with the prior, and equal records give equal ratings
+    assert np.isfinite(fit_elo(np.array([[0, 10.0], [0, 0]]))).all()
+    assert fit_elo(np.array([[0, 5.0], [5.0, 0]])) == pytest.approx([0, 0])
+    with pytest.raises(ValueError):
+        fit_elo(np.array([[0, 10.0], [0, 0]]), prior=0.0)
+
+
+def test_round_robin_is_antisymmetric_and_ranks_random_last():
+    bots = [RandomPolicy(), named_bot("cautious"), named_bot("counter")]
+    res = run_tournament(bots, VitouParams(profile="vitou_2p"), 301, seed=3)
+    assert res.games == 302  # duplicate pairs
+    df = res.pairs_frame().set_index(["bot", "opponent"])
+    assert len(df) == 6
+    for (a, b), row in df.iterrows():
+        other = df.loc[(b, a)]
+        assert (row.wins, row.losses, row.draws) == (other.losses, other.wins, other.draws)
+        assert row.wins + row.losses + row.draws == 302
+        assert row.points_per_deal == pytest.approx(-other.points_per_deal)
+        assert row.win_lo <= row.win_rate <= row.win_hi
+        assert row.ppd_lo <= row.points_per_deal <= row.ppd_hi
+    assert res.elo.argmin() == 0 and abs(res.elo.sum()) < 1e-9
+    assert df.loc[("cautious", "random")].ppd_lo > 0  # a clear, seeded effect
+    again = run_tournament(bots, VitouParams(profile="vitou_2p"), 301, seed=3)
+    assert again.pairs == res.pairs  # same seed, same tournament
+
+
+def test_outputs_and_match_mode(tmp_path):
+    bots = [named_bot("bluffer"), named_bot("counter")]
+    res = run_tournament(bots, VitouParams(profile="vitou", target=7, mode="match"), 40, seed=1)
+    paths = write_outputs(res, tmp_path / "out")
+    pairs = pd.read_csv(paths[0])
+    assert list(pairs.bot) == ["bluffer", "counter"]
+    assert (pairs.deals >= 40).all()  # a match has at least one deal
+    ratings = pd.read_csv(paths[1])
+    assert set(ratings.bot) == {"bluffer", "counter"}
+    js = json.loads(paths[2].read_text())
+    assert js["rules_version"] and js["mode"] == "match" and js["games_per_pairing"] == 40
+    assert js["bot_specs"][1]["params"]["count"] == 1.0  # the counter bot, reproducible
+    assert paths[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave nothing behind
+
+
+def test_cli_tournament(tmp_path, capsys):
+    empty = TabularPolicy(np.zeros((0, L.KEY_SIZE), np.int8),
+                          np.zeros((0, L.NUM_ACTIONS), np.float32), name="empty")
+    empty.save(tmp_path / "empty.npz")  # every infoset unknown: plays the fallback
+    out = tmp_path / "t"
+    code = main(["tournament", "--bots", "random", "counter", str(tmp_path / "empty.npz") +
+                 ":fallback=counter", "--deals", "400", "--profile", "vitou_2p", "--seed", "2",
+                 "--out", str(out), "--no-progress"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "Elo" in text and "empty" in text
+    pairs = pd.read_csv(out / "pairs.csv").set_index(["bot", "opponent"])
+    # the empty table falls back on the counter bot: the same bot, no measurable edge
+    row = pairs.loc[("counter", "empty")]
+    assert row.ppd_lo < 0 < row.ppd_hi and row.win_lo < 0.5 < row.win_hi
+    for bad in (["--bots", "random", "nobody"], ["--bots", "random"], ["--deals", "0"],
+                ["--bots", "random", str(tmp_path / "missing.npz")]):
+        assert main(["tournament", *bad, "--out", str(out)]) == 2
+        assert "error" in capsys.readouterr().err

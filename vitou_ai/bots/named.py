@@ -1,0 +1,99 @@
+"""Named bots ready to use, and the bot specifications of the command line.
+
+A *bot spec* is a string:
+
+- a name of :data:`NAMED_BOTS`: ``random``, ``cautious``, ``bluffer``, ``counter``;
+- a name with heuristic overrides: ``counter:bluff=0.2,raise_at=0.7``
+  (fields of :class:`~vitou_ai.bots.heuristic.HeuristicParams`; ``heuristic``
+  names the default parameters);
+- a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`),
+  optionally ``path.npz:fallback=counter`` to fall back on a named heuristic
+  bot at unknown information states.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .heuristic import HeuristicParams
+from .policy import HeuristicPolicy, Policy, RandomPolicy
+from .tabular import TabularPolicy
+
+#: Heuristic parameters of the named bots (``random`` is uniform random play).
+NAMED_BOTS: dict[str, HeuristicParams | None] = {
+    "random": None,
+    # raises only strong hands, never bluffs, refuses readily, trusts signals
+    "cautious": HeuristicParams(
+        raise_at=0.8, reraise_at=0.92, refuse_below=0.45, bluff=0.0, lead_high=0.3,
+        save_top=1.0, to_partner=1.0, tie_to_void=0.5, count=0.0, signal_rate=1.0,
+        honesty=1.0, trust=1.0, go_at=0.6, go_round_at=0.6, blind_raise=0.0,
+        abandon_below=0.25, agree_below=0.45,
+    ),
+    # raises light and often, rarely refuses, lies with half its gestures
+    "bluffer": HeuristicParams(
+        raise_at=0.55, reraise_at=0.7, refuse_below=0.15, bluff=0.35, lead_high=0.7,
+        save_top=0.5, to_partner=1.0, tie_to_void=0.5, count=0.0, signal_rate=1.0,
+        honesty=0.5, trust=0.7, go_at=0.35, go_round_at=0.35, blind_raise=0.3,
+        abandon_below=0.0, agree_below=0.1,
+    ),
+    # counts played cards, refuses near the pot odds, bluffs a little
+    "counter": HeuristicParams(
+        raise_at=0.62, reraise_at=0.78, refuse_below=0.3, bluff=0.08, lead_high=0.5,
+        save_top=1.0, to_partner=1.0, tie_to_void=0.8, count=1.0, signal_rate=1.0,
+        honesty=1.0, trust=0.8, go_at=0.45, go_round_at=0.5, blind_raise=0.1,
+        abandon_below=0.15, agree_below=0.3,
+    ),
+}
+
+
+def named_bot(name: str) -> Policy:
+    """The named bot ``name`` (see :data:`NAMED_BOTS`).
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    if name not in NAMED_BOTS:
+        raise ValueError(f"unknown bot {name!r}; known: {', '.join(NAMED_BOTS)}")
+    hp = NAMED_BOTS[name]
+    return RandomPolicy(name) if hp is None else HeuristicPolicy(hp, name)
+
+
+def parse_bot(spec: str) -> Policy:
+    """A policy from a bot spec (module docstring).
+
+    Raises:
+        ValueError: an unknown name or parameter, a bad value, a bad tabular file.
+        OSError: a tabular file that cannot be read.
+    """
+    spec = spec.strip()
+    base, _, opts = spec.partition(":")
+    if base.endswith(".npz") or Path(base).suffix == ".npz":
+        fallback = None
+        if opts:
+            key, _, value = opts.partition("=")
+            if key != "fallback" or not value:
+                raise ValueError(f"bot {spec!r}: a tabular policy takes only ':fallback=BOT'")
+            fb = named_bot(value)
+            fallback = fb.params if isinstance(fb, HeuristicPolicy) else None
+        return TabularPolicy.load(base, fallback=fallback)
+    if base == "heuristic":
+        hp = HeuristicParams()
+    elif base in NAMED_BOTS:
+        hp = NAMED_BOTS[base]
+    else:
+        raise ValueError(f"unknown bot {base!r}; known: {', '.join(NAMED_BOTS)}, heuristic, "
+                         "or a .npz tabular policy")
+    if not opts:
+        return named_bot(base) if base != "heuristic" else HeuristicPolicy(hp, "heuristic")
+    if hp is None:
+        raise ValueError(f"bot {spec!r}: 'random' takes no parameters")
+    changes = {}
+    for item in opts.split(","):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"bot {spec!r}: expected name=value, got {item!r}")
+        try:
+            changes[key.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"bot {spec!r}: {key.strip()} must be a number, got {value!r}") from None
+    return HeuristicPolicy(hp.replace(**changes), spec)

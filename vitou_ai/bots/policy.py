@@ -1,0 +1,228 @@
+"""One policy interface for jitted code: a packed set of policies and ``choose_action``.
+
+A policy is a *kind* id, a ``float64`` parameter vector and, for tabular
+policies, a table (:mod:`vitou_ai.bots.tabular`). The Python objects are
+:class:`RandomPolicy`, :class:`HeuristicPolicy` and
+:class:`~vitou_ai.bots.tabular.TabularPolicy`; :func:`pack_policies` turns a
+list of them into a :class:`PolicyPack`, a named tuple of flat arrays that
+jitted code receives, and :func:`choose_action` plays policy ``pi`` of the
+pack at a decision node::
+
+    pack = pack_policies([RandomPolicy(), named_bot("counter")])
+    a = choose_action(pack, 1, params, state, player, rng, legal, n_legal, keybuf, iwork)
+
+Policy ``pi`` decides from the player's information only (the heuristic reads
+the player's view of the state, the tabular policy its information-state key);
+its randomness comes from the ``rng`` stream passed in (one per batch row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from .._numba import jit
+from ..rules import layout as L
+from ..rules.observe import infostate_key
+from ..sim.rng import next_below, next_float
+from .heuristic import N_HP, HeuristicParams, heuristic_action
+from .tabular import TabularPolicy, lookup
+
+KIND_RANDOM = 0
+KIND_HEURISTIC = 1
+KIND_TABULAR = 2
+KIND_NAMES = ("random", "heuristic", "tabular")
+
+# columns of PolicyPack.tab_meta
+TM_SLOT0 = 0  # first hash slot of the policy's table
+TM_CAP = 1  # number of slots (power of two)
+TM_ROW0 = 2  # first key / probs row
+TM_FALLBACK = 3  # KIND_RANDOM or KIND_HEURISTIC (with the policy's fparams) at unknown infosets
+N_TM = 4
+
+#: ``int64`` scratch slots ``choose_action`` needs (``iwork``).
+IWORK_SIZE = 32
+
+
+class RandomPolicy:
+    """Uniformly random legal actions."""
+
+    kind = KIND_RANDOM
+
+    def __init__(self, name: str = "random"):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"RandomPolicy(name={self.name!r})"
+
+
+class HeuristicPolicy:
+    """A heuristic bot of :mod:`vitou_ai.bots.heuristic` with its parameters."""
+
+    kind = KIND_HEURISTIC
+
+    def __init__(self, params: HeuristicParams | None = None, name: str = "heuristic"):
+        self.params = params or HeuristicParams()
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"HeuristicPolicy(name={self.name!r}, params={self.params})"
+
+
+Policy = RandomPolicy | HeuristicPolicy | TabularPolicy
+
+
+class PolicyPack(NamedTuple):
+    """Policies as flat arrays for jitted code (build with :func:`pack_policies`).
+
+    Attributes:
+        kinds: ``int64[P]``, ``KIND_*`` per policy.
+        fparams: ``float64[P, N_HP]``: heuristic parameters (heuristic policies,
+            and tabular policies that fall back on a heuristic); zeros otherwise.
+        tab_meta: ``int64[P, N_TM]``: ``TM_*`` columns, tabular policies only.
+        tab_slots: ``int32[S]``: hash slots of all tables, concatenated (at least 1).
+        tab_keys: ``int8[M, KEY_SIZE]``: keys of all tables, concatenated.
+        tab_probs: ``float32[M, NUM_ACTIONS]``.
+    """
+
+    kinds: np.ndarray
+    fparams: np.ndarray
+    tab_meta: np.ndarray
+    tab_slots: np.ndarray
+    tab_keys: np.ndarray
+    tab_probs: np.ndarray
+
+
+def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
+    """Pack policies (index ``i`` of the list is policy ``pi = i`` of the pack).
+
+    Raises:
+        TypeError: an object that is not one of the policy classes.
+        ValueError: an empty list.
+    """
+    if len(policies) == 0:
+        raise ValueError("pack_policies needs at least one policy")
+    p = len(policies)
+    kinds = np.zeros(p, np.int64)
+    fparams = np.zeros((p, N_HP), np.float64)
+    meta = np.zeros((p, N_TM), np.int64)
+    slots, keys, probs = [np.full(1, -1, np.int32)], [], []
+    slot0, row0 = 1, 0
+    for i, pol in enumerate(policies):
+        if isinstance(pol, RandomPolicy):
+            kinds[i] = KIND_RANDOM
+        elif isinstance(pol, HeuristicPolicy):
+            kinds[i] = KIND_HEURISTIC
+            fparams[i] = pol.params.to_array()
+        elif isinstance(pol, TabularPolicy):
+            kinds[i] = KIND_TABULAR
+            meta[i] = (slot0, pol._slots.shape[0], row0,
+                       KIND_RANDOM if pol.fallback is None else KIND_HEURISTIC)
+            if pol.fallback is not None:
+                fparams[i] = pol.fallback.to_array()
+            slots.append(pol._slots)
+            keys.append(pol._keys)
+            probs.append(pol._probs)
+            slot0 += pol._slots.shape[0]
+            row0 += len(pol)
+        else:
+            raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
+                            "HeuristicPolicy or TabularPolicy")
+    tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
+    tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
+    return PolicyPack(kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs)
+
+
+@jit
+def _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork):
+    infostate_key(params, state, player, keybuf)
+    meta = pack.tab_meta
+    row0 = meta[pi, TM_ROW0]
+    r = lookup(pack.tab_slots, meta[pi, TM_SLOT0], meta[pi, TM_CAP], pack.tab_keys, row0, keybuf)
+    if r >= 0:
+        total = 0.0
+        for i in range(n_legal):
+            total += pack.tab_probs[row0 + r, legal[i]]
+        if total > 0.0:
+            x = next_float(rng) * total
+            for i in range(n_legal - 1):
+                x -= pack.tab_probs[row0 + r, legal[i]]
+                if x < 0.0:
+                    return legal[i]
+            # the remainder, skipping trailing zero-weight actions
+            for i in range(n_legal - 1, -1, -1):
+                if pack.tab_probs[row0 + r, legal[i]] > 0.0:
+                    return legal[i]
+    if meta[pi, TM_FALLBACK] == KIND_HEURISTIC:
+        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
+                                iwork)
+    return legal[next_below(rng, n_legal)]
+
+
+@jit
+def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork):
+    """Action of policy ``pi`` of ``pack`` for ``player`` at a decision node.
+
+    Args:
+        pack: a :class:`PolicyPack`.
+        pi: index of the policy in the pack.
+        params: ``int64[N_PARAMS]``; state: ``int32[STATE_SIZE]``.
+        player: the seat to act (``kernel.current_player``).
+        rng: ``uint64[1]`` random stream of the batch row, advanced in place.
+        legal, n_legal: ``kernel.legal_actions`` output (ascending ids).
+        keybuf: ``int8[KEY_SIZE]`` scratch (tabular policies).
+        iwork: ``int64[IWORK_SIZE]`` scratch (heuristic policies).
+
+    Returns:
+        An action among ``legal[:n_legal]``.
+    """
+    kind = pack.kinds[pi]
+    if kind == KIND_RANDOM:
+        return legal[next_below(rng, n_legal)]
+    if kind == KIND_HEURISTIC:
+        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
+                                iwork)
+    return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
+
+
+def describe(policy: Policy) -> dict:
+    """A JSON-ready description of a policy (for result files): name, kind and
+    the heuristic parameters, or the table size and fallback."""
+    import dataclasses
+
+    if isinstance(policy, RandomPolicy):
+        return {"name": policy.name, "kind": "random"}
+    if isinstance(policy, HeuristicPolicy):
+        return {"name": policy.name, "kind": "heuristic",
+                "params": dataclasses.asdict(policy.params)}
+    if isinstance(policy, TabularPolicy):
+        fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
+        return {"name": policy.name, "kind": "tabular", "infosets": len(policy),
+                "fallback": fb or "random"}
+    raise TypeError(f"not a policy: {type(policy).__name__}")
+
+
+def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fresh buffers for calling :func:`choose_action` from Python:
+    ``(legal int64[NUM_ACTIONS], keybuf int8[KEY_SIZE], iwork int64[IWORK_SIZE], rng uint64[1])``."""
+    return (np.empty(L.NUM_ACTIONS, np.int64), np.empty(L.KEY_SIZE, np.int8),
+            np.zeros(IWORK_SIZE, np.int64), np.zeros(1, np.uint64))
+
+
+__all__ = [
+    "KIND_HEURISTIC",
+    "KIND_NAMES",
+    "KIND_RANDOM",
+    "KIND_TABULAR",
+    "HeuristicPolicy",
+    "Policy",
+    "PolicyPack",
+    "RandomPolicy",
+    "TabularPolicy",
+    "choose_action",
+    "describe",
+    "pack_policies",
+    "scratch",
+]

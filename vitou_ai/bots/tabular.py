@@ -1,0 +1,252 @@
+"""Tabular policies: a probability table indexed by information state.
+
+Format (what the solvers export for their average policies):
+
+- ``keys``: ``int8[M, KEY_SIZE]``, one information-state key per row, exactly
+  as written by :func:`vitou_ai.rules.observe.infostate_key` (all
+  ``KEY_SIZE`` bytes, ``-1`` padding included); no key twice.
+- ``probs``: ``float32[M, NUM_ACTIONS]``, row ``i`` the action probabilities
+  at the information state ``keys[i]``, indexed by action id
+  (``docs/kernel_interface.md``). Rows need not be normalised, and mass on
+  illegal actions is ignored: at play time the row is restricted to the
+  legal actions and renormalised.
+- in a ``.npz`` file, also ``rules_version`` (must equal ``RULES_VERSION``)
+  and ``key_size`` (must equal ``KEY_SIZE``), and optionally ``name`` and
+  ``params`` (a JSON string of the :class:`VitouParams` the table was built
+  for, informational).
+
+Lookup from jitted code goes through an open-addressing hash table built
+when the policy is created: ``slots: int32[cap]`` with ``cap`` the smallest
+power of two >= 2 M (load factor <= 1/2), each slot ``-1`` (empty) or a row
+index. A key's home slot is its 64-bit FNV-1a hash (Fowler, Noll & Vo) over
+the ``KEY_SIZE`` bytes, masked to ``cap - 1``; collisions probe linearly and
+compare the stored key byte for byte, so a lookup is exact. Several tabular
+policies share one concatenated ``slots`` / ``keys`` / ``probs`` in a
+:class:`vitou_ai.bots.policy.PolicyPack`, each with its offsets.
+
+An information state missing from the table (or whose row has no mass on a
+legal action) falls back to uniform random play, or to a heuristic bot if the
+policy was given ``fallback=HeuristicParams(...)``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .._numba import jit
+from ..rules import layout as L
+from ..rules.params import RULES_VERSION, VitouParams
+from .heuristic import HeuristicParams
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+@jit
+def key_hash(key):
+    """64-bit FNV-1a hash of an ``int8[KEY_SIZE]`` key (each byte as unsigned)."""
+    h = _FNV_OFFSET
+    for i in range(key.shape[0]):
+        h = (h ^ np.uint64(np.int64(key[i]) & 0xFF)) * _FNV_PRIME
+    return h
+
+
+@jit
+def _same_key(keys, row, key):
+    for i in range(key.shape[0]):
+        if keys[row, i] != key[i]:
+            return False
+    return True
+
+
+@jit
+def lookup(slots, slot0, cap, keys, row0, key):
+    """Row of ``key`` in a table, or -1 if absent.
+
+    Args:
+        slots: the (shared) hash slots; this table's are ``slots[slot0 : slot0 + cap]``.
+        keys: the (shared) key rows; this table's are ``keys[row0:]``.
+        cap: this table's slot count, a power of two.
+    """
+    mask = np.uint64(cap - 1)
+    i = np.int64(key_hash(key) & mask)
+    for _ in range(cap):
+        r = slots[slot0 + i]
+        if r < 0:
+            return -1
+        if _same_key(keys, row0 + r, key):
+            return r
+        i = (i + 1) & (cap - 1)
+    return -1
+
+
+@jit
+def _build_slots(keys, slots):
+    """Insert every row; return the first duplicated row, or -1."""
+    cap = slots.shape[0]
+    for r in range(keys.shape[0]):
+        i = np.int64(key_hash(keys[r]) & np.uint64(cap - 1))
+        while slots[i] >= 0:
+            if _same_key(keys, slots[i], keys[r]):
+                return r
+            i = (i + 1) & (cap - 1)
+        slots[i] = r
+    return -1
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def _capacity(m: int) -> int:
+    cap = 1
+    while cap < 2 * max(m, 1):
+        cap *= 2
+    return cap
+
+
+class TabularPolicy:
+    """A policy given as ``probs[infoset row, action]`` with a key -> row hash table.
+
+    Args:
+        keys: ``int8[M, KEY_SIZE]`` information-state keys, distinct.
+        probs: ``float[M, NUM_ACTIONS]`` non-negative weights (stored as float32).
+        name: for tables and plots.
+        fallback: ``None`` (uniform random at unknown information states) or
+            the :class:`HeuristicParams` of the bot to fall back on.
+        params: optional :class:`VitouParams` the table was built for (kept as
+            metadata only).
+
+    Raises:
+        ValueError: wrong shapes or dtypes, negative or non-finite weights,
+            duplicated keys.
+    """
+
+    kind_name = "tabular"
+
+    def __init__(self, keys: np.ndarray, probs: np.ndarray, name: str = "tabular",
+                 fallback: HeuristicParams | None = None, params: VitouParams | None = None):
+        keys = np.array(keys, copy=True, order="C")
+        probs = np.array(probs, dtype=np.float32, copy=True, order="C")
+        if keys.dtype != np.int8 or keys.ndim != 2 or keys.shape[1] != L.KEY_SIZE:
+            raise ValueError(f"keys must be int8[M, {L.KEY_SIZE}], got {keys.dtype}{list(keys.shape)}")
+        if probs.ndim != 2 or probs.shape != (keys.shape[0], L.NUM_ACTIONS):
+            raise ValueError(f"probs must be float32[{keys.shape[0]}, {L.NUM_ACTIONS}], "
+                             f"got {list(probs.shape)}")
+        if not np.isfinite(probs).all() or (probs < 0).any():
+            raise ValueError("probs must be finite and non-negative")
+        slots = np.full(_capacity(keys.shape[0]), -1, dtype=np.int32)
+        dup = _build_slots(keys, slots)
+        if dup >= 0:
+            raise ValueError(f"key of row {dup} appears twice in the table")
+        self.name = name
+        self.fallback = fallback
+        self.params = params
+        self._keys = keys
+        self._probs = probs
+        self._slots = slots
+
+    # read-only views: the arrays themselves are shared with the jitted simulator
+    @property
+    def keys(self) -> np.ndarray:
+        return _readonly(self._keys)
+
+    @property
+    def probs(self) -> np.ndarray:
+        return _readonly(self._probs)
+
+    @property
+    def slots(self) -> np.ndarray:
+        return _readonly(self._slots)
+
+    def __len__(self) -> int:
+        return self._keys.shape[0]
+
+    def __repr__(self) -> str:
+        return f"TabularPolicy(name={self.name!r}, infosets={len(self)})"
+
+    def row(self, key: np.ndarray) -> int:
+        """Row of an ``int8[KEY_SIZE]`` key, or -1 if absent."""
+        key = np.ascontiguousarray(key, dtype=np.int8)
+        return int(lookup(self._slots, 0, self._slots.shape[0], self._keys, 0, key))
+
+    @classmethod
+    def from_compact(cls, keys: np.ndarray, actions: np.ndarray, n_actions: np.ndarray,
+                     probs: np.ndarray, **kwargs) -> TabularPolicy:
+        """From per-infoset action lists, the solvers' form (``GameTree.is_keys``,
+        ``is_actions``, ``is_nact`` and an average policy ``float[M, A]``): row ``i``
+        gives ``probs[i, a]`` to action id ``actions[i, a]`` for ``a < n_actions[i]``.
+
+        Raises:
+            ValueError: shapes that do not match, an action id out of range.
+        """
+        keys = np.asarray(keys)
+        actions = np.asarray(actions)
+        n_actions = np.asarray(n_actions)
+        probs = np.asarray(probs, dtype=np.float64)
+        m = keys.shape[0]
+        if actions.shape[0] != m or n_actions.shape != (m,) or probs.shape != actions.shape:
+            raise ValueError(f"compact policy of {m} keys: actions {actions.shape}, "
+                             f"n_actions {n_actions.shape}, probs {probs.shape} do not match")
+        used = np.arange(actions.shape[1])[None, :] < n_actions[:, None]
+        if ((actions < 0) | (actions >= L.NUM_ACTIONS))[used].any():
+            raise ValueError(f"action ids must be in 0..{L.NUM_ACTIONS - 1}")
+        full = np.zeros((m, L.NUM_ACTIONS), np.float32)
+        rows = np.nonzero(used)[0]
+        full[rows, actions[used].astype(np.int64)] = probs[used]
+        return cls(keys, full, **kwargs)
+
+    @classmethod
+    def from_mapping(cls, mapping: dict[bytes, np.ndarray], **kwargs) -> TabularPolicy:
+        """From ``{key.tobytes(): probs}`` (``probs`` of length ``NUM_ACTIONS``)."""
+        keys = np.array([np.frombuffer(k, dtype=np.int8) for k in mapping], dtype=np.int8)
+        keys = keys.reshape(len(mapping), L.KEY_SIZE)
+        probs = np.array([np.asarray(v, dtype=np.float32) for v in mapping.values()],
+                         dtype=np.float32).reshape(len(mapping), L.NUM_ACTIONS)
+        return cls(keys, probs, **kwargs)
+
+    def save(self, path: str | Path) -> None:
+        """Write a ``.npz`` file (atomic: temporary file and rename)."""
+        from ..history import write_atomic
+
+        buf = io.BytesIO()
+        extra = {}
+        if self.params is not None:
+            extra["params"] = np.array(json.dumps({"profile": self.params.profile,
+                                                   **self.params.knobs()}))
+        np.savez_compressed(buf, keys=self._keys, probs=self._probs,
+                            rules_version=np.array(RULES_VERSION), key_size=np.array(L.KEY_SIZE),
+                            name=np.array(self.name), **extra)
+        write_atomic(Path(path), buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | Path, fallback: HeuristicParams | None = None) -> TabularPolicy:
+        """Read a ``.npz`` file written by :meth:`save` (or by a solver, same format).
+
+        Raises:
+            ValueError: missing arrays, another ``RULES_VERSION`` or ``KEY_SIZE``.
+            OSError: the file cannot be read.
+        """
+        with np.load(path, allow_pickle=False) as z:
+            missing = {"keys", "probs"} - set(z.files)
+            if missing:
+                raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
+            version = str(z["rules_version"]) if "rules_version" in z.files else None
+            if version != RULES_VERSION:
+                raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
+            if "key_size" in z.files and int(z["key_size"]) != L.KEY_SIZE:
+                raise ValueError(f"{path}: key size {int(z['key_size'])}, expected {L.KEY_SIZE}")
+            name = str(z["name"]) if "name" in z.files else Path(path).stem
+            params = None
+            if "params" in z.files:
+                d = json.loads(str(z["params"]))
+                if "scores" in d:
+                    d["scores"] = tuple(d["scores"])
+                params = VitouParams(**d)
+            return cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)

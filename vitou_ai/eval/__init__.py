@@ -1,0 +1,1 @@
+"""Evaluation of bots: statistics (:mod:`.stats`) and tournaments (:mod:`.tournament`)."""

@@ -1,0 +1,92 @@
+"""``vitou-ai tournament``: the command-line front of :mod:`vitou_ai.eval.tournament`
+(argument checks, progress bar, printed summary, output files)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+#: games per pairing when neither --deals nor --matches is given
+DEFAULT_MATCHES = 200
+#: show a progress bar from this many games in total
+PROGRESS_FROM = 20_000
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``vitou-ai tournament``."""
+    from ..bots.named import NAMED_BOTS
+    from ..rules.params import PROFILES
+
+    p.add_argument("--bots", nargs="+", default=list(NAMED_BOTS), metavar="BOT",
+                   help="bot specs: a name (" + ", ".join(NAMED_BOTS) + "), NAME:field=value,... "
+                   "for a heuristic variant, or a tabular policy FILE.npz[:fallback=NAME] "
+                   "(default: all named bots)")
+    p.add_argument("--profile", default="vitou", choices=PROFILES)
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--deals", type=int, help="deals per pairing (deal mode, R8.1)")
+    size.add_argument("--matches", type=int,
+                      help=f"matches per pairing (match mode, R8.2; default {DEFAULT_MATCHES})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
+    p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
+    p.add_argument("--out", default="results/tournament", help="output folder")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
+                       err: TextIO | None = None) -> int:
+    """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    from ..bots.named import parse_bot
+    from ..rules.params import VitouParams
+    from .tournament import run_tournament, write_outputs
+
+    mode, games = ("deal", args.deals) if args.deals is not None else (
+        "match", args.matches if args.matches is not None else DEFAULT_MATCHES)
+    try:
+        if games < 1:
+            raise ValueError(f"--{mode}s must be at least 1, got {games}")
+        if not 0 <= args.seed < 2**64:
+            raise ValueError(f"--seed must be in 0 .. 2**64-1, got {args.seed}")
+        params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
+                             target=args.target)
+        policies = [parse_bot(b) for b in args.bots]
+        if len(policies) < 2:
+            raise ValueError("--bots needs at least two bots")
+    except (ValueError, OSError) as e:
+        print(f"vitou-ai tournament: error: {e}", file=err)
+        return 2
+    n = len(policies)
+    total = (games + games % 2) * n * (n - 1) // 2
+    bar = None
+    if not args.no_progress and total >= PROGRESS_FROM:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit=mode, desc="tournament", file=err, mininterval=0.5)
+    try:
+        result = run_tournament(policies, params, games, seed=args.seed,
+                                progress=bar.update if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    paths = write_outputs(result, args.out)
+    pairs = result.pairs_frame()
+    unit = "match" if mode == "match" else "deal"
+    plural = "matches" if mode == "match" else "deals"
+    print(f"{args.profile}: {result.games} {plural} per pairing", file=out)
+    print(f"(duplicate {plural} with the teams swapped, first dealer rotated; seed {args.seed}; "
+          f"{result.seconds:.1f} s)", file=out)
+    print(f"{'bot':<16} {'opponent':<16} {unit + ' win rate':>15} {'95% Wilson':>15} "
+          f"{'points/deal':>11} {'95% CI':>17}", file=out)
+    for r in pairs.itertuples():
+        print(f"{r.bot:<16} {r.opponent:<16} {r.win_rate:>15.3f} "
+              f"{f'[{r.win_lo:.3f}, {r.win_hi:.3f}]':>15} {r.points_per_deal:>+11.3f} "
+              f"{f'[{r.ppd_lo:+.3f}, {r.ppd_hi:+.3f}]':>17}", file=out)
+    print(f"\n{'bot':<16} {'Elo':>7} {'score':>7} {'points/deal':>11}", file=out)
+    for r in sorted(result.ratings, key=lambda x: -x["elo"]):
+        print(f"{r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>7.3f} {r['points_per_deal']:>+11.3f}",
+              file=out)
+    print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
+    return 0

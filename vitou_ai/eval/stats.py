@@ -1,0 +1,164 @@
+"""Statistics for evaluating bots: Wilson intervals, ratio estimates, Elo ratings.
+
+- :func:`wilson_interval`: the score interval for a binomial proportion
+  (Wilson 1927, "Probable inference, the law of succession, and statistical
+  inference", JASA 22(158):209-212). Computed by statsmodels if installed,
+  else by SciPy, else by the closed form :func:`wilson_formula` (the same
+  numbers; the tests compare them).
+- :func:`ratio_interval`: a ratio of sums over independent units (points per
+  deal when matches have different lengths), with the linearisation
+  (delta-method) variance of the ratio estimator (Cochran 1977, *Sampling
+  Techniques*, 3rd ed., section 6.3).
+- :func:`fit_elo`: Elo ratings fitted to pairwise results by maximum
+  likelihood under the Bradley-Terry model, P(i beats j) = g_i / (g_i + g_j),
+  with the MM algorithm of Hunter (2004, "MM algorithms for generalized
+  Bradley-Terry models", Ann. Statist. 32(1):384-406, eq. 3); Elo = 400
+  log10(g), so 400 Elo points are odds of 10:1 (Elo 1978). Draws count half a
+  win to each side.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson_formula(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's (1927) score interval, closed form:
+    ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``.
+
+    Raises:
+        ValueError: ``successes`` outside ``0..n``, or a bad ``confidence``.
+    """
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+    if n == 0:
+        return 0.0, 1.0
+    z = _z(confidence)
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends, not rounding
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return lo, hi
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """95% (by default) Wilson score interval for ``successes`` of ``n`` (module docstring).
+
+    Returns ``(0, 1)`` for ``n == 0``.
+
+    Raises:
+        ValueError: ``successes`` outside ``0..n``, or a bad ``confidence``.
+    """
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+    _z(confidence)
+    if n == 0:
+        return 0.0, 1.0
+    try:
+        from statsmodels.stats.proportion import proportion_confint
+
+        lo, hi = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
+        return float(lo), float(hi)
+    except ImportError:
+        pass
+    try:
+        from scipy.stats import binomtest
+
+        ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence,
+                                                           method="wilson")
+        return float(ci.low), float(ci.high)
+    except ImportError:
+        return wilson_formula(successes, n, confidence)
+
+
+def ratio_interval(y: np.ndarray, x: np.ndarray,
+                   confidence: float = 0.95) -> tuple[float, float, float]:
+    """Ratio ``R = sum(y) / sum(x)`` over independent units and its normal interval.
+
+    ``se(R) = sqrt(sum((y - R x)^2) / (n (n - 1))) / mean(x)`` (Cochran 1977,
+    section 6.3). With ``x`` constant this is the usual interval for a mean.
+
+    Args:
+        y, x: ``float[n]`` per unit (e.g. point difference and deals of a
+            duplicate pair); ``sum(x) > 0``.
+
+    Returns:
+        ``(R, low, high)``; the interval is ``(R, R)`` when ``n < 2``.
+
+    Raises:
+        ValueError: shapes differ, or ``sum(x) <= 0``.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    if y.shape != x.shape or y.ndim != 1:
+        raise ValueError(f"y and x must be 1-d of one shape, got {y.shape} and {x.shape}")
+    if x.sum() <= 0:
+        raise ValueError("sum(x) must be positive")
+    r = float(y.sum() / x.sum())
+    n = y.shape[0]
+    if n < 2:
+        return r, r, r
+    resid = y - r * x
+    se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / float(x.mean())
+    z = _z(confidence)
+    return r, r - z * se, r + z * se
+
+
+def fit_elo(wins: np.ndarray, prior: float = 0.5, tol: float = 1e-10,
+            max_iter: int = 100_000) -> np.ndarray:
+    """Elo ratings from a pairwise results matrix (module docstring).
+
+    Args:
+        wins: ``float[P, P]``, ``wins[i, j]`` = games ``i`` won against ``j``
+            (draws as 1/2 to each); the diagonal is ignored.
+        prior: virtual wins added each way between every pair that played,
+            so that a perfect record gives a finite rating (a symmetric
+            Beta-like prior; 0 = pure maximum likelihood).
+        tol: stop when no log-strength moves by more than this.
+
+    Returns:
+        ``float64[P]`` Elo ratings with mean 0.
+
+    Raises:
+        ValueError: a non-square or negative matrix, a player without any
+            game when ``P > 1``, or (``prior=0``) a player without a win.
+    """
+    w = np.array(wins, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
+    if (w < 0).any():
+        raise ValueError("wins must be non-negative")
+    p = w.shape[0]
+    np.fill_diagonal(w, 0.0)
+    games = w + w.T
+    if p > 1 and (games.sum(1) == 0).any():
+        raise ValueError("every player needs at least one game")
+    played = games > 0
+    w = w + prior * played
+    games = w + w.T
+    total_wins = w.sum(1)
+    if p > 1 and (total_wins == 0).any():
+        raise ValueError("a player without a win has no finite maximum-likelihood rating: "
+                         "use prior > 0")
+    gamma = np.ones(p)
+    for _ in range(max_iter):
+        denom = (games / (gamma[:, None] + gamma[None, :])).sum(1)
+        new = total_wins / denom
+        new /= math.exp(np.log(new).mean())
+        done = np.abs(np.log(new) - np.log(gamma)).max() < tol
+        gamma = new
+        if done:
+            break
+    elo = 400.0 * np.log10(gamma)
+    return elo - elo.mean()

@@ -1,0 +1,372 @@
+"""Batch simulation of deals or matches between policies, over the rules kernel.
+
+:func:`simulate` plays ``n`` games (deals in deal mode, R8.1; matches in match
+mode, R8.2 — the kernel runs the dealer draw, the rotation of the deal, the
+R6 decisions and baraque) with a policy per seat, in a ``prange`` loop that
+writes into one preallocated ``int32[n, N_FIELDS]`` table. Results come back
+as a :class:`SimResult`: named columns and a pandas DataFrame.
+
+Randomness, one set of streams per row (:mod:`vitou_ai.sim.rng`), so the same
+seed gives the same table on any thread count and for any split of the rows
+into calls (``row0``):
+
+- rows form *groups* of ``V`` consecutive rows, one per lineup variant
+  (``V = 2`` with ``duplicate=True``: the second row of a group replays the
+  first with the teams swapped);
+- the first dealer (R1.4) and the hands of deal ``k`` of a group come from a
+  stream keyed by ``(seed, group, k)``, and are dealt with
+  ``kernel.apply_deal``: every row of a group gets the same cards at the
+  same deal index, whatever happened before;
+- caught gestures (R7.2) use a stream per group, decisions a stream per row.
+
+With ``rotate_dealer=True`` (and ``dealer=-1`` in the parameters) the first
+dealer of group ``g`` is seat ``g % players`` instead of a draw, which
+balances the seats exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from .._numba import jit, jit_parallel
+from ..bots.policy import IWORK_SIZE, KIND_RANDOM, Policy, choose_action, pack_policies
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.params import (
+    P_COPIES,
+    P_HAND,
+    P_MATCH,
+    P_PLAYERS,
+    P_RANKS,
+    P_SCORE0,
+    P_SCORE1,
+    VitouParams,
+)
+from .random_play import sample_chance
+from .rng import next_below, row_seed
+
+CHUNK = 256
+
+# ---- columns of the result table ------------------------------------------------------------
+F_WINNER = 0  # deal: scoring team, -1 nobody; match: winning team, -1 draw
+F_POINTS0 = 1  # deal: points scored by team 0; match: total over the match
+F_POINTS1 = 2
+F_RETURN0 = 3  # returns of team 0 / 1 (R8.1 capped points, or R8.2 +1/-1/0)
+F_RETURN1 = 4
+F_STAKE = 5  # ladder index the (last) deal was scored at
+F_END = 6  # END_* of the (last) deal
+F_RAISES = 7  # raises (match: over all deals)
+F_REFUSALS = 8
+F_NTRICKS = 9  # completed tricks of the (last) deal
+F_TRICK0 = 10  # RES_* of tricks 1..3 of the (last) deal, -1 = not played
+F_DEALER = 13  # (first) dealer
+F_DEALS = 14  # deals played (1 in deal mode)
+F_SCORE0 = 15  # scores at the end
+F_SCORE1 = 16
+F_DECISIONS = 17  # player decisions taken
+F_VARIANT = 18  # lineup variant of the row
+N_FIELDS = 19
+FIELD_NAMES = ("winner", "points0", "points1", "return0", "return1", "stake", "end", "raises",
+               "refusals", "n_tricks", "trick1", "trick2", "trick3", "dealer", "deals", "score0",
+               "score1", "decisions", "variant")
+assert len(FIELD_NAMES) == N_FIELDS
+
+# independent stream families derived from one seed
+_DEAL_SALT = np.uint64(0x6A09E667F3BCC909)
+_SEEN_SALT = np.uint64(0xBB67AE8584CAA73B)
+_DECISION_SALT = np.uint64(0x3C6EF372FE94F82B)
+_DEALER_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@jit
+def draw_hands(params, rng, deck, hands):
+    """Draw ``players`` hands of ``hand_size`` cards without replacement from
+    the deck (``ranks`` x ``copies``, R1.1) into ``hands`` (``int64[4, 3]``)."""
+    n = params[P_PLAYERS]
+    h = params[P_HAND]
+    total = 0
+    for r in range(L.MAX_RANKS):
+        deck[r] = params[P_COPIES] if r < params[P_RANKS] else 0
+        total += deck[r]
+    for s in range(n):
+        for i in range(h):
+            k = next_below(rng, total)
+            for r in range(L.MAX_RANKS):
+                k -= deck[r]
+                if k < 0:
+                    hands[s, i] = r
+                    deck[r] -= 1
+                    total -= 1
+                    break
+
+
+@jit
+def deal_seed(seed, group, k):
+    """Stream seed of the hands of deal ``k`` (``S_DEALS`` at the deal) of row group ``group``."""
+    return row_seed(row_seed(np.uint64(seed) ^ _DEAL_SALT, group), np.uint64(k))
+
+
+@jit
+def dealer_seed(seed, group):
+    """Stream seed of the first-dealer draw (R1.4) of row group ``group``."""
+    return deal_seed(seed, group, _DEALER_KEY)
+
+
+@jit
+def seen_seed(seed, group):
+    """Stream seed of the caught / missed gestures (R7.2) of row group ``group``."""
+    return row_seed(np.uint64(seed) ^ _SEEN_SALT, group)
+
+
+@jit
+def decision_seed(seed, row):
+    """Stream seed of the policies' decisions in row ``row``."""
+    return row_seed(np.uint64(seed) ^ _DECISION_SALT, row)
+
+
+@jit
+def play_row(params, pack, lineup, seed, group, row, rotate_dealer, state, legal, probs, hands,
+             deck, keybuf, iwork, rng_dec, rng_seen, rng_deal, out):
+    """Play one game (deal or match) to the end and write its ``out[F_*]`` fields.
+
+    Args:
+        lineup: ``int64[players]``, the pack index of each seat's policy.
+        seed, group, row: select the random streams (module docstring).
+    """
+    n = params[P_PLAYERS]
+    rng_dec[0] = decision_seed(seed, row)
+    rng_seen[0] = seen_seed(seed, group)
+    K.init_state(params, state)
+    if state[L.S_PHASE] == L.PH_DRAW_DEALER:  # R1.4
+        if rotate_dealer:
+            d = group % n
+        else:
+            rng_deal[0] = dealer_seed(seed, group)
+            d = next_below(rng_deal, n)
+        K.apply_action(params, state, L.C_DEALER0 + d)
+    first_dealer = state[L.S_DEALER]
+    decisions = 0
+    deals = 0
+    raises = 0
+    refusals = 0
+    while not K.is_terminal(state):
+        ph = state[L.S_PHASE]
+        if ph == L.PH_DEAL:
+            rng_deal[0] = deal_seed(seed, group, state[L.S_DEALS])
+            draw_hands(params, rng_deal, deck, hands)
+            K.apply_deal(params, state, hands)
+            continue
+        if K.is_chance(state):
+            a = sample_chance(params, state, rng_seen, legal, probs)
+        else:
+            p = K.current_player(params, state)
+            nl = K.legal_actions(params, state, legal)
+            pi = lineup[p]
+            if pack.kinds[pi] == KIND_RANDOM:
+                # choose_action's KIND_RANDOM branch, inlined: passing the pack to a call
+                # costs about 40% of the random-play rate (measured, benchmarks/bench_sim.py)
+                a = legal[next_below(rng_dec, nl)]
+            else:
+                a = choose_action(pack, pi, params, state, p, rng_dec, legal, nl, keybuf, iwork)
+            decisions += 1
+        before = state[L.S_DEALS]
+        K.apply_action(params, state, a)
+        if state[L.S_DEALS] != before or K.is_terminal(state):  # a deal just ended
+            deals += 1
+            raises += state[L.S_RES_RAISES]
+            refusals += state[L.S_RES_REFUSALS]
+    r0 = state[L.S_RETURNS]
+    r1 = state[L.S_RETURNS + 1]
+    if params[P_MATCH] == 1:  # R8.2
+        out[F_WINNER] = 0 if r0 > 0 else (1 if r1 > 0 else -1)
+        out[F_POINTS0] = state[L.S_SCORE0] - params[P_SCORE0]
+        out[F_POINTS1] = state[L.S_SCORE0 + 1] - params[P_SCORE1]
+    else:
+        out[F_WINNER] = state[L.S_WINNER]
+        out[F_POINTS0] = state[L.S_POINTS]
+        out[F_POINTS1] = state[L.S_POINTS + 1]
+    out[F_RETURN0] = r0
+    out[F_RETURN1] = r1
+    out[F_STAKE] = state[L.S_RES_STAKE]
+    out[F_END] = state[L.S_END]
+    out[F_RAISES] = raises
+    out[F_REFUSALS] = refusals
+    nt = state[L.S_RES_NTRICKS]
+    out[F_NTRICKS] = nt
+    for t in range(L.MAX_HAND):
+        out[F_TRICK0 + t] = state[L.S_RES_TRES + t] if t < nt else -1
+    out[F_DEALER] = first_dealer
+    out[F_DEALS] = deals
+    out[F_SCORE0] = state[L.S_SCORE0]
+    out[F_SCORE1] = state[L.S_SCORE0 + 1]
+    out[F_DECISIONS] = decisions
+
+
+@jit_parallel
+def simulate_batch(params, pack, lineups, seed, row0, rotate_dealer, out):
+    """Play ``out.shape[0]`` games, rows ``row0 ..``; row ``j`` uses lineup
+    variant ``j % V`` and group ``j // V`` (``V = lineups.shape[0]``).
+
+    Args:
+        params: ``int64[N_PARAMS]``.
+        pack: a :class:`~vitou_ai.bots.policy.PolicyPack`.
+        lineups: ``int64[V, players]`` pack index per variant and seat.
+        seed: ``uint64`` batch seed.
+        out: ``int32[n, N_FIELDS]``, written (no allocation in the loop beyond
+            per-chunk scratch).
+    """
+    n_rows = out.shape[0]
+    v = lineups.shape[0]
+    n_chunks = (n_rows + CHUNK - 1) // CHUNK
+    for c in numba.prange(n_chunks):
+        state = np.empty(L.STATE_SIZE, dtype=np.int32)
+        legal = np.empty(L.NUM_ACTIONS, dtype=np.int64)
+        probs = np.empty(L.MAX_CHANCE_OUTCOMES, dtype=np.float64)
+        hands = np.zeros((L.MAX_PLAYERS, L.MAX_HAND), dtype=np.int64)
+        deck = np.empty(L.MAX_RANKS, dtype=np.int64)
+        keybuf = np.empty(L.KEY_SIZE, dtype=np.int8)
+        iwork = np.zeros(IWORK_SIZE, dtype=np.int64)
+        rng_dec = np.empty(1, dtype=np.uint64)
+        rng_seen = np.empty(1, dtype=np.uint64)
+        rng_deal = np.empty(1, dtype=np.uint64)
+        for i in range(c * CHUNK, min(n_rows, (c + 1) * CHUNK)):
+            row = row0 + i
+            variant = row % v
+            play_row(params, pack, lineups[variant], seed, row // v, row, rotate_dealer, state,
+                     legal, probs, hands, deck, keybuf, iwork, rng_dec, rng_seen, rng_deal, out[i])
+            out[i, F_VARIANT] = variant
+
+
+# ---- Python API --------------------------------------------------------------------------------
+
+
+def swap_teams(lineup: Sequence[Policy]) -> list[Policy]:
+    """The lineup with the teams swapped: seat ``s`` gets seat ``s ^ 1``'s policy
+    (four players: 0<->1, 2<->3; two players: 0<->1)."""
+    return [lineup[s ^ 1] for s in range(len(lineup))]
+
+
+def _team_name(names: Sequence[str], team: int) -> str:
+    seats = sorted({names[s] for s in range(team, len(names), 2)})
+    return "+".join(seats)
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Outcome of :func:`simulate`: ``table`` is ``int32[n, N_FIELDS]`` (read-only),
+    one row per game, columns ``FIELD_NAMES`` (``F_*``).
+
+    Attributes:
+        params: the game parameters.
+        lineups: policy names per variant and seat.
+        seed, row0: the batch seed and the index of the first row.
+    """
+
+    params: VitouParams
+    lineups: tuple[tuple[str, ...], ...]
+    seed: int
+    row0: int
+    table: np.ndarray
+
+    def __len__(self) -> int:
+        return self.table.shape[0]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """Column ``name`` (a read-only view)."""
+        return self.table[:, FIELD_NAMES.index(name)]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """All columns as a dict of read-only views."""
+        return {name: self.table[:, i] for i, name in enumerate(FIELD_NAMES)}
+
+    def team_policy(self, team: int) -> np.ndarray:
+        """Name of the policy (or ``a+b``) playing ``team`` in each row."""
+        names = np.array([_team_name(v, team) for v in self.lineups], dtype=object)
+        return names[self["variant"]]
+
+    def to_frame(self):
+        """A pandas DataFrame, one row per game.
+
+        Deal mode: ``winner`` (-1 nobody), ``points0/1``, ``return0/1``, ``stake``
+        (label: 1 3 6 12 B), ``end`` (``tricks``, ``refused``, ...), ``raises``,
+        ``refusals``, ``n_tricks``, ``trick1..3`` (``0``, ``1``, ``void``, or
+        missing), ``dealer``, ``decisions``, ``team0_policy``, ``team1_policy``.
+        Match mode: ``winner`` (-1 draw), ``score0/1`` final, ``points0/1``
+        scored in the match, ``deals``, ``raises``, ``refusals``, ``dealer``
+        (first), ``decisions``, the last deal's ``end`` and ``stake``, and the
+        team policies.
+        """
+        import pandas as pd
+
+        a = self.arrays()
+        labels = self.params.ladder_labels
+        df = pd.DataFrame({k: np.asarray(v) for k, v in a.items()})
+        df["stake"] = pd.Categorical.from_codes(a["stake"], categories=list(labels))
+        df["end"] = pd.Categorical.from_codes(a["end"], categories=list(L.END_NAMES))
+        tricks = ["0", "1", "void"]
+        for t in (1, 2, 3):
+            df[f"trick{t}"] = pd.Categorical.from_codes(a[f"trick{t}"], categories=tricks)
+        df["team0_policy"] = self.team_policy(0)
+        df["team1_policy"] = self.team_policy(1)
+        if self.params.mode == "match":
+            drop = ["n_tricks", "trick1", "trick2", "trick3"]
+        else:
+            drop = ["deals", "score0", "score1"]
+        return df.drop(columns=drop)
+
+
+def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[Policy]], n: int,
+             seed: int = 0, duplicate: bool = False, rotate_dealer: bool = False,
+             row0: int = 0) -> SimResult:
+    """Play ``n`` deals (``params.mode == "deal"``) or matches (``"match"``).
+
+    Args:
+        params: the game; ``dealer=-1`` draws the (first) dealer (R1.4).
+        lineup: a policy per seat, or a list of such lineups (variants; row
+            ``j`` plays variant ``j % V``).
+        n: number of rows (games), >= 0.
+        seed: batch seed, 0 .. 2**64-1.
+        duplicate: play each group twice, the second time with the teams
+            swapped (:func:`swap_teams`), on the same cards. Needs a single lineup.
+        rotate_dealer: first dealer of group ``g`` is ``g % players`` (needs
+            ``params.dealer == -1``).
+        row0: index of the first row, to split a long run into calls that
+            give the same rows as one call.
+
+    Raises:
+        ValueError: a lineup of the wrong length, ``n < 0``, a bad combination.
+        TypeError: an object that is not a policy.
+    """
+    nested = len(lineup) > 0 and isinstance(lineup[0], list | tuple)
+    lineups = [list(lu) for lu in lineup] if nested else [list(lineup)]
+    if duplicate:
+        if len(lineups) != 1:
+            raise ValueError("duplicate=True takes a single lineup")
+        lineups = [list(lineups[0]), swap_teams(lineups[0])]
+    for lu in lineups:
+        if len(lu) != params.players:
+            raise ValueError(f"a lineup needs {params.players} policies (one per seat), got {len(lu)}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if rotate_dealer and params.dealer != -1:
+        raise ValueError("rotate_dealer needs dealer=-1 (a first dealer to choose)")
+    unique: list[Policy] = []
+    index: dict[int, int] = {}
+    for lu in lineups:
+        for pol in lu:
+            if id(pol) not in index:
+                index[id(pol)] = len(unique)
+                unique.append(pol)
+    pack = pack_policies(unique)
+    seats = np.array([[index[id(p)] for p in lu] for lu in lineups], dtype=np.int64)
+    out = np.empty((n, N_FIELDS), dtype=np.int32)
+    if n:
+        simulate_batch(params.to_array(), pack, seats, np.uint64(seed), np.int64(row0),
+                       bool(rotate_dealer), out)
+    out.flags.writeable = False
+    names = tuple(tuple(p.name for p in lu) for lu in lineups)
+    return SimResult(params, names, int(seed), int(row0), out)
