@@ -1,16 +1,20 @@
-# Quickstart: `make demo` runs the main job, `make test` runs the tests.
+# Quickstart: `make train` runs the main job (vitou-ai train on its defaults), `make test`
+# runs the tests. `make demo` replays the example hand histories and simulates random deals.
 # Each creates .venv and installs the project on first use (re-run safe).
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean-venv
+.PHONY: train demo test lint bench clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(VENV)/bin/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
+
+train: $(STAMP)
+	$(VENV)/bin/vitou-ai train
 
 demo: $(STAMP)
 	$(VENV)/bin/vitou-ai demo
@@ -25,6 +29,8 @@ test: lint
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_kernel.py
+	$(VENV)/bin/python benchmarks/bench_sim.py
+	$(VENV)/bin/python benchmarks/bench_solvers.py
 
 clean-venv:
 	rm -rf $(VENV)
