@@ -70,7 +70,7 @@ def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
     while True:
         r = slot_row[i]
         if r < 0:
-            if n_rows[0] >= cap_rows:
+            if n_rows[0] >= cap_rows or 2 * (n_rows[0] + 1) > nslots:
                 return TABLE_FULL
             r = n_rows[0]
             n_rows[0] = r + 1
@@ -125,6 +125,16 @@ def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys,
             actions[row, a] = acts[a]
         keys[row, :] = key
     return row
+
+
+@jit
+def _rehash(words, slot_row, n):
+    mask = np.uint64(slot_row.shape[0] - 1)
+    for r in range(n):
+        i = np.int64(_hash(words[r, 0], words[r, 1], words[r, 2], words[r, 3]) & mask)
+        while slot_row[i] >= 0:
+            i = (i + 1) & np.int64(mask)
+        slot_row[i] = r
 
 
 # ---- external sampling --------------------------------------------------------------------
@@ -307,9 +317,12 @@ class MCCFR:
         self.epsilon = float(epsilon)
         self._pa = params.to_array()
         cap = int(max_infosets)
-        nslots = 1 << max(4, (2 * cap - 1).bit_length())
         self.words = np.zeros((cap, 4), np.int64)
-        self.slot_row = np.full(nslots, -1, np.int64)
+        # the hash index grows with the table (small and cache-resident for small games);
+        # the row arrays are allocated at full capacity but only touched as rows are used
+        self.slot_row = np.full(4096, -1, np.int64)
+        self._max_slots = 1 << max(12, (2 * cap - 1).bit_length())
+        self._pass_growth = 0
         self.n_rows = np.zeros(1, np.int64)
         self.keys = np.zeros((cap, L.KEY_SIZE), np.int8)
         self.nact = np.zeros(cap, np.int8)
@@ -332,6 +345,16 @@ class MCCFR:
     def num_infosets(self) -> int:
         return int(self.n_rows[0])
 
+    def _reserve(self) -> None:
+        """Keep the hash index at most half full after the next pass: grow it (and
+        rehash) ahead of time, from the largest growth of a pass so far."""
+        need = 2 * (self.num_infosets + 2 * self._pass_growth + 1024)
+        if self.slot_row.shape[0] >= need or self.slot_row.shape[0] >= self._max_slots:
+            return
+        size = min(self._max_slots, 1 << (need - 1).bit_length())
+        self.slot_row = np.full(size, -1, np.int64)
+        _rehash(self.words, self.slot_row, self.num_infosets)
+
     def _table(self):
         return (self.words, self.slot_row, self.n_rows, self.words.shape[0], self.keys,
                 self.nact, self.actions)
@@ -342,7 +365,6 @@ class MCCFR:
         Raises:
             TableFullError: when the information-state table is full.
         """
-        tb = self._table()
         key = np.zeros(L.KEY_SIZE, np.int8)
         acts = np.zeros(L.NUM_ACTIONS, np.int64)
         probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
@@ -351,6 +373,8 @@ class MCCFR:
         start = time.perf_counter()
         for _ in range(n):
             for p in range(self.params.players):
+                self._reserve()
+                tb = self._table()
                 before = self.num_infosets
                 if self.sampling == "external":
                     v = es_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
@@ -360,6 +384,7 @@ class MCCFR:
                     v = os_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
                                      self._states[0], *self._path, self._sig, key, acts, probs,
                                      used, ret, self.epsilon)
+                self._pass_growth = max(self._pass_growth, self.num_infosets - before)
                 if np.isnan(v):
                     raise TableFullError(
                         f"information-state table full ({self.words.shape[0]:,} rows, "
@@ -443,7 +468,8 @@ class MCCFR:
         n = data["keys"].shape[0]
         if n > self.words.shape[0]:
             raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets")
-        self.slot_row[:] = -1
+        self.slot_row = np.full(min(self._max_slots, max(4096, 1 << (4 * n).bit_length())), -1,
+                                np.int64)
         self.n_rows[0] = 0
         used = np.zeros(2, np.int64)
         for r in range(n):
