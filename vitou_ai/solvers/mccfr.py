@@ -47,12 +47,14 @@ class TableFullError(RuntimeError):
 
 @jit
 def _hash(w0, w1, w2, w3):
+    """Multiply-xorshift mix of the four key words (uint64 arithmetic throughout)."""
     h = np.uint64(w0) * np.uint64(0x9E3779B97F4A7C15)
-    h ^= np.uint64(w1) + np.uint64(0xBF58476D1CE4E5B9) + (h << np.uint64(6)) + (h >> np.uint64(2))
-    h ^= np.uint64(w2) + np.uint64(0x94D049BB133111EB) + (h << np.uint64(6)) + (h >> np.uint64(2))
-    h ^= np.uint64(w3) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
-    h ^= h >> np.uint64(31)
-    return h
+    h ^= np.uint64(w1) * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= np.uint64(w2) * np.uint64(0x94D049BB133111EB)
+    h ^= np.uint64(w3) * np.uint64(0xD6E8FEB86659FD93)
+    h ^= h >> np.uint64(32)
+    h *= np.uint64(0x9E3779B97F4A7C15)
+    return h ^ (h >> np.uint64(29))
 
 
 @jit
@@ -65,8 +67,8 @@ def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
     Sets ``used[0] = 1`` when the row is new.
     """
     nslots = slot_row.shape[0]
-    mask = np.uint64(nslots - 1)
-    i = np.int64(_hash(pk[0], pk[1], pk[2], pk[3]) & mask)
+    mask = np.int64(nslots - 1)
+    i = np.int64(_hash(pk[0], pk[1], pk[2], pk[3]) >> np.uint64(1)) & mask
     while True:
         r = slot_row[i]
         if r < 0:
@@ -85,7 +87,7 @@ def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
                 and words[r, 3] == pk[3]):
             used[0] = 0
             return r
-        i = (i + 1) & np.int64(mask)
+        i = (i + 1) & mask
 
 
 @jit
@@ -129,11 +131,11 @@ def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys,
 
 @jit
 def _rehash(words, slot_row, n):
-    mask = np.uint64(slot_row.shape[0] - 1)
+    mask = np.int64(slot_row.shape[0] - 1)
     for r in range(n):
-        i = np.int64(_hash(words[r, 0], words[r, 1], words[r, 2], words[r, 3]) & mask)
+        i = np.int64(_hash(words[r, 0], words[r, 1], words[r, 2], words[r, 3]) >> np.uint64(1)) & mask
         while slot_row[i] >= 0:
-            i = (i + 1) & np.int64(mask)
+            i = (i + 1) & mask
         slot_row[i] = r
 
 
@@ -189,7 +191,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
         r = rows[d]
         m = nact[r]
         if child[d] < m:
-            states[d + 1, :] = states[d]
+            K.copy_state(states[d], states[d + 1])
             K.apply_action(params, states[d + 1], actions[r, child[d]])
             nrow = _advance_es(params, states[d + 1], p, rng, tb, regrets, cum, key, acts,
                                probs, sig[d + 1], used)
@@ -283,6 +285,41 @@ def os_iteration(params, p, rng, tb, regrets, cum, state, path_row, path_a, path
     return ret[p]
 
 
+NEED_GROW = 1
+
+
+@jit
+def _run_passes(external, params, players, done, passes, rng, tb, regrets, cum, states, rows,
+                child, vals, sig, path_row, path_a, path_q, path_sp, path_my, path_opp,
+                path_samp, key, acts, probs, used, ret, epsilon, max_slots, growth):
+    """Run traversals ``done .. passes-1`` (player ``i % players``) in one call (the
+    Python dispatch of a call costs more than a small game's traversal). Stops early
+    with ``NEED_GROW`` when the hash index should grow first (the caller grows it and
+    calls again), or ``TABLE_FULL``. Returns (passes run, status)."""
+    slot_row = tb[1]
+    n_rows = tb[2]
+    k = 0
+    while done + k < passes:
+        nslots = slot_row.shape[0]
+        if k > 0 and nslots < max_slots and 2 * (n_rows[0] + 2 * growth[0] + 1024) > nslots:
+            return k, NEED_GROW
+        before = n_rows[0]
+        p = (done + k) % players
+        if external:
+            v = es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, sig,
+                             key, acts, probs, used, ret)
+        else:
+            v = os_iteration(params, p, rng, tb, regrets, cum, states[0], path_row, path_a,
+                             path_q, path_sp, path_my, path_opp, path_samp, sig, key, acts,
+                             probs, used, ret, epsilon)
+        if n_rows[0] - before > growth[0]:
+            growth[0] = n_rows[0] - before
+        if np.isnan(v):
+            return k, TABLE_FULL
+        k += 1
+    return k, 0
+
+
 # ---- the solver ----------------------------------------------------------------------------
 
 
@@ -370,26 +407,25 @@ class MCCFR:
         probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
         used = np.zeros(2, np.int64)
         ret = np.zeros(L.MAX_PLAYERS)
+        growth = np.array([self._pass_growth], np.int64)
         start = time.perf_counter()
-        for _ in range(n):
-            for p in range(self.params.players):
-                self._reserve()
-                tb = self._table()
-                before = self.num_infosets
-                if self.sampling == "external":
-                    v = es_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
-                                     self._states, self._rows, self._child, self._vals,
-                                     self._sig, key, acts, probs, used, ret)
-                else:
-                    v = os_iteration(self._pa, p, self.rng, tb, self.regrets, self.cum_policy,
-                                     self._states[0], *self._path, self._sig, key, acts, probs,
-                                     used, ret, self.epsilon)
-                self._pass_growth = max(self._pass_growth, self.num_infosets - before)
-                if np.isnan(v):
-                    raise TableFullError(
-                        f"information-state table full ({self.words.shape[0]:,} rows, "
-                        f"{before:,} before this pass); raise max_infosets")
-            self.iteration += 1
+        passes = n * self.params.players
+        done = 0
+        while done < passes:
+            self._reserve()
+            before = self.num_infosets
+            k, status = _run_passes(
+                self.sampling == "external", self._pa, self.params.players, done, passes,
+                self.rng, self._table(), self.regrets, self.cum_policy, self._states, self._rows,
+                self._child, self._vals, self._sig, *self._path, key, acts, probs, used, ret,
+                self.epsilon, self._max_slots, growth)
+            done += k
+            self._pass_growth = int(growth[0])
+            if status == TABLE_FULL:
+                raise TableFullError(
+                    f"information-state table full ({self.words.shape[0]:,} rows, "
+                    f"{before:,} before this call); raise max_infosets")
+        self.iteration += n
         self.nodes_touched += int(used[1])
         self.seconds += time.perf_counter() - start
 

@@ -135,9 +135,10 @@ def _build(params, deal_hands, deal_probs, max_nodes):
     probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
     key = np.empty(L.KEY_SIZE, np.int8)
     ret = np.empty(L.MAX_PLAYERS, np.float64)
+    state = np.empty(L.STATE_SIZE, np.int32)
     while sp > 0:
         sp -= 1
-        state = st_states[sp].copy()
+        K.copy_state(st_states[sp], state)
         node = st_node[sp]
         depth = st_depth[sp].copy()
         if K.is_terminal(state):
@@ -205,7 +206,7 @@ def _build(params, deal_hands, deal_probs, max_nodes):
         dec = kind[node] == KIND_DECISION
         for k in range(m):
             child = n_nodes + k
-            st_states[sp] = state
+            K.copy_state(state, st_states[sp])
             if kind[node] == KIND_CHANCE:
                 if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
                     K.apply_deal(params, st_states[sp], deal_hands[k])
