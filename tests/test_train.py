@@ -91,3 +91,11 @@ def test_bad_input_is_refused(tmp_path, capsys, extra, fragment):
             "--hand-size", "1", "--no-progress", *extra]
     assert main(args) == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_full_table_stops_cleanly(tmp_path, capsys):
+    out = tmp_path / "r"
+    code = main(["train", "--solver", "es-mccfr", "--iterations", "2000", "--eval-every", "1000",
+                 "--max-infosets", "50", "--out", str(out), *TINY])
+    assert code == 2
+    assert "raise max_infosets" in capsys.readouterr().err

@@ -404,6 +404,10 @@ def run(args: argparse.Namespace, out=None) -> int:
         code = 130
         print("\ninterrupted: the last evaluation's checkpoint and outputs are kept",
               file=sys.stderr)
+    except RuntimeError as e:  # TableFullError: the MCCFR table reached --max-infosets
+        code = 2
+        print(f"\nvitou-ai train: {e} (the last evaluation's checkpoint and outputs are kept)",
+              file=sys.stderr)
     finally:
         if bar:
             bar.close()
