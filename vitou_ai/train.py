@@ -277,10 +277,13 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) -
             axes[0].plot([r["seconds"] for r in rows], ys, marker="o", label=key)
     axes[0].set_xlabel("solver wall time (s)")
     axes[0].set_ylabel("points per deal")
-    axes[0].set_yscale("log")
     axes[0].set_title("exact evaluation")
     if axes[0].lines:
+        axes[0].set_yscale("log")
         axes[0].legend()
+    else:
+        axes[0].text(0.5, 0.5, "no exact evaluation\n(the game tree does not fit)",
+                     ha="center", va="center", transform=axes[0].transAxes)
     for b in bots:
         ys = [r.get(f"{b}_ppd") for r in rows]
         lo = [r.get(f"{b}_ppd_lo") for r in rows]
