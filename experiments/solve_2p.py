@@ -38,6 +38,35 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def plot(curve: Path, out: Path) -> None:
+    """Exploitability against solver wall time and iterations, from ``curve.csv``."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(curve) as f:
+        rows = list(csv.DictReader(f))
+    it = [int(r["iteration"]) for r in rows]
+    sec = [float(r["seconds"]) for r in rows]
+    ex = [float(r["exploitability"]) for r in rows]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, x, label in ((axes[0], sec, "solver wall time (s)"), (axes[1], it, "iteration")):
+        ax.plot(x, ex, marker="o")
+        ax.axhline(0.001, color="grey", ls="--", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("exploitability (points per deal)")
+    fig.suptitle("vitou_2p, full deck, 0:0 - DCFR on the full tree")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(out, buf.getvalue())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", default="vitou_2p")
@@ -53,7 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--out", default=str(ROOT / "results" / "solve_2p"))
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--plot-only", action="store_true", help="redraw curve.png from curve.csv")
     args = ap.parse_args(argv)
+    if args.plot_only:
+        plot(Path(args.out) / "curve.csv", Path(args.out) / "curve.png")
+        return 0
 
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=args.dealer)
@@ -99,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         text = ",".join(rows[0]) + "\n" + "".join(
             ",".join(str(r[k]) for k in rows[0]) + "\n" for r in rows)
         write_atomic(curve, text.encode())
+        plot(curve, out / "curve.png")
         if expl <= args.target or (args.time and solver.seconds >= args.time):
             break
     summary = {
