@@ -99,3 +99,60 @@ def test_full_table_stops_cleanly(tmp_path, capsys):
                  "--max-infosets", "50", "--out", str(out), *TINY])
     assert code == 2
     assert "raise max_infosets" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--seed", "-2"], "--seed must be in"),
+    (["--max-infosets", "0", "--solver", "es-mccfr"], "--max-infosets must be positive"),
+    (["--time", "-1"], "--time must be a positive"),
+    (["--bots", ","], "--bots needs at least one bot"),
+])
+def test_more_bad_options(tmp_path, capsys, extra, fragment):
+    args = ["train", "--out", str(tmp_path / "x"), *TINY, *extra]
+    assert main(args) == 2
+    assert fragment in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()  # nothing left behind
+
+
+def test_existing_run_is_not_overwritten_and_out_must_be_a_folder(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "cfr", "--iterations", "4", "--eval-every", "2",
+                 "--out", str(out), *TINY]) == 0
+    assert main(["train", "--solver", "cfr", "--iterations", "4", "--out", str(out), *TINY]) == 2
+    assert "holds a run already" in capsys.readouterr().err
+    (tmp_path / "f").write_text("x")
+    assert main(["train", "--out", str(tmp_path / "f"), *TINY]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert main(["train", "--resume", *TINY]) == 2
+    assert "--resume needs --out" in capsys.readouterr().err
+
+
+def test_resume_keeps_the_runs_length(tmp_path):
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "dcfr", "--iterations", "60", "--eval-every", "20",
+                 "--out", str(out), *TINY, "--time", "0.0001"]) == 0  # stops after one eval
+    assert [x["iteration"] for x in rows(out)] == ["20"]
+    assert main(["train", "--solver", "dcfr", "--out", str(out), "--resume", *TINY]) == 0
+    assert [x["iteration"] for x in rows(out)] == ["20", "40", "60"]
+
+
+def test_trained_policy_fits_check(tmp_path, capsys):
+    from vitou_ai.bots.tabular import TabularPolicy, check_fits
+    from vitou_ai.rules import VitouParams
+
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "cfr", "--iterations", "4", "--eval-every", "4",
+                 "--out", str(out), *TINY]) == 0
+    pol = TabularPolicy.load(out / "policy.npz")
+    check_fits(pol, VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1))
+    with pytest.raises(ValueError, match="pass --ranks 3"):
+        check_fits(pol, VitouParams(profile="vitou_2p", dealer=-1))
+    with pytest.raises(ValueError, match="pass --copies 1"):
+        check_fits(pol, VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1,
+                                    dealer=-1))
+    assert main(["tournament", "--profile", "vitou_2p", "--bots", str(out / "policy.npz"),
+                 "random", "--deals", "10", "--out", str(tmp_path / "t")]) == 2
+    assert "trained for" in capsys.readouterr().err
+    assert main(["tournament", "--profile", "vitou_2p", "--ranks", "3", "--copies", "1",
+                 "--hand-size", "1", "--bots", str(out / "policy.npz"), "random", "--deals",
+                 "200", "--out", str(tmp_path / "t"), "--no-progress"]) == 0

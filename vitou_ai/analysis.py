@@ -199,7 +199,7 @@ def plot_summary(df: pd.DataFrame, title: str = ""):
     axes[1].set_title("share of raises that are bluffs, by stake")
     rr = refusal_rates(df)
     rr["refuse"].plot.bar(ax=axes[2], color="tab:green")
-    axes[2].set_title("refusal rate by stake raised from")
+    axes[2].set_title("refusal rate by stake raised to")
     for ax in axes:
         ax.tick_params(axis="x", rotation=0)
     fig.suptitle(title)

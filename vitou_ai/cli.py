@@ -169,5 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     return demo(args.deals, args.seed)
 
 
+def entry() -> int:
+    """Console-script entry: :func:`main`, quiet on a closed pipe (``| head``)."""
+    try:
+        return main()
+    except BrokenPipeError:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

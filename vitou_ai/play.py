@@ -147,7 +147,8 @@ class TerminalMatch:
                          + (" ".join(RANK_LETTERS[r] for r in ph) or "none left"))
         if self.n == 4 and a[L.S_ANSWER_SEAT] == self.human:
             lines.append("A raise waits for your answer: play a card to accept, "
-                         "raise to re-raise, or refuse.")
+                         + ("raise to re-raise, " if self.state.legal_actions().count(L.A_RAISE)
+                            else "") + "or refuse.")
         if a[L.S_PHASE] == L.PH_ANSWER:
             lines.append("A raise waits for your answer: accept, raise or refuse.")
         if a[L.S_PHASE] == L.PH_ABANDON:
@@ -182,7 +183,7 @@ class TerminalMatch:
 
     def parse(self, text: str, legal: list[int]) -> tuple[int | None, str]:
         """An action from a number, an action string or a rank letter; or why not."""
-        if text.isdigit() or (text[0] in "+-" and text[1:].isdigit()):
+        if text.isascii() and (text.isdigit() or (text[0] in "+-" and text[1:].isdigit())):
             k = int(text)
             if 1 <= k <= len(legal):
                 return legal[k - 1], ""
@@ -299,7 +300,8 @@ class TerminalMatch:
 def play_match(profile: str = "vitou", human_seat: int = 0, partner: str = "counter",
                opponents: str = "counter", seed: int | None = None, signals: bool = False,
                target: int | None = None, inp: TextIO | None = None,
-               out: TextIO | None = None) -> int:
+               out: TextIO | None = None, ranks: int = 8, copies: int = 4,
+               hand_size: int = 3) -> int:
     """Play a match in the terminal; return the exit code (0 done or left, 130 Ctrl-C).
 
     Args:
@@ -316,17 +318,24 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str = "coun
     inp = inp if inp is not None else sys.stdin
     out = out if out is not None else sys.stdout
     params = VitouParams(profile=profile, mode="match", dealer=-1, signals=signals,
-                         target=target)
+                         target=target, ranks=ranks, copies=copies, hand_size=hand_size)
     if not 0 <= human_seat < params.players:
         raise ValueError(f"seat must be in 0..{params.players - 1}, got {human_seat}")
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "little")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"--seed must be in 0 .. 2**64-1, got {seed}")
     opp = parse_bot(opponents)
     bots: dict[int, Policy] = {}
     for s in range(params.players):
         if s == human_seat:
             continue
         bots[s] = parse_bot(partner) if s % 2 == human_seat % 2 else opp
+    from .bots.tabular import TabularPolicy, check_fits
+
+    for b in bots.values():
+        if isinstance(b, TabularPolicy):
+            check_fits(b, params)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 
@@ -341,6 +350,9 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
+    p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
+    p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
+    p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
 
 
 def play_command(args, inp: TextIO | None = None, out: TextIO | None = None,
@@ -350,7 +362,8 @@ def play_command(args, inp: TextIO | None = None, out: TextIO | None = None,
     try:
         return play_match(profile=args.profile, human_seat=args.seat, partner=args.partner,
                           opponents=args.opponents, seed=args.seed, signals=args.signals,
-                          target=args.target, inp=inp, out=out)
+                          target=args.target, inp=inp, out=out, ranks=args.ranks,
+                          copies=args.copies, hand_size=args.hand_size)
     except (ValueError, OSError) as e:
         print(f"vitou-ai play: error: {e}", file=err)
         return 2

@@ -11,7 +11,8 @@ A run folder holds:
   (Wilson 95% interval) and points per deal (95% interval) of the trained policy;
 - ``curve.png``: the curves;
 - ``policy.npz``: the average policy as a tabular bot (``vitou_ai.bots.tabular``
-  format, no pickle), usable as ``vitou-ai tournament --bots policy.npz,...``;
+  format, no pickle), usable as ``vitou-ai tournament --bots policy.npz random ...`` (same game
+  size options);
 - ``checkpoint.npz``: the native solver's state; ``--resume`` continues from it.
 
 Ctrl-C or a kill loses at most one evaluation interval.
@@ -50,7 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--copies", type=int, default=4)
     p.add_argument("--hand-size", type=int, default=2,
                    help="cards per hand (default 2: the full deck, two-card hands)")
-    p.add_argument("--dealer", type=int, default=0)
+    p.add_argument("--dealer", type=int, default=-1,
+                   help="dealer seat; -1 (default): drawn by chance, so the policy covers both")
     p.add_argument("--score0", type=int, default=0)
     p.add_argument("--score1", type=int, default=0)
     p.add_argument("--target", type=int, default=None)
@@ -225,7 +227,7 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
 
 
 def _against_bots(adapter: _Adapter, bots: list[str], args) -> dict[str, Any]:
-    from .bots.named import named_bot
+    from .bots.named import parse_bot
     from .eval.stats import wilson_interval
     from .sim.batch import simulate
 
@@ -234,7 +236,7 @@ def _against_bots(adapter: _Adapter, bots: list[str], args) -> dict[str, Any]:
     out: dict[str, Any] = {}
     half = max(1, args.eval_deals // 2)
     for b in bots:
-        bot = named_bot(b)
+        bot = parse_bot(b)
         lineup = [mine, bot] if params.players == 2 else [mine, bot, mine, bot]
         res = simulate(params, lineup, 2 * half, seed=args.seed + 1, duplicate=True)
         variant = np.asarray(res["variant"])
@@ -315,48 +317,78 @@ def run(args: argparse.Namespace, out=None) -> int:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
     mccfr = args.solver.endswith("mccfr")
-    iterations = args.iterations if args.iterations is not None else (
-        200_000 if mccfr else 1000)
-    every = args.eval_every if args.eval_every is not None else max(1, iterations // 10)
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    from .bots.named import NAMED_BOTS
 
-    unknown = [b for b in bots if b not in NAMED_BOTS]
-    if unknown:
-        print(f"vitou-ai train: unknown bot(s) {unknown}; known: {', '.join(NAMED_BOTS)}",
-              file=sys.stderr)
+    def bad(msg: str) -> int:
+        print(f"vitou-ai train: {msg}", file=sys.stderr)
         return 2
-    if iterations < 1 or every < 1 or args.eval_deals < 2:
-        print("vitou-ai train: --iterations, --eval-every must be >= 1, --eval-deals >= 2",
-              file=sys.stderr)
-        return 2
+
+    if args.resume and not args.out:
+        return bad("--resume needs --out, the run folder to continue")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(args.out or f"runs/{params.profile}-{args.solver}-{stamp}")
-    if args.resume and not (folder / "run.json").exists():
-        print(f"vitou-ai train: --resume: no run in {folder}", file=sys.stderr)
-        return 2
-    if args.resume and args.solver in OPENSPIEL:
-        print("vitou-ai train: OpenSpiel solvers cannot be checkpointed without pickle; "
-              "--resume needs a native solver", file=sys.stderr)
-        return 2
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        return bad(f"--out {folder}: exists and is not a folder")
+    saved: dict[str, Any] = {}
+    if args.resume:
+        if not (folder / "run.json").exists():
+            return bad(f"--resume: no run in {folder}")
+        if args.solver in OPENSPIEL:
+            return bad("OpenSpiel solvers cannot be checkpointed without pickle; --resume needs "
+                       "a native solver")
+        try:
+            saved = json.loads((folder / "run.json").read_text())
+        except (OSError, ValueError) as e:
+            return bad(f"--resume: cannot read {folder / 'run.json'}: {e}")
+    elif (folder / "run.json").exists():
+        return bad(f"{folder} holds a run already: continue it with --resume, or choose "
+                   "another --out")
+    # on --resume, the run's own length and evaluation interval unless given again
+    iterations = args.iterations if args.iterations is not None else saved.get(
+        "iterations", 200_000 if mccfr else 1000)
+    every = args.eval_every if args.eval_every is not None else saved.get(
+        "eval_every", max(1, iterations // 10))
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    from .bots.named import parse_bot
+
+    try:
+        for b in bots:
+            parse_bot(b)
+    except (ValueError, OSError) as e:
+        return bad(str(e))
+    if not bots:
+        return bad("--bots needs at least one bot to evaluate against")
+    if iterations < 1 or every < 1 or args.eval_deals < 2:
+        return bad("--iterations, --eval-every must be >= 1, --eval-deals >= 2")
+    if not 0 <= args.seed < 2**31:
+        return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
+    if args.max_infosets < 1:
+        return bad(f"--max-infosets must be positive, got {args.max_infosets}")
+    if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
+        return bad(f"--time must be a positive number of seconds, got {args.time}")
 
     need_tree = args.solver in ("cfr", "cfr+", "dcfr") or args.solver in OPENSPIEL
     tree = None
     if need_tree or args.exact != "no":
         from .solvers.tree import build_tree
 
+        # with a sampling solver, "auto" only builds trees that are quick to build
+        limit = args.max_tree_nodes if need_tree or args.exact == "yes" else min(
+            args.max_tree_nodes, 2_000_000)
         try:
-            tree = build_tree(params, max_nodes=args.max_tree_nodes)
+            tree = build_tree(params, max_nodes=limit)
         except ValueError as e:
             if need_tree or args.exact == "yes":
-                print(f"vitou-ai train: {e} (raise --max-tree-nodes, or use es-mccfr / "
-                      "os-mccfr)", file=sys.stderr)
-                return 2
+                hint = "raise --max-tree-nodes" + ("" if mccfr else ", or use es-mccfr / os-mccfr")
+                return bad(f"{e} ({hint})")
             tree = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return bad(f"--out {folder}: {e.strerror}")
     print(f"vitou-ai train: {params.profile} {args.solver}; "
           + (f"tree {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets; " if tree else
-             "no exact evaluation (tree too large); ")
+             "no exact evaluation (" + ("--exact no" if args.exact == "no" else
+                                        "the tree is too large") + "); ")
           + f"run folder {folder}", file=out, flush=True)
     adapter = _Adapter(args.solver, params, tree, args)
     ckpt = folder / "checkpoint.npz"
@@ -372,14 +404,15 @@ def run(args: argparse.Namespace, out=None) -> int:
         if (folder / "curve.csv").exists():
             with open(folder / "curve.csv") as f:
                 rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)
-                        if int(r["iteration"]) <= adapter.iterations_done]
+                        if str(r.get("iteration") or "").isdigit()
+                        and int(r["iteration"]) <= adapter.iterations_done]
         print(f"resumed at iteration {adapter.iterations_done}", file=out, flush=True)
     record = {
         "command": " ".join(sys.argv), "rules_version": RULES_VERSION, "seed": args.seed,
         "solver": args.solver, "params": {**params.knobs(), "profile": params.profile},
         "iterations": iterations, "eval_every": every, "eval_deals": args.eval_deals,
         "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
-        "started": stamp, "tree": ({"nodes": tree.num_nodes, "infosets": tree.num_infosets}
+        "started": saved.get("started", stamp), "tree": ({"nodes": tree.num_nodes, "infosets": tree.num_infosets}
                                    if tree else None),
     }
     bar = None
@@ -405,8 +438,10 @@ def run(args: argparse.Namespace, out=None) -> int:
                 break
     except KeyboardInterrupt:
         code = 130
-        print("\ninterrupted: the last evaluation's checkpoint and outputs are kept",
-              file=sys.stderr)
+        kept = ("nothing was saved yet" if not rows else
+                "the last evaluation's outputs are kept" + (
+                    " (with its checkpoint: --resume continues)" if adapter.resumable else ""))
+        print(f"\ninterrupted: {kept}", file=sys.stderr)
     except RuntimeError as e:  # TableFullError: the MCCFR table reached --max-infosets
         code = 2
         print(f"\nvitou-ai train: {e} (the last evaluation's checkpoint and outputs are kept)",

@@ -233,7 +233,16 @@ class TabularPolicy:
             ValueError: missing arrays, another ``RULES_VERSION`` or ``KEY_SIZE``.
             OSError: the file cannot be read.
         """
-        with np.load(path, allow_pickle=False) as z:
+        import zipfile
+
+        try:
+            z = np.load(path, allow_pickle=False)
+        except (ValueError, EOFError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{path}: not a tabular policy file (.npz written by vitou_ai): "
+                             f"{type(e).__name__}") from None
+        if not hasattr(z, "files"):
+            raise ValueError(f"{path}: not a tabular policy file (.npz written by vitou_ai)")
+        with z:
             missing = {"keys", "probs"} - set(z.files)
             if missing:
                 raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
@@ -245,8 +254,37 @@ class TabularPolicy:
             name = str(z["name"]) if "name" in z.files else Path(path).stem
             params = None
             if "params" in z.files:
-                d = json.loads(str(z["params"]))
-                if "scores" in d:
-                    d["scores"] = tuple(d["scores"])
-                params = VitouParams(**d)
+                try:
+                    d = json.loads(str(z["params"]))
+                    if "scores" in d:
+                        d["scores"] = tuple(d["scores"])
+                    params = VitouParams(**d)
+                except (ValueError, TypeError) as e:
+                    raise ValueError(f"{path}: bad 'params' record: {e}") from None
             return cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
+
+
+def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
+    """Refuse a tabular policy trained for another game than ``params``.
+
+    The game's shape (profile, ranks, copies, hand size, target) must match, and a
+    policy trained for one dealer seat only does not cover games where the dealer
+    rotates (``params.dealer == -1``): it would fall back at every other deal.
+
+    Raises:
+        ValueError: naming the policy, what it was trained for and what to pass.
+    """
+    t = policy.params
+    if t is None:
+        return
+    for field, flag in (("profile", "--profile"), ("ranks", "--ranks"), ("copies", "--copies"),
+                        ("hand_size", "--hand-size"), ("target", "--target")):
+        if getattr(t, field) != getattr(params, field):
+            raise ValueError(
+                f"policy {policy.name!r} was trained for {field} = {getattr(t, field)!r}, "
+                f"this game has {getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
+    if t.dealer >= 0 and params.dealer != t.dealer:
+        raise ValueError(
+            f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here the "
+            "dealer rotates, so it would play at random in half the deals (train it with "
+            "--dealer -1)")

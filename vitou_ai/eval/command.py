@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 #: games per pairing when neither --deals nor --matches is given
@@ -30,7 +31,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
-    p.add_argument("--out", default="results/tournament", help="output folder")
+    p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
+    p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
+    p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
+    p.add_argument("--out", default="runs/tournament", help="output folder")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -40,6 +44,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     from ..bots.named import parse_bot
+    from ..bots.tabular import TabularPolicy, check_fits
     from ..rules.params import VitouParams
     from .tournament import run_tournament, write_outputs
 
@@ -47,12 +52,22 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         "match", args.matches if args.matches is not None else DEFAULT_MATCHES)
     try:
         if games < 1:
-            raise ValueError(f"--{mode}s must be at least 1, got {games}")
+            raise ValueError(f"--{'matches' if mode == 'match' else 'deals'} must be at least "
+                             f"1, got {games}")
+        if games > 100_000_000:
+            raise ValueError(f"at most 100,000,000 games per pairing, got {games}")
         if not 0 <= args.seed < 2**64:
             raise ValueError(f"--seed must be in 0 .. 2**64-1, got {args.seed}")
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
-                             target=args.target)
+                             target=args.target, ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size)
         policies = [parse_bot(b) for b in args.bots]
+        for pol in policies:
+            if isinstance(pol, TabularPolicy):
+                check_fits(pol, params)
+        out_dir = Path(args.out)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ValueError(f"--out {args.out}: exists and is not a folder")
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
     except (ValueError, OSError) as e:
