@@ -162,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         return tournament_cli.tournament_command(args)
     if args.command == "play":
         return play_cli.play_command(args)
-    if args.deals < 2:
-        parser.error("--deals must be at least 2")
+    if not 2 <= args.deals <= 50_000_000:
+        parser.error("--deals must be in 2 .. 50,000,000")
     if not 0 <= args.seed < 2**63:
         parser.error("--seed must be in 0 .. 2**63 - 1")
     return demo(args.deals, args.seed)
