@@ -10,12 +10,4 @@ from .rules import RULES_VERSION, Game, VitouParams
 __version__ = "0.1.0"
 __all__ = ["Game", "RULES_VERSION", "VitouParams", "__version__"]
 
-try:
-    import pyspiel as _pyspiel  # noqa: F401
-except ImportError as _exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "vitou_ai registers the OpenSpiel game 'python_vitou' at import and needs "
-        f"OpenSpiel: pip install open_spiel==2.0.2 (importing pyspiel failed: {_exc})"
-    ) from _exc
-
-from . import openspiel_game  # noqa: E402,F401  (registers python_vitou)
+from . import openspiel_game  # noqa: E402,F401  (registers python_vitou; clear error without OpenSpiel)
