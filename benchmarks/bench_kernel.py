@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import random
 import statistics
 import sys
 import time
@@ -25,6 +24,7 @@ import numba
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import python_rates  # noqa: E402
 from tests.reference.engine import RefGame  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
@@ -42,22 +42,7 @@ def kernel_rate(params, deals: int, threads: int, repeats: int) -> list[float]:
 
 
 def reference_rate(profile: str, deals: int, repeats: int) -> list[float]:
-    game = RefGame(profile=profile)
-    rates = []
-    for i in range(repeats):
-        rng = random.Random(i)
-        t = time.perf_counter()
-        for _ in range(deals):
-            s = game.new_initial_state()
-            while not s.is_terminal():
-                if s.is_chance_node():
-                    o = s.chance_outcomes()
-                    a = rng.choices([x for x, _ in o], [p for _, p in o])[0]
-                else:
-                    a = rng.choice(s.legal_actions())
-                s.apply_action(a)
-        rates.append(deals / (time.perf_counter() - t))
-    return rates
+    return python_rates(RefGame(profile=profile).new_initial_state, deals, repeats)
 
 
 def main() -> None:

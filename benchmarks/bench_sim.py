@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import platform
-import random
 import statistics
 import sys
 import time
@@ -37,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 import pyspiel  # noqa: E402
 
 import vitou_ai  # noqa: E402,F401  (registers python_vitou)
+from benchmarks.common import python_rates  # noqa: E402
 from tests.reference.engine import RefGame  # noqa: E402
 from vitou_ai.bots import RandomPolicy, named_bot  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
@@ -64,25 +64,6 @@ def kernel_random_rates(params: VitouParams, n: int, repeats: int, threads: int)
     for i in range(repeats):
         t = time.perf_counter()
         random_games(a, n, seed=i + 1)
-        rates.append(n / (time.perf_counter() - t))
-    return rates
-
-
-def python_rates(new_state, n: int, repeats: int) -> list[float]:
-    """Random play of ``n`` games through a Python game object (reference or OpenSpiel)."""
-    rates = []
-    for i in range(repeats):
-        rng = random.Random(i)
-        t = time.perf_counter()
-        for _ in range(n):
-            s = new_state()
-            while not s.is_terminal():
-                if s.is_chance_node():
-                    o = s.chance_outcomes()
-                    a = rng.choices([x for x, _ in o], [p for _, p in o])[0]
-                else:
-                    a = rng.choice(s.legal_actions())
-                s.apply_action(a)
         rates.append(n / (time.perf_counter() - t))
     return rates
 
