@@ -12,6 +12,16 @@ from .._numba import jit
 from .tree import KIND_CHANCE, KIND_TERMINAL
 
 
+#: Cumulative regrets at most this count as 0 in regret matching. When two actions
+#: are worth exactly the same, their regrets are 0 in exact arithmetic but a
+#: rounding residual of either sign in floating point (about 1e-19 here), and
+#: plain regret matching would jump to a pure policy on that residual; the flat
+#: and public-tree solvers sum in different orders, so without this floor they
+#: part ways on exact ties. Points per deal times probabilities: genuine
+#: regrets this small move the exploitability by less than 1e-13.
+RM_TOLERANCE = 1e-14
+
+
 @jit
 def utility_sign(num_players, p):
     """Terminal utilities are team 0's; seat ``p`` gets ``+util`` or ``-util`` (R8.1)."""
@@ -21,17 +31,17 @@ def utility_sign(num_players, p):
 @jit
 def regret_matching(regrets, is_nact, policy):
     """Current policy from cumulative regrets (Zinkevich et al. 2007, eq. 8;
-    uniform when no regret is positive), written into ``policy``."""
+    uniform when no regret exceeds ``RM_TOLERANCE``), written into ``policy``."""
     for i in range(regrets.shape[0]):
         m = is_nact[i]
         s = 0.0
         for a in range(m):
-            if regrets[i, a] > 0.0:
+            if regrets[i, a] > RM_TOLERANCE:
                 s += regrets[i, a]
         if s > 0.0:
             for a in range(m):
                 r = regrets[i, a]
-                policy[i, a] = r / s if r > 0.0 else 0.0
+                policy[i, a] = r / s if r > RM_TOLERANCE else 0.0
         else:
             for a in range(m):
                 policy[i, a] = 1.0 / m

@@ -1,0 +1,362 @@
+"""CFR, CFR+ and DCFR on the public tree (range vectors), and exact evaluation.
+
+The same three variants, alternating updates and averaging weights as the flat
+solver (:mod:`vitou_ai.solvers.cfr`, whose docstring cites the papers), so
+that at equal iterations both give the same average policy up to rounding; the
+passes are :mod:`vitou_ai.solvers.public_kernels` (vector-form CFR, Johanson et
+al. 2012; public-tree best response, Johanson et al. 2011).
+
+Tables are ``float64[num_entries]``, one slot per (information set, action)
+pair: entry ``e`` of the range of a child of a decision node is the hand
+``tree.entries[e]`` of the acting player at the parent, taking the action
+``tree.action[child]``.
+
+Both cores: the top of the tree is walked serially down to a *frontier* of
+subtrees, which ``prange`` walks in parallel (they share no table entries);
+the top is then walked again upwards from the frontier's values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import math
+import time
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from ..rules.params import RULES_VERSION, VitouParams
+from . import public_kernels as PK
+from .cfr import VARIANTS, CheckpointError
+from .cfr_kernels import RM_TOLERANCE
+from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree
+
+CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
+
+
+def tree_fingerprint(tree: PublicTree) -> str:
+    """SHA-256 over the public tree's structure, actions, returns and ranges."""
+    h = hashlib.sha256()
+    for a in (tree.kind, tree.first, tree.action, tree.util, tree.actor_len, tree.entries,
+              tree.hands):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _joint_factors(tree: PublicTree) -> np.ndarray:
+    """Factors of the exact joint deal probability for four seats
+    (:func:`~vitou_ai.solvers.public_tree.joint_deal_probability` rearranged):
+    ``P = joint[2,0] * prod_s joint[1, h_s] * prod_r joint[0, K_r]`` with ``K_r``
+    the copies of rank ``r`` over the four hands."""
+    p = tree.params
+    c, h, n = p.copies, p.hand_size, p.players
+    width = max(n * h + 1, tree.num_hands + 1)
+    out = np.zeros((3, width))
+    for k in range(n * h + 1):
+        out[0, k] = math.factorial(c) / math.factorial(c - k) if k <= c else 0.0
+    for i in range(tree.num_hands):
+        out[1, i] = 1.0 / math.prod(math.factorial(int(k)) for k in tree.counts[i])
+    total = p.ranks * c
+    out[2, 0] = 1.0 / (math.factorial(total) // (math.factorial(h) ** n
+                                                 * math.factorial(total - n * h)))
+    return out
+
+
+class PublicPasses:
+    """Range passes over one public tree, with the frontier split for ``prange``.
+
+    Args:
+        tree: the public tree.
+        frontier_size: about how many subtrees to hand to the threads (default
+            64 per thread); 0 walks everything in one thread.
+    """
+
+    def __init__(self, tree: PublicTree, frontier_size: int | None = None):
+        self.tree = t = tree
+        n, H1 = t.num_players, t.num_hands + 1
+        self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
+        threads = numba.get_num_threads()
+        target = 64 * threads if frontier_size is None else frontier_size
+        sizes = PK.subtree_sizes(t.kind, t.first, t.nchild)
+        frontier = self._frontier(sizes, target)
+        self.frontier = np.array(sorted(frontier), np.int64)
+        F = len(self.frontier)
+        depth = int(PK.max_depth(t.kind, t.first, t.nchild)) + 2
+        mc = int(t.nchild.max()) if t.num_nodes else 1
+        nchunks = max(1, min(F, 4 * threads))
+        # longest subtree first onto the least loaded chunk (LPT)
+        loads = [(0, c, []) for c in range(nchunks)]
+        heapq.heapify(loads)
+        for f in sorted(range(F), key=lambda f: -sizes[self.frontier[f]]):
+            load, c, items = heapq.heappop(loads)
+            items.append(f)
+            heapq.heappush(loads, (load + int(sizes[self.frontier[f]]), c, items))
+        chunks = sorted(loads, key=lambda x: x[1])
+        self.chunk_start = np.cumsum([0] + [len(c[2]) for c in chunks]).astype(np.int64)
+        self.chunk_items = np.array([f for c in chunks for f in c[2]], np.int64)
+        self.fr_offs = np.zeros((F, n), np.int64)
+        self.fr_lens = np.zeros((F, n), np.int64)
+        self.fr_reach = np.zeros((F, n, H1))
+        self.fr_val = np.zeros((F, H1))
+        C = nchunks + 1  # the last row is the top walk's
+        self.s_node = np.zeros((C, depth), np.int64)
+        self.s_k = np.zeros((C, depth), np.int64)
+        self.s_off = np.zeros((C, depth, n), np.int64)
+        self.s_len = np.zeros((C, depth, n), np.int64)
+        self.s_reach = np.zeros((C, depth, n, H1))
+        self.s_val = np.zeros((C, depth, H1))
+        self.s_sig = np.zeros((C, depth, H1, mc))
+        self.s_q = np.zeros((C, depth, H1, mc))
+        self.s_idx = np.zeros((C, depth, H1, mc), np.int64)
+        self.visited = np.zeros(nchunks, np.int64)
+        self.root_offs = np.zeros(n, np.int64)
+        self.root_lens = np.ones(n, np.int64)
+        self.root_reach = np.ones((n, H1))
+        self.out = np.zeros(H1)
+        self.nodes_visited = 0
+
+    def _frontier(self, sizes: np.ndarray, target: int) -> list[int]:
+        t = self.tree
+        if target <= 1:
+            return []
+        heap = [(-int(sizes[0]), 0)]
+        done: list[int] = []
+        while heap and len(heap) + len(done) < target:
+            s, node = heapq.heappop(heap)
+            if t.kind[node] == KIND_TERMINAL or -s < 64:
+                done.append(node)
+                continue
+            f = int(t.first[node])
+            for k in range(int(t.nchild[node])):
+                heapq.heappush(heap, (-int(sizes[f + k]), f + k))
+        out = done + [node for _, node in heap]
+        return [] if out == [0] else out
+
+    def run(self, traverser: int, pol_mode: int, upd_mode: int, regrets: np.ndarray,
+            cum: np.ndarray, given: np.ndarray, weight: float = 1.0, dpos: float = 1.0,
+            dneg: float = 1.0, davg: float = 1.0, clip: bool = False) -> np.ndarray:
+        """One pass for ``traverser``; returns its counterfactual values at the root
+        (``float64[1]``: the root has the single range "not dealt")."""
+        t = self.tree
+        H = t.num_hands
+        common = (t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off,
+                  t.actor_len, t.entries, H, t.pair_prob, t.counts, self.joint,
+                  t.num_players, traverser, pol_mode)
+        tables = (regrets, cum, given, weight, dpos, dneg, davg, clip)
+        top = len(self.s_node) - 1
+        scratch = (self.s_node[top], self.s_k[top], self.s_off[top], self.s_len[top],
+                   self.s_reach[top], self.s_val[top], self.s_sig[top], self.s_q[top],
+                   self.s_idx[top])
+        fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
+        root = (0, self.root_offs, self.root_lens, self.root_reach)
+        if len(self.frontier) == 0:
+            v = PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_IGNORE, *fr,
+                        *scratch, self.out)
+            self.nodes_visited += v
+            return self.out[:1].copy()
+        v = PK.walk(*common, PK.UPDATE_NONE, *tables, *root, self.frontier, PK.STOP_RECORD,
+                    *fr, *scratch, self.out)
+        PK.frontier_walks(*common, upd_mode, *tables, self.frontier, self.chunk_start,
+                          self.chunk_items, *fr, self.s_node, self.s_k, self.s_off, self.s_len,
+                          self.s_reach, self.s_val, self.s_sig, self.s_q, self.s_idx,
+                          self.visited)
+        PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_READ, *fr, *scratch,
+                self.out)
+        self.nodes_visited += v + int(self.visited.sum())
+        return self.out[:1].copy()
+
+
+class PublicCFR:
+    """Vector-form CFR / CFR+ / DCFR on a :class:`PublicTree`.
+
+    Args:
+        game: a :class:`VitouParams` (its public tree is built) or a built tree.
+        variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.cfr.TabularCFR`).
+        alpha, beta, gamma: DCFR's discount exponents.
+        frontier_size: see :class:`PublicPasses`.
+
+    Raises:
+        ValueError: unknown variant; a game without a public tree
+            (:func:`~vitou_ai.solvers.public_tree.check_public_params`).
+    """
+
+    def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 frontier_size: int | None = None):
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
+        self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
+        self.variant = variant
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        E = self.tree.num_entries
+        self.regrets = np.zeros(E)
+        self.cum_policy = np.zeros(E)
+        self._empty = np.zeros(0)
+        self.passes = PublicPasses(self.tree, frontier_size)
+        self.iteration = 0
+        self.nodes_touched = 0
+        self.seconds = 0.0
+
+    def iterate(self, n: int = 1) -> None:
+        """Run ``n`` iterations (each: one pass per player, alternating)."""
+        start = time.perf_counter()
+        ps = self.passes
+        for _ in range(n):
+            self.iteration += 1
+            it = float(self.iteration)
+            weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
+            if self.variant == "cfr+":
+                weight, clip = it, True
+            elif self.variant == "dcfr":
+                ta, tb = it ** self.alpha, it ** self.beta
+                dpos, dneg = ta / (ta + 1.0), tb / (tb + 1.0)
+                davg = (it / (it + 1.0)) ** self.gamma
+            for p in range(self.tree.num_players):
+                before = ps.nodes_visited
+                ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
+                       self._empty, weight, dpos, dneg, davg, clip)
+                self.nodes_touched += ps.nodes_visited - before
+        self.seconds += time.perf_counter() - start
+
+    def average_policy(self) -> np.ndarray:
+        """The average policy, ``float64[num_entries]`` (probability of each entry's
+        action for its hand; uniform where the cumulative weights are all 0)."""
+        return entry_policy(self.tree, self.cum_policy)
+
+    def current_policy(self) -> np.ndarray:
+        """The current (regret-matching) policy, ``float64[num_entries]``."""
+        return entry_policy(self.tree, np.where(self.regrets > RM_TOLERANCE, self.regrets, 0.0))
+
+    # ---- exact evaluation of the average policy without materialising it -----------------
+    def expected_returns(self) -> np.ndarray:
+        """``float64[players]``: each seat's expected return under the average policy."""
+        return _returns(self.passes, PK.POLICY_AVERAGE, self.cum_policy, self._empty)
+
+    def best_response_value(self, player: int) -> float:
+        """``player``'s best-response value against the average policy (points per deal)."""
+        return float(self.passes.run(player, PK.POLICY_AVERAGE, PK.UPDATE_BR, self._empty,
+                                     self.cum_policy, self._empty)[0])
+
+    def nash_conv(self) -> float:
+        u = self.expected_returns()
+        return float(sum(self.best_response_value(p) - u[p]
+                         for p in range(self.tree.num_players)))
+
+    def exploitability(self) -> float:
+        return self.nash_conv() / self.tree.num_players
+
+    # ---- checkpoints ----------------------------------------------------------------------
+    def _config(self) -> dict:
+        p = self.tree.params
+        return {
+            "format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION,
+            "variant": self.variant, "alpha": self.alpha, "beta": self.beta,
+            "gamma": self.gamma,
+            "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
+                       "scores": list(p.scores)},
+            "tree": tree_fingerprint(self.tree),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write a checkpoint (``.npz``, no pickle) atomically."""
+        from ..history import write_atomic
+
+        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
+                    seconds=self.seconds)
+        buf = BytesIO()
+        np.savez(buf, regrets=self.regrets, cum_policy=self.cum_policy,
+                 meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+        write_atomic(Path(path), buf.getvalue())
+
+    def load(self, path: str | Path) -> None:
+        """Resume from a checkpoint written by :meth:`save` for the same game.
+
+        Raises:
+            CheckpointError: unreadable or damaged file, another format (a flat-tree
+                checkpoint included), ``RULES_VERSION``, variant or game.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                regrets, cum = z["regrets"], z["cum_policy"]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
+                json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+        want = self._config()
+        for key in ("format", "rules_version", "variant", "params", "tree", "alpha", "beta",
+                    "gamma"):
+            if meta.get(key) != want[key]:
+                raise CheckpointError(f"{path}: checkpoint {key} {meta.get(key)!r} does not "
+                                      f"match this solver's {want[key]!r}")
+        if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
+            raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
+                                  f"{self.regrets.shape}")
+        self.regrets[...] = regrets
+        self.cum_policy[...] = cum
+        self.iteration = int(meta["iteration"])
+        self.nodes_touched = int(meta["nodes_touched"])
+        self.seconds = float(meta["seconds"])
+
+
+# ---- policies over entries and exact evaluation --------------------------------------------
+
+
+def entry_policy(tree: PublicTree, weights: np.ndarray) -> np.ndarray:
+    """Normalise non-negative ``weights`` (``float64[num_entries]``) per information set
+    into a policy (uniform over the legal actions where they sum to 0)."""
+    out = np.zeros(tree.num_entries)
+    PK.normalize_entries(tree.kind, tree.player, tree.first, tree.nchild, tree.actor_off,
+                         tree.actor_len, tree.entries, tree.num_hands, tree.num_players,
+                         weights, out)
+    return out
+
+
+def _returns(passes: PublicPasses, mode: int, cum: np.ndarray, given: np.ndarray) -> np.ndarray:
+    n = passes.tree.num_players
+    empty = np.zeros(0)
+    v0 = float(passes.run(0, mode, PK.UPDATE_NONE, empty, cum, given)[0])
+    return np.array([v0 if s % 2 == 0 else -v0 for s in range(n)])
+
+
+def expected_returns(tree: PublicTree, policy: np.ndarray,
+                     passes: PublicPasses | None = None) -> np.ndarray:
+    """``float64[players]``: each seat's expected return (points per deal) under
+    ``policy`` (``float64[num_entries]``, e.g. :meth:`PublicCFR.average_policy`)."""
+    _check_policy(tree, policy)
+    return _returns(passes or PublicPasses(tree), PK.POLICY_GIVEN, np.zeros(0), policy)
+
+
+def best_response_value(tree: PublicTree, policy: np.ndarray, player: int,
+                        passes: PublicPasses | None = None) -> float:
+    """``player``'s best-response value to everybody else playing ``policy``
+    (one range pass, Johanson et al. 2011)."""
+    _check_policy(tree, policy)
+    ps = passes or PublicPasses(tree)
+    e = np.zeros(0)
+    return float(ps.run(player, PK.POLICY_GIVEN, PK.UPDATE_BR, e, e, policy)[0])
+
+
+def nash_conv(tree: PublicTree, policy: np.ndarray, passes: PublicPasses | None = None) -> float:
+    """``sum_p (BR_p - u_p)`` (OpenSpiel's definition), points per deal."""
+    ps = passes or PublicPasses(tree)
+    u = expected_returns(tree, policy, ps)
+    return float(sum(best_response_value(tree, policy, p, ps) - u[p]
+                     for p in range(tree.num_players)))
+
+
+def exploitability(tree: PublicTree, policy: np.ndarray,
+                   passes: PublicPasses | None = None) -> float:
+    """``nash_conv / num_players``; points per deal."""
+    return nash_conv(tree, policy, passes) / tree.num_players
+
+
+def _check_policy(tree: PublicTree, policy: np.ndarray) -> None:
+    if policy.shape != (tree.num_entries,):
+        raise ValueError(f"policy shape {policy.shape} != ({tree.num_entries},): "
+                         "a policy over this public tree's entries")
+

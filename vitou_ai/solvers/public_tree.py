@@ -1,0 +1,608 @@
+"""The public tree of a deal: one node per public history, a range of hands per player.
+
+Vitou's payoffs depend on public actions only: cards are played face up, unplayed
+cards are never shown, raises, refusals and declines are public (R2-R6, R9). A
+player's private state is their hand, a multiset (``docs/kernel_interface.md``:
+one's own hand is seen as a multiset). So the game tree factors into a *public
+tree* whose nodes are public histories, and at each node, per player, the list
+of hands still consistent with that player's own public actions (the *range*).
+An information set of player ``p`` is a pair (public decision node of ``p``,
+hand of ``p`` in the range). This is the structure of Johanson, Waugh, Bowling &
+Zinkevich 2011 ("Accelerating best response calculation in large extensive
+games", section 4, public tree) and of Johanson et al. 2012 (vector-form CFR).
+
+The tree is built from the kernel alone: at a public node the kernel state of
+one representative deal is kept, and the hand of the player to act is swapped
+for each hand of their range (:func:`_set_hand` writes only the dealt hand and
+the held cards, the layout fields of a hand) to ask the kernel for that hand's
+legal actions; an action's child keeps the hands for which it is legal. The
+kernel's rules are never restated here.
+
+Layout (``postflop-solver``-like flat arrays; nodes numbered so that every
+child has a larger index than its parent and siblings are contiguous):
+
+- node arrays, length ``num_nodes``: ``kind`` (int8: 0 public chance, 1
+  decision, 2 terminal, 3 the deal), ``player`` (int8 seat, -1 chance or deal,
+  -4 terminal), ``first`` (int64) / ``nchild`` (int16) children, ``action``
+  (int8: the kernel's action or chance id on the edge into the node, -1 at the
+  root and below the deal), ``prob`` (float64: probability of a public chance
+  edge, else 1), ``util`` (float64: team 0's return at terminals, points per
+  deal, R8.1; the same for every deal reaching the node);
+- ``actor_off`` (int64) / ``actor_len`` (int16): the range of the player who
+  acted at the parent, as a slice of ``entries`` (for the deal's child and
+  public chance children: -1 / 0, the ranges are inherited or full);
+- ``entries`` (uint8[num_entries]): hand indices into ``hands``; ``NONE_HAND``
+  (= ``num_hands``) stands for "not dealt yet" (the 2p blind window, R9.2). An
+  entry created at a decision edge is also the slot of that (information set,
+  action) pair in the solvers' regret and policy tables.
+
+Ranges are sorted by hand index; a child's range is a sub-list of its parent's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .._numba import jit
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.observe import infostate_key
+from ..rules.params import P_PLAYERS, VitouParams
+
+KIND_CHANCE = 0
+KIND_DECISION = 1
+KIND_TERMINAL = 2
+KIND_DEAL = 3
+
+
+# ---- hands and deal probabilities --------------------------------------------------------
+
+
+def enumerate_hands(params: VitouParams) -> np.ndarray:
+    """All hands a seat can be dealt, as sorted multisets of rank indices (R1.1).
+
+    Returns:
+        ``int64[H, hand_size]``, in ``itertools.combinations_with_replacement``
+        order (lexicographic), at most ``copies`` of a rank.
+    """
+    out = [c for c in itertools.combinations_with_replacement(range(params.ranks),
+                                                                params.hand_size)
+           if all(c.count(r) <= params.copies for r in set(c))]
+    return np.array(out, dtype=np.int64).reshape(-1, params.hand_size)
+
+
+def hand_counts(params: VitouParams, hands: np.ndarray) -> np.ndarray:
+    """``int64[H, ranks]``: copies of each rank in each hand."""
+    out = np.zeros((hands.shape[0], params.ranks), np.int64)
+    for i, h in enumerate(hands):
+        for r in h:
+            out[i, r] += 1
+    return out
+
+
+def joint_deal_probability(params: VitouParams, counts_per_seat: list[np.ndarray]) -> Fraction:
+    """Exact probability that seat ``s`` is dealt the multiset ``counts_per_seat[s]``
+    for every seat, dealing ``hand_size`` cards to each from the shuffled deck (R1.2).
+
+    With the copies of a rank told apart, the deal is a uniformly random ordered
+    partition of the deck into one ``hand_size`` set per seat and the rest, so
+    ``P = prod_r multinomial(copies; k_r0, .., k_r(n-1), rest_r)
+    / multinomial(N; h, .., h, N - n h)``: card removal is exact, no
+    independence between seats is assumed.
+
+    Args:
+        counts_per_seat: one ``int[ranks]`` count vector per seat (all seats).
+    """
+    c, h = params.copies, params.hand_size
+    total = params.ranks * c
+    num = 1
+    for r in range(params.ranks):
+        ks = [int(cs[r]) for cs in counts_per_seat]
+        rest = c - sum(ks)
+        if rest < 0:
+            return Fraction(0)
+        num *= math.factorial(c) // (math.prod(math.factorial(k) for k in ks)
+                                     * math.factorial(rest))
+    n = len(counts_per_seat)
+    den = math.factorial(total) // (math.factorial(h) ** n * math.factorial(total - n * h))
+    return Fraction(num, den)
+
+
+def pair_deal_probabilities(params: VitouParams, hands: np.ndarray) -> np.ndarray:
+    """Two players: ``float64[H, H]``, ``P[i, j]`` = probability that seat ``dealer+1``...
+    in fact any fixed seat gets hand ``i`` and the other hand ``j`` (the law is
+    symmetric in the seats). Exact (:func:`joint_deal_probability`)."""
+    if params.players != 2:
+        raise ValueError("pair_deal_probabilities is for two players")
+    cnt = hand_counts(params, hands)
+    H = hands.shape[0]
+    out = np.zeros((H, H))
+    for i in range(H):
+        for j in range(H):
+            out[i, j] = float(joint_deal_probability(params, [cnt[i], cnt[j]]))
+    return out
+
+
+# ---- the builder (jitted) ------------------------------------------------------------------
+
+
+@jit
+def _grow1(a, n):
+    if n <= a.shape[0]:
+        return a
+    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@jit
+def _grow2(a, n):
+    if n <= a.shape[0]:
+        return a
+    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@jit
+def _set_hand(params, state, seat, hand, played):
+    """Give ``seat`` the dealt hand ``hand`` (``int[hand_size]``) in ``state``, keeping the
+    cards it has played: writes the layout fields of a hand only (dealt cards and
+    held copies); the public part of the state is untouched."""
+    h = hand.shape[0]
+    base = L.S_HAND + seat * L.MAX_HAND
+    held = L.S_HELD + seat * L.MAX_RANKS
+    for r in range(L.MAX_RANKS):
+        played[r] = -state[held + r]
+    for i in range(h):
+        played[state[base + i]] += 1
+    for r in range(L.MAX_RANKS):
+        state[held + r] = -played[r]
+    for i in range(h):
+        state[base + i] = hand[i]
+        state[held + hand[i]] += 1
+
+
+@jit
+def _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p):
+    """False when no deal gives every seat a hand of its range: per rank, the
+    fewest copies each range needs must fit the deck; for two players, exactly
+    (some pair of hands has positive probability)."""
+    if n == 2:
+        for i in range(lens[0]):
+            a = ent[offs[0] + i]
+            for j in range(lens[1]):
+                if pair_p[a, ent[offs[1] + j]] > 0.0:
+                    return True
+        return False
+    for r in range(counts.shape[1]):
+        need = 0
+        for s in range(n):
+            m = 1 << 30
+            for i in range(lens[s]):
+                c = counts[ent[offs[s] + i], r]
+                if c < m:
+                    m = c
+            need += m
+        if need > copies:
+            return False
+    return True
+
+
+@jit
+def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
+    n = params[P_PLAYERS]
+    H = hands.shape[0]
+    cap = 1024
+    kind = np.empty(cap, np.int8)
+    player = np.empty(cap, np.int8)
+    first = np.empty(cap, np.int64)
+    nchild = np.empty(cap, np.int16)
+    action = np.empty(cap, np.int8)
+    prob = np.empty(cap, np.float64)
+    util = np.empty(cap, np.float64)
+    aoff = np.empty(cap, np.int64)
+    alen = np.empty(cap, np.int16)
+    ecap = 4096 + H
+    ent = np.empty(ecap, np.uint8)
+    ent[0] = H  # the "not dealt" range
+    for i in range(H):
+        ent[1 + i] = i
+    ne = 1 + H
+
+    scap = 256
+    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(scap, np.int64)
+    st_off = np.empty((scap, 4), np.int64)
+    st_len = np.empty((scap, 4), np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    for s in range(4):
+        st_off[0, s] = 0
+        st_len[0, s] = 1
+    sp = 1
+    n_nodes = 1
+    prob[0] = 1.0
+    action[0] = -1
+    aoff[0] = -1
+    alen[0] = 0
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    cprobs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    ret = np.empty(L.MAX_PLAYERS, np.float64)
+    state = np.empty(L.STATE_SIZE, np.int32)
+    played = np.empty(L.MAX_RANKS, np.int64)
+    legal = np.zeros((H + 1, L.NUM_ACTIONS), np.bool_)
+    union = np.zeros(L.NUM_ACTIONS, np.bool_)
+    keep = np.zeros(L.NUM_ACTIONS, np.bool_)
+    offs = np.empty(4, np.int64)
+    lens = np.empty(4, np.int64)
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        for s in range(4):
+            offs[s] = st_off[sp, s]
+            lens[s] = st_len[sp, s]
+        if K.is_terminal(state):
+            kind[node] = KIND_TERMINAL
+            player[node] = -4
+            first[node] = 0
+            nchild[node] = 0
+            K.returns(params, state, ret)
+            util[node] = ret[0]
+            continue
+        util[node] = 0.0
+        if K.is_chance(state):
+            player[node] = -1
+            if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
+                kind[node] = KIND_DEAL
+                m = 1
+            elif state[L.S_PHASE] == L.PH_DRAW_DEALER:
+                kind[node] = KIND_CHANCE
+                m = K.chance_outcomes(params, state, acts, cprobs)
+            else:
+                raise ValueError("private chance event (gesture caught) in a public tree")
+            first[node] = n_nodes
+            nchild[node] = m
+            need = n_nodes + m
+            if need > max_nodes:
+                return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+            if need > kind.shape[0]:
+                kind = _grow1(kind, need)
+                player = _grow1(player, need)
+                first = _grow1(first, need)
+                nchild = _grow1(nchild, need)
+                action = _grow1(action, need)
+                prob = _grow1(prob, need)
+                util = _grow1(util, need)
+                aoff = _grow1(aoff, need)
+                alen = _grow1(alen, need)
+            if sp + m > st_states.shape[0]:
+                st_states = _grow2(st_states, sp + m)
+                st_node = _grow1(st_node, sp + m)
+                st_off = _grow2(st_off, sp + m)
+                st_len = _grow2(st_len, sp + m)
+            for k in range(m):
+                child = n_nodes + k
+                K.copy_state(state, st_states[sp])
+                aoff[child] = -1
+                alen[child] = 0
+                if kind[node] == KIND_DEAL:
+                    K.apply_deal(params, st_states[sp], deal0)
+                    action[child] = -1
+                    prob[child] = 1.0
+                    for s in range(4):
+                        st_off[sp, s] = 1
+                        st_len[sp, s] = H
+                else:
+                    K.apply_action(params, st_states[sp], acts[k])
+                    action[child] = acts[k]
+                    prob[child] = cprobs[k]
+                    for s in range(4):
+                        st_off[sp, s] = offs[s]
+                        st_len[sp, s] = lens[s]
+                st_node[sp] = child
+                sp += 1
+            n_nodes += m
+            continue
+        # a decision node: the legal actions of every hand in the actor's range
+        p = K.current_player(params, state)
+        kind[node] = KIND_DECISION
+        player[node] = p
+        off_p = offs[p]
+        len_p = lens[p]
+        dealt = ent[off_p] != H
+        for a in range(L.NUM_ACTIONS):
+            union[a] = False
+            keep[a] = False
+        for i in range(len_p):
+            if dealt:
+                _set_hand(params, state, p, hands[ent[off_p + i]], played)
+            for a in range(L.NUM_ACTIONS):
+                legal[i, a] = False
+            m = K.legal_actions(params, state, acts)
+            for k in range(m):
+                legal[i, acts[k]] = True
+                union[acts[k]] = True
+        # keep an action only if some deal allows it (card removal across seats)
+        m = 0
+        for a in range(L.NUM_ACTIONS):
+            if not union[a]:
+                continue
+            cnt = 0
+            for i in range(len_p):
+                if legal[i, a]:
+                    cnt += 1
+            # write the candidate range at the end of ent (committed only if kept)
+            if ne + cnt > ent.shape[0]:
+                ent = _grow1(ent, ne + cnt)
+            j = 0
+            for i in range(len_p):
+                if legal[i, a]:
+                    ent[ne + j] = ent[off_p + i]
+                    j += 1
+            save_off = offs[p]
+            save_len = lens[p]
+            offs[p] = ne
+            lens[p] = cnt
+            ok = (not dealt) or _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p)
+            offs[p] = save_off
+            lens[p] = save_len
+            if ok:
+                keep[a] = True
+                m += 1
+        first[node] = n_nodes
+        nchild[node] = m
+        need = n_nodes + m
+        if need > max_nodes:
+            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+        if need > kind.shape[0]:
+            kind = _grow1(kind, need)
+            player = _grow1(player, need)
+            first = _grow1(first, need)
+            nchild = _grow1(nchild, need)
+            action = _grow1(action, need)
+            prob = _grow1(prob, need)
+            util = _grow1(util, need)
+            aoff = _grow1(aoff, need)
+            alen = _grow1(alen, need)
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+            st_off = _grow2(st_off, sp + m)
+            st_len = _grow2(st_len, sp + m)
+        k = 0
+        for a in range(L.NUM_ACTIONS):
+            if not keep[a]:
+                continue
+            child = n_nodes + k
+            k += 1
+            cnt = 0
+            for i in range(len_p):
+                if legal[i, a]:
+                    cnt += 1
+            if ne + cnt > ent.shape[0]:
+                ent = _grow1(ent, ne + cnt)
+            j = 0
+            rep = -1
+            for i in range(len_p):
+                if legal[i, a]:
+                    ent[ne + j] = ent[off_p + i]
+                    if rep < 0:
+                        rep = i
+                    j += 1
+            action[child] = a
+            prob[child] = 1.0
+            aoff[child] = ne
+            alen[child] = cnt
+            K.copy_state(state, st_states[sp])
+            if dealt:
+                _set_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
+            K.apply_action(params, st_states[sp], a)
+            st_node[sp] = child
+            for s in range(4):
+                st_off[sp, s] = offs[s]
+                st_len[sp, s] = lens[s]
+            st_off[sp, p] = ne
+            st_len[sp, p] = cnt
+            sp += 1
+            ne += cnt
+        n_nodes += m
+    return n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+
+
+@dataclass
+class PublicTree:
+    """A deal's public tree (module docstring for the arrays).
+
+    ``hands`` (``int64[H, hand_size]``) lists the hands a seat can hold; ``pair_prob``
+    (two players, ``float64[H, H]``) the exact probability of each pair of hands
+    (seat ``dealer+1``'s first; the law is symmetric).
+    """
+
+    params: VitouParams
+    hands: np.ndarray
+    counts: np.ndarray
+    pair_prob: np.ndarray
+    kind: np.ndarray
+    player: np.ndarray
+    first: np.ndarray
+    nchild: np.ndarray
+    action: np.ndarray
+    prob: np.ndarray
+    util: np.ndarray
+    actor_off: np.ndarray
+    actor_len: np.ndarray
+    entries: np.ndarray
+    deal0: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def num_edges(self) -> int:
+        return self.num_nodes - 1
+
+    @property
+    def num_hands(self) -> int:
+        return int(self.hands.shape[0])
+
+    @property
+    def num_entries(self) -> int:
+        return int(self.entries.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return self.params.players
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, f).nbytes for f in (
+            "kind", "player", "first", "nchild", "action", "prob", "util", "actor_off",
+            "actor_len", "entries", "pair_prob"))
+
+
+def check_public_params(params: VitouParams) -> None:
+    """Refuse the games whose private information is more than one hand per player.
+
+    Raises:
+        ValueError: match mode; signals on (R7.2: a caught gesture is a private
+            observation); four players with exactly one team at ``target - 1``
+            (R6.1: the partners see each other's hands).
+    """
+    if params.mode != "deal":
+        raise ValueError("public trees are built for deal mode only (mode='deal')")
+    if params.signals:
+        raise ValueError("signals are private observations (R7.2): the public tree needs "
+                         "signals=False")
+    t1 = params.target - 1
+    if params.players == 4 and (params.scores[0] == t1) != (params.scores[1] == t1):
+        raise ValueError("one team at target-1 shares its hands (R6.1): not a one-hand-per-"
+                         "player game; the public tree refuses these scores")
+
+
+def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> PublicTree:
+    """Build the public tree of one deal (deal mode, R8.1) from the kernel.
+
+    Raises:
+        ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes.
+    """
+    check_public_params(params)
+    hands = enumerate_hands(params)
+    counts = hand_counts(params, hands)
+    pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
+              else np.zeros((1, 1)))
+    # a representative deal, only there to give the kernel a dealt state
+    deck = [params.copies] * params.ranks
+    deal0 = np.zeros((params.players, params.hand_size), np.int64)
+    for s in range(params.players):
+        for i in range(params.hand_size):
+            r = next(r for r in range(params.ranks) if deck[r] > 0)
+            deck[r] -= 1
+            deal0[s, i] = r
+    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes)
+    n_nodes = out[0]
+    if n_nodes > max_nodes:
+        raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
+    ne = out[10]
+    return PublicTree(params, hands, counts, pair_p,
+                      *(a[:n_nodes].copy() for a in out[1:10]), out[11][:ne].copy(), deal0)
+
+
+
+@jit
+def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
+                  keys_out, entry_infoset):
+    """Replay the tree on the kernel (as :func:`_build` does) and write the kernel's
+    information-state key of each (decision node, hand) pair, numbered in node order
+    then hand order, and each entry's information set."""
+    H = hands.shape[0]
+    n_is = 0
+    scap = 256
+    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(scap, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    sp = 1
+    state = np.empty(L.STATE_SIZE, np.int32)
+    played = np.empty(L.MAX_RANKS, np.int64)
+    key = np.empty(L.KEY_SIZE, np.int8)
+    slot = np.full(H + 1, -1, np.int64)
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        m = nchild[node]
+        f = first[node]
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+        if kind[node] == KIND_DECISION:
+            p = player[node]
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):
+                    slot[ent[aoff[c] + j]] = 0
+            for hh in range(H + 1):  # infosets in hand order
+                if slot[hh] < 0:
+                    continue
+                if hh < H:
+                    _set_hand(params, state, p, hands[hh], played)
+                infostate_key(params, state, p, key)
+                for q in range(L.KEY_SIZE):
+                    keys_out[n_is, q] = key[q]
+                slot[hh] = n_is
+                n_is += 1
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):
+                    entry_infoset[aoff[c] + j] = slot[ent[aoff[c] + j]]
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):
+                    slot[ent[aoff[c] + j]] = -1
+            for k in range(m):
+                c = f + k
+                K.copy_state(state, st_states[sp])
+                h0 = ent[aoff[c]]
+                if h0 < H:
+                    _set_hand(params, st_states[sp], p, hands[h0], played)
+                K.apply_action(params, st_states[sp], action[c])
+                st_node[sp] = c
+                sp += 1
+        elif kind[node] == KIND_DEAL:
+            K.copy_state(state, st_states[sp])
+            K.apply_deal(params, st_states[sp], deal0)
+            st_node[sp] = f
+            sp += 1
+        elif kind[node] == KIND_CHANCE:
+            for k in range(m):
+                K.copy_state(state, st_states[sp])
+                K.apply_action(params, st_states[sp], action[f + k])
+                st_node[sp] = f + k
+                sp += 1
+    return n_is
+
+
+def infoset_table(tree: PublicTree) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's information-state keys of the tree's information sets.
+
+    Returns:
+        keys: ``int8[I, KEY_SIZE]`` (``observe.infostate_key``), one row per
+            (decision node, hand of the actor), in node order then hand order;
+        entry_infoset: ``int64[num_entries]``, the information set each entry
+            acts from (-1 for the entries of the full and "not dealt" ranges).
+    """
+    # a decision has at most as many information sets as its children have entries
+    keys = np.empty((tree.num_entries, L.KEY_SIZE), np.int8)
+    entry_infoset = np.full(tree.num_entries, -1, np.int64)
+    n_is = _infoset_keys(tree.params.to_array(), tree.kind, tree.player, tree.first,
+                         tree.nchild, tree.action, tree.actor_off, tree.actor_len,
+                         tree.entries, tree.hands, tree.deal0, keys, entry_infoset)
+    return keys[:n_is].copy(), entry_infoset
