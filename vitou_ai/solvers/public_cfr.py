@@ -87,7 +87,12 @@ class PublicPasses:
         self.frontier = np.array(sorted(frontier), np.int64)
         F = len(self.frontier)
         depth = int(PK.max_depth(t.kind, t.first, t.nchild)) + 2
-        mc = int(t.nchild.max()) if t.num_nodes else 1
+        dec = np.nonzero(t.kind == 1)[0]
+        if len(dec):
+            last = t.first[dec] + t.nchild[dec] - 1
+            block = int((t.actor_off[last] + t.actor_len[last] - t.actor_off[t.first[dec]]).max())
+        else:
+            block = 1
         nchunks = max(1, min(F, 4 * threads))
         # longest subtree first onto the least loaded chunk (LPT)
         loads = [(0, c, []) for c in range(nchunks)]
@@ -108,11 +113,13 @@ class PublicPasses:
         self.s_k = np.zeros((C, depth), np.int64)
         self.s_off = np.zeros((C, depth, n), np.int64)
         self.s_len = np.zeros((C, depth, n), np.int64)
+        self.s_rd = np.zeros((C, depth, n), np.int64)
         self.s_reach = np.zeros((C, depth, n, H1))
         self.s_val = np.zeros((C, depth, H1))
-        self.s_sig = np.zeros((C, depth, H1, mc))
-        self.s_q = np.zeros((C, depth, H1, mc))
-        self.s_idx = np.zeros((C, depth, H1, mc), np.int64)
+        self.s_aux = np.zeros((C, depth, H1))
+        self.s_cnt = np.zeros((C, depth, H1), np.int64)
+        self.s_sig = np.zeros((C, depth, block))
+        self.s_q = np.zeros((C, depth, block))
         self.visited = np.zeros(nchunks, np.int64)
         self.root_offs = np.zeros(n, np.int64)
         self.root_lens = np.ones(n, np.int64)
@@ -145,13 +152,13 @@ class PublicPasses:
         t = self.tree
         H = t.num_hands
         common = (t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off,
-                  t.actor_len, t.entries, H, t.pair_prob, t.counts, self.joint,
+                  t.actor_len, t.entries, t.parent_slot, H, t.pair_prob, t.counts, self.joint,
                   t.num_players, traverser, pol_mode)
         tables = (regrets, cum, given, weight, dpos, dneg, davg, clip)
         top = len(self.s_node) - 1
         scratch = (self.s_node[top], self.s_k[top], self.s_off[top], self.s_len[top],
-                   self.s_reach[top], self.s_val[top], self.s_sig[top], self.s_q[top],
-                   self.s_idx[top])
+                   self.s_rd[top], self.s_reach[top], self.s_val[top], self.s_aux[top],
+                   self.s_cnt[top], self.s_sig[top], self.s_q[top])
         fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
         root = (0, self.root_offs, self.root_lens, self.root_reach)
         if len(self.frontier) == 0:
@@ -163,8 +170,8 @@ class PublicPasses:
                     *fr, *scratch, self.out)
         PK.frontier_walks(*common, upd_mode, *tables, self.frontier, self.chunk_start,
                           self.chunk_items, *fr, self.s_node, self.s_k, self.s_off, self.s_len,
-                          self.s_reach, self.s_val, self.s_sig, self.s_q, self.s_idx,
-                          self.visited)
+                          self.s_rd, self.s_reach, self.s_val, self.s_aux, self.s_cnt,
+                          self.s_sig, self.s_q, self.visited)
         PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_READ, *fr, *scratch,
                 self.out)
         self.nodes_visited += v + int(self.visited.sum())

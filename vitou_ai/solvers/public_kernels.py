@@ -37,6 +37,8 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
+
+jit_inline = numba.njit(cache=True, nogil=True, inline="always")
 from .cfr_kernels import RM_TOLERANCE
 from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 
@@ -52,15 +54,9 @@ STOP_IGNORE = 0
 STOP_RECORD = 1  # at a frontier node: record ranges and reach, return zeros
 STOP_READ = 2  # at a frontier node: return the value computed for it
 
-MAX_CHILDREN = 16
 
 
-@jit
-def _utility_sign(num_players, seat):
-    return 1.0 if seat % 2 == 0 else -1.0
-
-
-@jit
+@jit_inline
 def _frontier_index(frontier, node):
     lo = 0
     hi = frontier.shape[0] - 1
@@ -77,35 +73,9 @@ def _frontier_index(frontier, node):
 
 
 @jit
-def _terminal_value(n, tp, u, ent, none_hand, offs, lens, reach, pair_p, counts, joint, out):
-    """Counterfactual values of the traverser's hands at a terminal (module docstring)."""
-    lt = lens[tp]
-    if ent[offs[tp]] == none_hand:  # before the deal: one "hand", nothing dealt
-        prod = 1.0
-        for s in range(n):
-            if s != tp:
-                prod *= reach[s, 0]
-        out[0] = u * prod
-        return
-    if n == 2:
-        o = 1 - tp
-        lo = lens[o]
-        oo = offs[o]
-        ot = offs[tp]
-        for i in range(lt):
-            hi = ent[ot + i]
-            acc = 0.0
-            for j in range(lo):
-                acc += pair_p[hi, ent[oo + j]] * reach[o, j]
-            out[i] = u * acc
-        return
-    _terminal_value_n(n, tp, u, ent, offs, lens, reach, counts, joint, out)
-
-
-@jit
-def _terminal_value_n(n, tp, u, ent, offs, lens, reach, counts, joint, out):
-    """Four seats: the sum over the other three ranges of the joint deal probability
-    (``joint``: ``float64[copies+1 ...]`` factors, see ``PublicTree.joint_factors``)."""
+def _terminal_value_n(n, tp, u, ent, f_off, f_len, d, f_reach, rd, counts, joint, out, row):
+    """Four seats: the sum over the other three ranges of the exact joint deal
+    probability, ``P = joint[2,0] * prod_s joint[1, h_s] * prod_r joint[0, K_r]``."""
     others = np.empty(3, np.int64)
     k = 0
     for s in range(n):
@@ -113,284 +83,328 @@ def _terminal_value_n(n, tp, u, ent, offs, lens, reach, counts, joint, out):
             others[k] = s
             k += 1
     a, b, c = others[0], others[1], others[2]
+    xa, xb, xc = rd[a], rd[b], rd[c]
+    offs = f_off[d]
+    lens = f_len[d]
     R = counts.shape[1]
     for i in range(lens[tp]):
         hi = ent[offs[tp] + i]
         acc = 0.0
         for ja in range(lens[a]):
-            ra = reach[a, ja]
+            ra = f_reach[xa, a, ja]
             if ra == 0.0:
                 continue
             ha = ent[offs[a] + ja]
             for jb in range(lens[b]):
-                rb = reach[b, jb]
+                rb = f_reach[xb, b, jb]
                 if rb == 0.0:
                     continue
                 hb = ent[offs[b] + jb]
                 for jc in range(lens[c]):
-                    rc = reach[c, jc]
+                    rc = f_reach[xc, c, jc]
                     if rc == 0.0:
                         continue
                     hc = ent[offs[c] + jc]
                     p = 1.0
                     for r in range(R):
-                        kk = counts[hi, r] + counts[ha, r] + counts[hb, r] + counts[hc, r]
-                        p *= joint[0, kk]
+                        p *= joint[0, counts[hi, r] + counts[ha, r] + counts[hb, r]
+                                   + counts[hc, r]]
                         if p == 0.0:
                             break
                     if p == 0.0:
                         continue
                     p *= joint[1, hi] * joint[1, ha] * joint[1, hb] * joint[1, hc]
                     acc += p * ra * rb * rc
-        out[i] = u * acc * joint[2, 0]
+        out[row, i] = u * acc * joint[2, 0]
 
 
 @jit
-def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, none_hand, pair_p, counts,
-         joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg, clip,
-         root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
-         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_reach, f_val, f_sig, f_q, f_idx, out):
+def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand, pair_p,
+         counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg,
+         clip, root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
+         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_reach, f_val, f_aux, f_cnt, f_sig,
+         f_q, out):
     """Walk the subtree of ``root`` depth first for traverser ``tp`` (module docstring).
+
+    Terminal children of a decision node are not entered: their values are one
+    matrix-vector product per node (the return is public, so at the traverser's
+    node every terminal child's values are its return times the same sum over
+    the others' reach; at another seat's node the actor's reach, weighted by
+    its policy and the children's returns, goes into one such sum). Work at a
+    decision is over its (information set, action) entries, not hands x actions.
+    The body is one function on purpose: numba reference-counts every array
+    handed to a helper, atomically, which cost more than the arithmetic here.
 
     Args:
         root_offs, root_lens: ``int64[n]`` the seats' ranges at ``root`` (slices of ``ent``).
         root_reach: ``float64[n, H+1]`` their reach probabilities.
         frontier: sorted ``int64[F]`` node ids cut off (``stop_mode`` RECORD / READ);
             ``fr_*`` their ranges, reach and values.
-        f_*: scratch frames, first axis the depth.
+        f_*: scratch frames, first axis the depth; seat ``s``'s reach at depth ``d``
+            is ``f_reach[f_rd[d, s], s]`` (only the seat that acted is copied);
+            ``f_sig`` / ``f_q``: policy and child values per entry of the node.
         out: ``float64[H+1]``, the traverser's counterfactual values at ``root``.
 
     Returns:
-        The number of nodes visited.
+        The number of nodes visited (terminal children included).
     """
     d = 0
     f_node[0] = root
     for s in range(n):
         f_off[0, s] = root_offs[s]
         f_len[0, s] = root_lens[s]
+        f_rd[0, s] = 0
         for i in range(root_lens[s]):
             f_reach[0, s, i] = root_reach[s, i]
+    rd_tmp = np.empty(n, np.int64)
     visited = 0
+    sign = 1.0 if tp % 2 == 0 else -1.0
     entering = True
-    sign = _utility_sign(n, tp)
+    k = 0
     while True:
         node = f_node[d]
+        k_ = kind[node]
         if entering:
             visited += 1
-            k_ = kind[node]
             lt = f_len[d, tp]
-            stop = -1
             if stop_mode != 0 and node != root:
                 stop = _frontier_index(frontier, node)
-            if stop >= 0:
-                if stop_mode == 1:
-                    for s in range(n):
-                        fr_offs[stop, s] = f_off[d, s]
-                        fr_lens[stop, s] = f_len[d, s]
-                        for i in range(f_len[d, s]):
-                            fr_reach[stop, s, i] = f_reach[d, s, i]
-                    for i in range(lt):
-                        f_val[d, i] = 0.0
-                else:
-                    for i in range(lt):
-                        f_val[d, i] = fr_val[stop, i]
-                entering = False
-            elif k_ == KIND_TERMINAL:
-                _terminal_value(n, tp, sign * util[node], ent, none_hand, f_off[d], f_len[d],
-                                f_reach[d], pair_p, counts, joint, f_val[d])
-                entering = False
+                if stop >= 0:
+                    if stop_mode == 1:
+                        for s in range(n):
+                            fr_offs[stop, s] = f_off[d, s]
+                            fr_lens[stop, s] = f_len[d, s]
+                            r = f_rd[d, s]
+                            for i in range(f_len[d, s]):
+                                fr_reach[stop, s, i] = f_reach[r, s, i]
+                        for i in range(lt):
+                            f_val[d, i] = 0.0
+                    else:
+                        for i in range(lt):
+                            f_val[d, i] = fr_val[stop, i]
+                    entering = False
+                    continue
+            # terminal values, at a terminal node or for a decision's terminal children
+            mv_u = 0.0
+            mv_out = -1
+            for s in range(n):
+                rd_tmp[s] = f_rd[d, s]
+            p = -1
+            E0 = 0
+            if k_ == KIND_TERMINAL:
+                mv_u = sign * util[node]
+                mv_out = d
             else:
                 for i in range(lt):
                     f_val[d, i] = 0.0
-                f_k[d] = 0
                 if k_ == KIND_DECISION:
-                    _prepare_decision(node, player[node], first, nchild, aoff, alen, ent,
-                                      f_off[d], f_len[d], pol_mode, regrets, cum, given,
-                                      f_sig[d], f_idx[d])
-                entering = False
-                # fall through to "descend or finish"
-                d, entering = _descend(kind, player, first, nchild, prob, aoff, alen, ent,
-                                       none_hand, n, tp, d, f_node, f_k, f_off, f_len,
-                                       f_reach, f_sig, f_idx)
-                continue
-        # returning into frame d-1 with the value of frame d, or finished at the root
-        if d == 0:
-            for i in range(f_len[0, tp]):
-                out[i] = f_val[0, i]
-            return visited
-        child_d = d
-        d -= 1
-        pnode = f_node[d]
-        k = f_k[d]
-        pk = kind[pnode]
-        c = first[pnode] + k
-        if pk == KIND_DEAL:
-            acc = 0.0
-            for i in range(f_len[child_d, tp]):
-                acc += f_val[child_d, i]
-            f_val[d, 0] += acc
-        elif pk == KIND_DECISION and player[pnode] == tp:
-            base = aoff[c]
-            for i in range(f_len[d, tp]):
-                e = f_idx[d, i, k]
-                if e >= 0:
-                    f_q[d, i, k] = f_val[child_d, e - base]
-        else:
-            for i in range(f_len[d, tp]):
-                f_val[d, i] += f_val[child_d, i]
-        f_k[d] = k + 1
-        if k + 1 < nchild[pnode]:
-            d, entering = _descend(kind, player, first, nchild, prob, aoff, alen, ent,
-                                   none_hand, n, tp, d, f_node, f_k, f_off, f_len, f_reach,
-                                   f_sig, f_idx)
-            continue
-        # all children done: finish the node
-        if pk == KIND_DECISION and player[pnode] == tp:
-            _finish_traverser(pnode, nchild[pnode], f_len[d, tp], upd_mode, regrets, cum,
-                              weight, dpos, dneg, davg, clip, f_reach[d, tp], f_val[d],
-                              f_sig[d], f_q[d], f_idx[d])
-        entering = False
-
-
-@jit
-def _prepare_decision(node, p, first, nchild, aoff, alen, ent, offs, lens, pol_mode, regrets,
-                      cum, given, sig, idx):
-    """For each hand slot of the actor's range and each child: the entry of the
-    (infoset, action) pair or -1 when the action is illegal for that hand, and the
-    actor's policy ``sig``."""
-    m = nchild[node]
-    f = first[node]
-    lp = lens[p]
-    op = offs[p]
-    for k in range(m):
-        c = f + k
-        j = 0
-        cl = alen[c]
-        co = aoff[c]
-        for i in range(lp):
-            if j < cl and ent[co + j] == ent[op + i]:
-                idx[i, k] = co + j
-                j += 1
-            else:
-                idx[i, k] = -1
-    for i in range(lp):
-        s = 0.0
-        nleg = 0
-        for k in range(m):
-            e = idx[i, k]
-            if e < 0:
-                continue
-            nleg += 1
-            if pol_mode == 0:
-                r = regrets[e]
-                if r > RM_TOLERANCE:
-                    s += r
-            elif pol_mode == 1:
-                s += cum[e]
-            else:
-                s += given[e]
-        for k in range(m):
-            e = idx[i, k]
-            if e < 0:
-                sig[i, k] = 0.0
-                continue
-            if pol_mode == 0:
-                r = regrets[e]
-                w = r if r > RM_TOLERANCE else 0.0
-            elif pol_mode == 1:
-                w = cum[e]
-            else:
-                w = given[e]
-            if pol_mode == 2:
-                sig[i, k] = w
-            elif s > 0.0:
-                sig[i, k] = w / s
-            else:
-                sig[i, k] = 1.0 / nleg
-
-
-@jit
-def _descend(kind, player, first, nchild, prob, aoff, alen, ent, none_hand, n, tp, d, f_node,
-             f_k, f_off, f_len, f_reach, f_sig, f_idx):
-    """Push child ``f_k[d]`` of frame ``d``; returns (new depth, entering)."""
-    node = f_node[d]
-    k = f_k[d]
-    pk = kind[node]
-    c = first[node] + k
-    nd = d + 1
-    f_node[nd] = c
-    for s in range(n):
-        f_off[nd, s] = f_off[d, s]
-        f_len[nd, s] = f_len[d, s]
-    if pk == KIND_DEAL:
-        H = none_hand
-        for s in range(n):
-            f_off[nd, s] = 1
-            f_len[nd, s] = H
-            r0 = f_reach[d, s, 0]
-            for i in range(H):
-                f_reach[nd, s, i] = r0
-    elif pk == KIND_CHANCE:
-        # the chance probability belongs to every seat's counterfactual reach but
-        # not to the traverser's own: put it on one other seat (values are linear
-        # in each seat's reach)
-        other = (tp + 1) % n
-        for s in range(n):
-            sc = prob[c] if s == other else 1.0
-            for i in range(f_len[d, s]):
-                f_reach[nd, s, i] = f_reach[d, s, i] * sc
-    else:
-        p = player[node]
-        for s in range(n):
-            if s == p:
-                continue
-            for i in range(f_len[d, s]):
-                f_reach[nd, s, i] = f_reach[d, s, i]
-        base = aoff[c]
-        f_off[nd, p] = base
-        f_len[nd, p] = alen[c]
-        for i in range(f_len[d, p]):
-            e = f_idx[d, i, k]
-            if e >= 0:
-                f_reach[nd, p, e - base] = f_reach[d, p, i] * f_sig[d, i, k]
-    return nd, True
-
-
-@jit
-def _finish_traverser(node, m, lt, upd_mode, regrets, cum, weight, dpos, dneg, davg, clip,
-                      reach_self, val, sig, q, idx):
-    for i in range(lt):
-        if upd_mode == 2:
-            # a hand left with no action had all of them cut as impossible
-            # (no deal gives it beside the others' ranges): value 0
-            best = 0.0
-            found = False
-            for k in range(m):
-                if idx[i, k] >= 0 and (not found or q[i, k] > best):
-                    best = q[i, k]
-                    found = True
-            val[i] = best
-            continue
-        v = 0.0
-        for k in range(m):
-            if idx[i, k] >= 0:
-                v += sig[i, k] * q[i, k]
-        val[i] = v
-        if upd_mode == 1:
-            w = weight * reach_self[i]
-            for k in range(m):
-                e = idx[i, k]
-                if e < 0:
-                    continue
-                r = regrets[e] + (q[i, k] - v)
-                if clip and r < 0.0:
-                    r = 0.0
-                if r > 0.0:
-                    r *= dpos
+                    p = player[node]
+                    f = first[node]
+                    m = nchild[node]
+                    last = f + m - 1
+                    E0 = aoff[f]
+                    E1 = aoff[last] + alen[last]
+                    # the actor's policy on each entry (regret matching, average, given)
+                    lp = f_len[d, p]
+                    for i in range(lp):
+                        f_aux[d, i] = 0.0
+                        f_cnt[d, i] = 0
+                    for e in range(E0, E1):
+                        if pol_mode == 0:
+                            r_ = regrets[e]
+                            w = r_ if r_ > RM_TOLERANCE else 0.0
+                        elif pol_mode == 1:
+                            w = cum[e]
+                        else:
+                            w = given[e]
+                        f_sig[d, e - E0] = w
+                        i = pslot[e]
+                        f_aux[d, i] += w
+                        f_cnt[d, i] += 1
+                    if pol_mode != 2:
+                        for e in range(E0, E1):
+                            i = pslot[e]
+                            if f_aux[d, i] > 0.0:
+                                f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                            else:
+                                f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
+                    nterm = 0
+                    for kk in range(m):
+                        if kind[f + kk] == KIND_TERMINAL:
+                            nterm += 1
+                    visited += nterm
+                    if nterm > 0:
+                        nd = d + 1  # the next frame's rows are free scratch here
+                        if p == tp:
+                            mv_u = 1.0
+                            mv_out = nd
+                        else:
+                            # the actor's reach times sum_a sigma(a) * return(a)
+                            for j in range(lp):
+                                f_reach[nd, p, j] = 0.0
+                            for kk in range(m):
+                                c = f + kk
+                                if kind[c] != KIND_TERMINAL:
+                                    continue
+                                u = util[c]
+                                for e in range(aoff[c], aoff[c] + alen[c]):
+                                    f_reach[nd, p, pslot[e]] += f_sig[d, e - E0] * u
+                            r = f_rd[d, p]
+                            nz = False
+                            for j in range(lp):
+                                z = f_reach[r, p, j] * f_reach[nd, p, j] * sign
+                                f_reach[nd, p, j] = z
+                                if z != 0.0:
+                                    nz = True
+                            if nz:
+                                rd_tmp[p] = nd
+                                mv_u = 1.0
+                                mv_out = nd
+            if mv_out >= 0:
+                ot = f_off[d, tp]
+                if ent[ot] == none_hand:  # before the deal: one "hand", nothing dealt
+                    prod = 1.0
+                    for s in range(n):
+                        if s != tp:
+                            prod *= f_reach[rd_tmp[s], s, 0]
+                    f_val[mv_out, 0] = mv_u * prod
+                elif n == 2:
+                    o = 1 - tp
+                    lo = f_len[d, o]
+                    oo = f_off[d, o]
+                    ro = rd_tmp[o]
+                    for i in range(lt):
+                        hi = ent[ot + i]
+                        acc = 0.0
+                        for j in range(lo):
+                            acc += pair_p[hi, ent[oo + j]] * f_reach[ro, o, j]
+                        f_val[mv_out, i] = mv_u * acc
                 else:
-                    r *= dneg
-                regrets[e] = r
-                cum[e] = (cum[e] + w * sig[i, k]) * davg
+                    _terminal_value_n(n, tp, mv_u, ent, f_off, f_len, d, f_reach, rd_tmp, counts,
+                                      joint, f_val, mv_out)
+                if k_ == KIND_TERMINAL:
+                    entering = False
+                    continue
+                f = first[node]
+                if p == tp:
+                    for kk in range(nchild[node]):
+                        c = f + kk
+                        if kind[c] != KIND_TERMINAL:
+                            continue
+                        u = sign * util[c]
+                        for e in range(aoff[c], aoff[c] + alen[c]):
+                            f_q[d, e - E0] = u * f_val[mv_out, pslot[e]]
+                else:
+                    for i in range(lt):
+                        f_val[d, i] += f_val[mv_out, i]
+            k = 0
+        else:
+            # frame d is done: hand its values to frame d-1
+            if d == 0:
+                for i in range(f_len[0, tp]):
+                    out[i] = f_val[0, i]
+                return visited
+            child_d = d
+            d -= 1
+            node = f_node[d]
+            k_ = kind[node]
+            k = f_k[d]
+            c = first[node] + k
+            if k_ == KIND_DEAL:
+                acc = 0.0
+                for i in range(f_len[child_d, tp]):
+                    acc += f_val[child_d, i]
+                f_val[d, 0] += acc
+            elif k_ == KIND_DECISION and player[node] == tp:
+                base = aoff[c] - aoff[first[node]]
+                for j in range(alen[c]):
+                    f_q[d, base + j] = f_val[child_d, j]
+            else:
+                for i in range(f_len[d, tp]):
+                    f_val[d, i] += f_val[child_d, i]
+            k += 1
+        # the next child to enter (a decision's terminal children were valued above)
+        f = first[node]
+        m = nchild[node]
+        if k_ == KIND_DECISION:
+            while k < m and kind[f + k] == KIND_TERMINAL:
+                k += 1
+        if k < m:
+            f_k[d] = k
+            c = f + k
+            nd = d + 1
+            f_node[nd] = c
+            for s in range(n):
+                f_off[nd, s] = f_off[d, s]
+                f_len[nd, s] = f_len[d, s]
+                f_rd[nd, s] = f_rd[d, s]
+            if k_ == KIND_DEAL:
+                for s in range(n):
+                    f_off[nd, s] = 1
+                    f_len[nd, s] = none_hand
+                    f_rd[nd, s] = nd
+                    r0 = f_reach[f_rd[d, s], s, 0]
+                    for i in range(none_hand):
+                        f_reach[nd, s, i] = r0
+            elif k_ == KIND_CHANCE:
+                # the chance probability belongs to every seat's counterfactual reach
+                # but not to the traverser's own: put it on one other seat (values
+                # are linear in each seat's reach)
+                o = (tp + 1) % n
+                r = f_rd[d, o]
+                f_rd[nd, o] = nd
+                for i in range(f_len[d, o]):
+                    f_reach[nd, o, i] = f_reach[r, o, i] * prob[c]
+            else:
+                p = player[node]
+                E0 = aoff[f]
+                base = aoff[c]
+                f_off[nd, p] = base
+                f_len[nd, p] = alen[c]
+                f_rd[nd, p] = nd
+                r = f_rd[d, p]
+                for j in range(alen[c]):
+                    e = base + j
+                    f_reach[nd, p, j] = f_reach[r, p, pslot[e]] * f_sig[d, e - E0]
+            d = nd
+            entering = True
+            continue
+        if k_ == KIND_DECISION and player[node] == tp:
+            # the traverser's values from its children's, and the CFR update
+            last = f + m - 1
+            E0 = aoff[f]
+            E1 = aoff[last] + alen[last]
+            lt = f_len[d, tp]
+            for i in range(lt):
+                f_val[d, i] = 0.0
+                f_cnt[d, i] = 0
+            if upd_mode == 2:
+                # a hand left with no action had all of them cut as impossible
+                # (no deal gives it beside the others' ranges): value 0
+                for e in range(E0, E1):
+                    i = pslot[e]
+                    q = f_q[d, e - E0]
+                    if f_cnt[d, i] == 0 or q > f_val[d, i]:
+                        f_val[d, i] = q
+                        f_cnt[d, i] = 1
+            else:
+                for e in range(E0, E1):
+                    f_val[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
+                if upd_mode == 1:
+                    rs = f_rd[d, tp]
+                    for e in range(E0, E1):
+                        i = pslot[e]
+                        t = e - E0
+                        r_ = regrets[e] + (f_q[d, t] - f_val[d, i])
+                        if clip and r_ < 0.0:
+                            r_ = 0.0
+                        if r_ > 0.0:
+                            r_ *= dpos
+                        else:
+                            r_ *= dneg
+                        regrets[e] = r_
+                        cum[e] = (cum[e] + weight * f_reach[rs, tp, i] * f_sig[d, t]) * davg
+        entering = False
 
 
 @jit
@@ -421,11 +435,11 @@ def max_depth(kind, first, nchild):
 
 
 @jit_parallel
-def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, none_hand, pair_p,
-                   counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos,
-                   dneg, davg, clip, frontier, chunk_start, chunk_items, fr_offs, fr_lens,
-                   fr_reach, fr_val, s_node, s_k, s_off, s_len, s_reach, s_val, s_sig, s_q,
-                   s_idx, visited):
+def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
+                   pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight,
+                   dpos, dneg, davg, clip, frontier, chunk_start, chunk_items, fr_offs, fr_lens,
+                   fr_reach, fr_val, s_node, s_k, s_off, s_len, s_rd, s_reach, s_val, s_aux,
+                   s_cnt, s_sig, s_q, visited):
     """The subtrees below the frontier, one ``prange`` chunk per scratch row: chunk
     ``c`` walks frontier nodes ``chunk_items[chunk_start[c]:chunk_start[c+1]]``.
     Subtrees share no entries, so the regret and policy writes never collide."""
@@ -435,12 +449,12 @@ def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, non
         v = 0
         for t in range(chunk_start[c], chunk_start[c + 1]):
             f = chunk_items[t]
-            v += walk(kind, player, first, nchild, prob, util, aoff, alen, ent, none_hand,
-                      pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given,
-                      weight, dpos, dneg, davg, clip, frontier[f], fr_offs[f], fr_lens[f],
+            v += walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
+                      none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
+                      given, weight, dpos, dneg, davg, clip, frontier[f], fr_offs[f], fr_lens[f],
                       fr_reach[f], empty, 0, fr_offs, fr_lens, fr_reach, fr_val, s_node[c],
-                      s_k[c], s_off[c], s_len[c], s_reach[c], s_val[c], s_sig[c], s_q[c],
-                      s_idx[c], fr_val[f])
+                      s_k[c], s_off[c], s_len[c], s_rd[c], s_reach[c], s_val[c], s_aux[c],
+                      s_cnt[c], s_sig[c], s_q[c], fr_val[f])
         visited[c] = v
 
 

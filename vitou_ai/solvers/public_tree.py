@@ -30,7 +30,8 @@ child has a larger index than its parent and siblings are contiguous):
   deal, R8.1; the same for every deal reaching the node);
 - ``actor_off`` (int64) / ``actor_len`` (int16): the range of the player who
   acted at the parent, as a slice of ``entries`` (for the deal's child and
-  public chance children: -1 / 0, the ranges are inherited or full);
+  public chance children: -1 / 0, the ranges are inherited or full); the
+  children of a decision have consecutive slices;
 - ``entries`` (uint8[num_entries]): hand indices into ``hands``; ``NONE_HAND``
   (= ``num_hands``) stands for "not dealt yet" (the 2p blind window, R9.2). An
   entry created at a decision edge is also the slot of that (information set,
@@ -210,6 +211,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
     alen = np.empty(cap, np.int16)
     ecap = 4096 + H
     ent = np.empty(ecap, np.uint8)
+    pslot = np.zeros(ecap, np.uint8)
     ent[0] = H  # the "not dealt" range
     for i in range(H):
         ent[1 + i] = i
@@ -271,7 +273,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
             nchild[node] = m
             need = n_nodes + m
             if need > max_nodes:
-                return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+                return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
             if need > kind.shape[0]:
                 kind = _grow1(kind, need)
                 player = _grow1(player, need)
@@ -360,7 +362,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
         nchild[node] = m
         need = n_nodes + m
         if need > max_nodes:
-            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
         if need > kind.shape[0]:
             kind = _grow1(kind, need)
             player = _grow1(player, need)
@@ -388,11 +390,14 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
                     cnt += 1
             if ne + cnt > ent.shape[0]:
                 ent = _grow1(ent, ne + cnt)
+            if ne + cnt > pslot.shape[0]:
+                pslot = _grow1(pslot, ne + cnt)
             j = 0
             rep = -1
             for i in range(len_p):
                 if legal[i, a]:
                     ent[ne + j] = ent[off_p + i]
+                    pslot[ne + j] = i
                     if rep < 0:
                         rep = i
                     j += 1
@@ -413,7 +418,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
             sp += 1
             ne += cnt
         n_nodes += m
-    return n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent
+    return n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
 
 
 @dataclass
@@ -439,6 +444,7 @@ class PublicTree:
     actor_off: np.ndarray
     actor_len: np.ndarray
     entries: np.ndarray
+    parent_slot: np.ndarray
     deal0: np.ndarray
 
     @property
@@ -465,7 +471,7 @@ class PublicTree:
     def nbytes(self) -> int:
         return sum(getattr(self, f).nbytes for f in (
             "kind", "player", "first", "nchild", "action", "prob", "util", "actor_off",
-            "actor_len", "entries", "pair_prob"))
+            "actor_len", "entries", "parent_slot", "pair_prob"))
 
 
 def check_public_params(params: VitouParams) -> None:
@@ -512,7 +518,8 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
     ne = out[10]
     return PublicTree(params, hands, counts, pair_p,
-                      *(a[:n_nodes].copy() for a in out[1:10]), out[11][:ne].copy(), deal0)
+                      *(a[:n_nodes].copy() for a in out[1:10]), out[11][:ne].copy(),
+                      out[12][:ne].copy(), deal0)
 
 
 
