@@ -1,16 +1,22 @@
 """Solve two-player Vitou (``vitou_2p``, deal mode, 0:0) with native full-width CFR.
 
-Builds the deal's game tree once (flat arrays), runs CFR / CFR+ / DCFR,
-evaluates the exact exploitability of the average policy every
-``--eval-every`` iterations, checkpoints atomically (``--resume`` continues
-from the last checkpoint), and writes to ``--out``:
+By default on the deal's *public tree* (range vectors, :mod:`vitou_ai.solvers.public_cfr`);
+``--tree flat`` runs the flat game tree instead (the cross-check: same iterates,
+about ten times the memory). Runs CFR / CFR+ / DCFR, evaluates the exact
+exploitability of the average policy every ``--eval-every`` iterations,
+checkpoints atomically (``--resume`` continues from the last checkpoint), and
+writes to ``--out``:
 
-- ``curve.csv``: iteration, seconds, nodes touched, exploitability and the game
-  value for the player on the dealer's left (points per deal), peak RSS;
+- ``curve.csv``: iteration, solver seconds (wall) and CPU seconds, nodes touched,
+  exploitability and the game value for the player on the dealer's left
+  (points per deal), peak RSS;
 - ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures;
-- ``checkpoint.npz``: solver state (regrets, cumulative policy; no pickle).
+- ``checkpoint.npz``: solver state (regrets, cumulative policy; no pickle);
+- ``curve.png``: exploitability against wall time and iterations, beside the
+  flat solver's curve when ``--compare`` names its ``curve.csv``.
 
     python experiments/solve_2p.py                      # the full 32-card game
+    python experiments/solve_2p.py --tree flat --out results/solve_2p
     python experiments/solve_2p.py --ranks 4 --copies 2 --hand-size 2 --iterations 500
 """
 
@@ -31,6 +37,8 @@ from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import VARIANTS, CheckpointError, TabularCFR  # noqa: E402
 from vitou_ai.solvers.evaluate import _Work, best_response, expected_returns  # noqa: E402
+from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
+from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 
@@ -38,8 +46,9 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def plot(curve: Path, out: Path) -> None:
-    """Exploitability against solver wall time and iterations, from ``curve.csv``."""
+def plot(curve: Path, out: Path, compare: Path | None = None) -> None:
+    """Exploitability against solver wall time and iterations, from ``curve.csv``
+    (and ``compare``, another run's ``curve.csv``, on the same axes)."""
     import io
 
     import matplotlib
@@ -47,19 +56,25 @@ def plot(curve: Path, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(curve) as f:
-        rows = list(csv.DictReader(f))
-    it = [int(r["iteration"]) for r in rows]
-    sec = [float(r["seconds"]) for r in rows]
-    ex = [float(r["exploitability"]) for r in rows]
+    runs = [(curve, "this run")]
+    if compare is not None and compare.exists():
+        runs.append((compare, "flat tree (earlier run)"))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, x, label in ((axes[0], sec, "solver wall time (s)"), (axes[1], it, "iteration")):
-        ax.plot(x, ex, marker="o")
-        ax.axhline(0.001, color="grey", ls="--", lw=0.8)
+    for path, name in runs:
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+        it = [int(r["iteration"]) for r in rows]
+        sec = [float(r["seconds"]) for r in rows]
+        ex = [float(r["exploitability"]) for r in rows]
+        for ax, x in ((axes[0], sec), (axes[1], it)):
+            ax.plot(x, ex, marker="o", ms=3, label=name)
+    for ax, label in ((axes[0], "solver wall time (s)"), (axes[1], "iteration")):
+        ax.axhline(1e-4, color="grey", ls="--", lw=0.8)
         ax.set_yscale("log")
         ax.set_xlabel(label)
         ax.set_ylabel("exploitability (points per deal)")
-    fig.suptitle("vitou_2p, full deck, 0:0 - DCFR on the full tree")
+        ax.legend()
+    fig.suptitle("vitou_2p, full deck, 0:0 - DCFR")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
@@ -74,30 +89,52 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--hand-size", type=int, default=3)
     ap.add_argument("--dealer", type=int, default=0)
+    ap.add_argument("--tree", choices=("public", "flat"), default="public",
+                    help="public tree with range vectors (default) or the flat game tree")
     ap.add_argument("--variant", choices=VARIANTS, default="dcfr")
+    ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     ap.add_argument("--iterations", type=int, default=5000, help="stop after this many")
     ap.add_argument("--time", type=float, default=None, help="stop after this many seconds")
-    ap.add_argument("--target", type=float, default=0.001,
+    ap.add_argument("--target", type=float, default=1e-4,
                     help="stop when exploitability (points per deal) is at most this")
     ap.add_argument("--eval-every", type=int, default=50)
-    ap.add_argument("--out", default=str(ROOT / "results" / "solve_2p"))
+    ap.add_argument("--out", default=None,
+                    help="default results/solve_2p_public (public tree), results/solve_2p (flat)")
+    ap.add_argument("--compare", default=str(ROOT / "results" / "solve_2p" / "curve.csv"),
+                    help="a flat-tree curve.csv drawn beside this run's")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--plot-only", action="store_true", help="redraw curve.png from curve.csv")
     args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = str(ROOT / "results" / ("solve_2p_public" if args.tree == "public"
+                                           else "solve_2p"))
+    compare = Path(args.compare) if args.tree == "public" and args.compare else None
     if args.plot_only:
-        plot(Path(args.out) / "curve.csv", Path(args.out) / "curve.png")
+        plot(Path(args.out) / "curve.csv", Path(args.out) / "curve.png", compare)
         return 0
+    if args.threads:
+        import numba
+
+        numba.set_num_threads(args.threads)
 
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=args.dealer)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    tree = build_tree(params)
-    build_s = time.perf_counter() - t0
-    print(f"tree: {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
-          f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
-    solver = TabularCFR(tree, args.variant)
+    if args.tree == "public":
+        tree = build_public_tree(params)
+        build_s = time.perf_counter() - t0
+        print(f"public tree: {tree.num_nodes:,} nodes, {tree.num_edges:,} edges, "
+              f"{tree.num_entries:,} (information set, action) entries, "
+              f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
+        solver = PublicCFR(tree, args.variant)
+    else:
+        tree = build_tree(params)
+        build_s = time.perf_counter() - t0
+        print(f"tree: {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
+              f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
+        solver = TabularCFR(tree, args.variant)
     ckpt = out / "checkpoint.npz"
     curve = out / "curve.csv"
     rows: list[dict] = []
@@ -111,35 +148,46 @@ def main(argv: list[str] | None = None) -> int:
             with open(curve) as f:
                 rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iteration]
         print(f"resumed at iteration {solver.iteration}", flush=True)
-    work = _Work(tree)
+    work = _Work(tree) if args.tree == "flat" else None
     leader = (params.dealer + 1) % params.players
     expl = float("inf")
+    cpu0 = time.process_time() - (float(rows[-1]["cpu_seconds"]) if rows and "cpu_seconds"
+                                  in rows[-1] else 0.0)
     while True:
         step = min(args.eval_every, args.iterations - solver.iteration)
         if step <= 0:
             break
         solver.iterate(step)
-        avg = solver.average_policy()
-        u = expected_returns(tree, avg)
-        nash_conv = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2))
+        if args.tree == "public":
+            u = solver.expected_returns()
+            nash_conv = sum(solver.best_response_value(p) - u[p] for p in range(2))
+        else:
+            avg = solver.average_policy()
+            u = expected_returns(tree, avg)
+            nash_conv = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2))
         expl = nash_conv / 2
         rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 3),
+                     "cpu_seconds": round(time.process_time() - cpu0, 1),
                      "nodes_touched": solver.nodes_touched, "exploitability": expl,
                      "value_dealer_left": u[leader], "peak_rss_mb": round(peak_rss_mb())})
         print(f"it {solver.iteration:>6}  {solver.seconds:>8.0f} s  exploitability "
-              f"{expl:.6f}  value(dealer's left) {u[leader]:+.5f}", flush=True)
+              f"{expl:.6f}  value(dealer's left) {u[leader]:+.6f}", flush=True)
         solver.save(ckpt)
-        text = ",".join(rows[0]) + "\n" + "".join(
-            ",".join(str(r[k]) for k in rows[0]) + "\n" for r in rows)
+        keys = list(rows[-1])
+        text = ",".join(keys) + "\n" + "".join(
+            ",".join(str(r.get(k, "")) for k in keys) + "\n" for r in rows)
         write_atomic(curve, text.encode())
-        plot(curve, out / "curve.png")
+        plot(curve, out / "curve.png", compare)
         if expl <= args.target or (args.time and solver.seconds >= args.time):
             break
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
-        "variant": args.variant, "nodes": tree.num_nodes, "infosets": tree.num_infosets,
+        "tree": args.tree, "variant": args.variant, "nodes": tree.num_nodes,
+        "infosets": getattr(tree, "num_infosets", None),
+        "entries": getattr(tree, "num_entries", None),
         "tree_build_seconds": round(build_s, 1), "iterations": solver.iteration,
-        "solver_seconds": round(solver.seconds, 1), "exploitability": rows[-1]["exploitability"]
+        "solver_seconds": round(solver.seconds, 1),
+        "cpu_seconds": rows[-1].get("cpu_seconds") if rows else None, "exploitability": rows[-1]["exploitability"]
         if rows else None, "value_dealer_left": rows[-1]["value_dealer_left"] if rows else None,
         "peak_rss_mb": round(peak_rss_mb()), "command": " ".join(sys.argv),
     }

@@ -11,7 +11,6 @@ from __future__ import annotations
 from .._numba import jit
 from .tree import KIND_CHANCE, KIND_TERMINAL
 
-
 #: Cumulative regrets at most this count as 0 in regret matching. When two actions
 #: are worth exactly the same, their regrets are 0 in exact arithmetic but a
 #: rounding residual of either sign in floating point (about 1e-19 here), and

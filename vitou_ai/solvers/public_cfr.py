@@ -114,6 +114,7 @@ class PublicPasses:
         self.s_off = np.zeros((C, depth, n), np.int64)
         self.s_len = np.zeros((C, depth, n), np.int64)
         self.s_rd = np.zeros((C, depth, n), np.int64)
+        self.s_vr = np.zeros((C, depth), np.int64)
         self.s_reach = np.zeros((C, depth, n, H1))
         self.s_val = np.zeros((C, depth, H1))
         self.s_aux = np.zeros((C, depth, H1))
@@ -157,7 +158,7 @@ class PublicPasses:
         tables = (regrets, cum, given, weight, dpos, dneg, davg, clip)
         top = len(self.s_node) - 1
         scratch = (self.s_node[top], self.s_k[top], self.s_off[top], self.s_len[top],
-                   self.s_rd[top], self.s_reach[top], self.s_val[top], self.s_aux[top],
+                   self.s_rd[top], self.s_vr[top], self.s_reach[top], self.s_val[top], self.s_aux[top],
                    self.s_cnt[top], self.s_sig[top], self.s_q[top])
         fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
         root = (0, self.root_offs, self.root_lens, self.root_reach)
@@ -170,7 +171,7 @@ class PublicPasses:
                     *fr, *scratch, self.out)
         PK.frontier_walks(*common, upd_mode, *tables, self.frontier, self.chunk_start,
                           self.chunk_items, *fr, self.s_node, self.s_k, self.s_off, self.s_len,
-                          self.s_rd, self.s_reach, self.s_val, self.s_aux, self.s_cnt,
+                          self.s_rd, self.s_vr, self.s_reach, self.s_val, self.s_aux, self.s_cnt,
                           self.s_sig, self.s_q, self.visited)
         PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_READ, *fr, *scratch,
                 self.out)

@@ -37,8 +37,6 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-
-jit_inline = numba.njit(cache=True, nogil=True, inline="always")
 from .cfr_kernels import RM_TOLERANCE
 from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 
@@ -56,7 +54,7 @@ STOP_READ = 2  # at a frontier node: return the value computed for it
 
 
 
-@jit_inline
+@jit
 def _frontier_index(frontier, node):
     lo = 0
     hi = frontier.shape[0] - 1
@@ -122,8 +120,8 @@ def _terminal_value_n(n, tp, u, ent, f_off, f_len, d, f_reach, rd, counts, joint
 def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand, pair_p,
          counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg,
          clip, root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
-         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_reach, f_val, f_aux, f_cnt, f_sig,
-         f_q, out):
+         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt,
+         f_sig, f_q, out):
     """Walk the subtree of ``root`` depth first for traverser ``tp`` (module docstring).
 
     Terminal children of a decision node are not entered: their values are one
@@ -132,8 +130,12 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
     the others' reach; at another seat's node the actor's reach, weighted by
     its policy and the children's returns, goes into one such sum). Work at a
     decision is over its (information set, action) entries, not hands x actions.
-    The body is one function on purpose: numba reference-counts every array
-    handed to a helper, atomically, which cost more than the arithmetic here.
+    Below another seat's decision or a public chance node the traverser's range
+    does not change and values add up, so such frames add straight into their
+    parent's row of ``f_val`` (``f_vr[d]``); only the children of the
+    traverser's decisions and of the deal get rows of their own. The body is one
+    function on purpose: numba reference-counts every array handed to a helper,
+    atomically, which cost more than the arithmetic here.
 
     Args:
         root_offs, root_lens: ``int64[n]`` the seats' ranges at ``root`` (slices of ``ent``).
@@ -141,7 +143,8 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
         frontier: sorted ``int64[F]`` node ids cut off (``stop_mode`` RECORD / READ);
             ``fr_*`` their ranges, reach and values.
         f_*: scratch frames, first axis the depth; seat ``s``'s reach at depth ``d``
-            is ``f_reach[f_rd[d, s], s]`` (only the seat that acted is copied);
+            is ``f_reach[f_rd[d, s], s]`` (only the seat that acted is copied), and
+            its values add into ``f_val[f_vr[d]]``;
             ``f_sig`` / ``f_q``: policy and child values per entry of the node.
         out: ``float64[H+1]``, the traverser's counterfactual values at ``root``.
 
@@ -154,6 +157,7 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
         f_off[0, s] = root_offs[s]
         f_len[0, s] = root_lens[s]
         f_rd[0, s] = 0
+        f_vr[0] = 0
         for i in range(root_lens[s]):
             f_reach[0, s, i] = root_reach[s, i]
     rd_tmp = np.empty(n, np.int64)
@@ -177,11 +181,16 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                             r = f_rd[d, s]
                             for i in range(f_len[d, s]):
                                 fr_reach[stop, s, i] = f_reach[r, s, i]
-                        for i in range(lt):
-                            f_val[d, i] = 0.0
+                        if f_vr[d] == d:
+                            for i in range(lt):
+                                f_val[d, i] = 0.0
                     else:
+                        vr = f_vr[d]
+                        if vr == d:
+                            for i in range(lt):
+                                f_val[d, i] = 0.0
                         for i in range(lt):
-                            f_val[d, i] = fr_val[stop, i]
+                            f_val[vr, i] += fr_val[stop, i]
                     entering = False
                     continue
             # terminal values, at a terminal node or for a decision's terminal children
@@ -195,8 +204,9 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                 mv_u = sign * util[node]
                 mv_out = d
             else:
-                for i in range(lt):
-                    f_val[d, i] = 0.0
+                if f_vr[d] == d:
+                    for i in range(lt):
+                        f_val[d, i] = 0.0
                 if k_ == KIND_DECISION:
                     p = player[node]
                     f = first[node]
@@ -283,6 +293,10 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                     _terminal_value_n(n, tp, mv_u, ent, f_off, f_len, d, f_reach, rd_tmp, counts,
                                       joint, f_val, mv_out)
                 if k_ == KIND_TERMINAL:
+                    vr = f_vr[d]
+                    if vr != d:
+                        for i in range(lt):
+                            f_val[vr, i] += f_val[d, i]
                     entering = False
                     continue
                 f = first[node]
@@ -295,8 +309,9 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                         for e in range(aoff[c], aoff[c] + alen[c]):
                             f_q[d, e - E0] = u * f_val[mv_out, pslot[e]]
                 else:
+                    vr = f_vr[d]
                     for i in range(lt):
-                        f_val[d, i] += f_val[mv_out, i]
+                        f_val[vr, i] += f_val[mv_out, i]
             k = 0
         else:
             # frame d is done: hand its values to frame d-1
@@ -314,14 +329,12 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                 acc = 0.0
                 for i in range(f_len[child_d, tp]):
                     acc += f_val[child_d, i]
-                f_val[d, 0] += acc
+                f_val[f_vr[d], 0] += acc
             elif k_ == KIND_DECISION and player[node] == tp:
                 base = aoff[c] - aoff[first[node]]
                 for j in range(alen[c]):
                     f_q[d, base + j] = f_val[child_d, j]
-            else:
-                for i in range(f_len[d, tp]):
-                    f_val[d, i] += f_val[child_d, i]
+            # else: the child added into this frame's row already
             k += 1
         # the next child to enter (a decision's terminal children were valued above)
         f = first[node]
@@ -338,6 +351,8 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                 f_off[nd, s] = f_off[d, s]
                 f_len[nd, s] = f_len[d, s]
                 f_rd[nd, s] = f_rd[d, s]
+            own = k_ == KIND_DEAL or (k_ == KIND_DECISION and player[node] == tp)
+            f_vr[nd] = nd if own else f_vr[d]
             if k_ == KIND_DEAL:
                 for s in range(n):
                     f_off[nd, s] = 1
@@ -376,7 +391,7 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
             E1 = aoff[last] + alen[last]
             lt = f_len[d, tp]
             for i in range(lt):
-                f_val[d, i] = 0.0
+                f_aux[d, i] = 0.0
                 f_cnt[d, i] = 0
             if upd_mode == 2:
                 # a hand left with no action had all of them cut as impossible
@@ -384,18 +399,18 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                 for e in range(E0, E1):
                     i = pslot[e]
                     q = f_q[d, e - E0]
-                    if f_cnt[d, i] == 0 or q > f_val[d, i]:
-                        f_val[d, i] = q
+                    if f_cnt[d, i] == 0 or q > f_aux[d, i]:
+                        f_aux[d, i] = q
                         f_cnt[d, i] = 1
             else:
                 for e in range(E0, E1):
-                    f_val[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
+                    f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
                 if upd_mode == 1:
                     rs = f_rd[d, tp]
                     for e in range(E0, E1):
                         i = pslot[e]
                         t = e - E0
-                        r_ = regrets[e] + (f_q[d, t] - f_val[d, i])
+                        r_ = regrets[e] + (f_q[d, t] - f_aux[d, i])
                         if clip and r_ < 0.0:
                             r_ = 0.0
                         if r_ > 0.0:
@@ -404,6 +419,9 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                             r_ *= dneg
                         regrets[e] = r_
                         cum[e] = (cum[e] + weight * f_reach[rs, tp, i] * f_sig[d, t]) * davg
+            vr = f_vr[d]
+            for i in range(lt):
+                f_val[vr, i] += f_aux[d, i]
         entering = False
 
 
@@ -438,8 +456,8 @@ def max_depth(kind, first, nchild):
 def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
                    pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight,
                    dpos, dneg, davg, clip, frontier, chunk_start, chunk_items, fr_offs, fr_lens,
-                   fr_reach, fr_val, s_node, s_k, s_off, s_len, s_rd, s_reach, s_val, s_aux,
-                   s_cnt, s_sig, s_q, visited):
+                   fr_reach, fr_val, s_node, s_k, s_off, s_len, s_rd, s_vr, s_reach, s_val,
+                   s_aux, s_cnt, s_sig, s_q, visited):
     """The subtrees below the frontier, one ``prange`` chunk per scratch row: chunk
     ``c`` walks frontier nodes ``chunk_items[chunk_start[c]:chunk_start[c+1]]``.
     Subtrees share no entries, so the regret and policy writes never collide."""
@@ -453,7 +471,7 @@ def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
                       none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
                       given, weight, dpos, dneg, davg, clip, frontier[f], fr_offs[f], fr_lens[f],
                       fr_reach[f], empty, 0, fr_offs, fr_lens, fr_reach, fr_val, s_node[c],
-                      s_k[c], s_off[c], s_len[c], s_rd[c], s_reach[c], s_val[c], s_aux[c],
+                      s_k[c], s_off[c], s_len[c], s_rd[c], s_vr[c], s_reach[c], s_val[c], s_aux[c],
                       s_cnt[c], s_sig[c], s_q[c], fr_val[f])
         visited[c] = v
 

@@ -1,0 +1,111 @@
+"""Policies over a public tree's entries, to and from the other policy formats:
+the simulator's tabular bot (``policy.npz``), OpenSpiel's tabular policy
+(information-state string -> action probabilities), and the flat tree's tables.
+
+Information sets are matched by the kernel's information-state key
+(:func:`vitou_ai.rules.observe.infostate_key`), so a policy moves between the
+two trees without a second reading of the rules. The public tree also holds
+(decision, hand) pairs that no deal reaches (a hand the others' ranges rule
+out); they have no key in the flat tree and are left out of every export.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import layout as L
+from .public_tree import PublicTree, infoset_table
+from .tree import MAX_INFOSET_ACTIONS, GameTree
+
+
+def entry_children(tree: PublicTree) -> np.ndarray:
+    """``int64[num_entries]``: the child node each entry's action leads to (-1 for the
+    full and "not dealt" ranges, which belong to no action)."""
+    out = np.full(tree.num_entries, -1, np.int64)
+    nodes = np.nonzero(tree.actor_len > 0)[0]
+    for c in nodes:
+        out[tree.actor_off[c]:tree.actor_off[c] + tree.actor_len[c]] = c
+    return out
+
+
+def policy_table(tree: PublicTree, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The policy as (``keys`` ``int8[I, KEY_SIZE]``, ``probs`` ``float64[I, NUM_ACTIONS]``),
+    one row per information set (kernel key), probabilities by the kernel's action id.
+    """
+    keys, entry_is = infoset_table(tree)
+    child = entry_children(tree)
+    probs = np.zeros((keys.shape[0], L.NUM_ACTIONS))
+    ok = entry_is >= 0
+    probs[entry_is[ok], tree.action[child[ok]].astype(np.int64)] = policy[ok]
+    return keys, probs
+
+
+def to_tabular_policy(tree: PublicTree, policy: np.ndarray, name: str = "public-cfr"):
+    """The policy as a simulator bot (:class:`vitou_ai.bots.tabular.TabularPolicy`),
+    the ``policy.npz`` format of ``vitou-ai train``."""
+    from ..bots.tabular import TabularPolicy
+
+    keys, probs = policy_table(tree, policy)
+    return TabularPolicy(keys, probs.astype(np.float32), name=name, params=tree.params)
+
+
+def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tuple[int, float]]]:
+    """``{information-state string: [(action id, probability), ...]}``, the form
+    ``pyspiel.TabularPolicy(dict)`` takes (as :func:`vitou_ai.solvers.export.to_openspiel_dict`)."""
+    from ..openspiel_game import infostate_string
+
+    keys, probs = policy_table(tree, policy)
+    p = tree.params
+    out = {}
+    for i in range(keys.shape[0]):
+        acts = np.nonzero(probs[i])[0]
+        legal = _legal_of(tree, i)
+        out[infostate_string(keys[i], p.players, p.hand_size)] = [
+            (int(a), float(probs[i, a])) for a in sorted(set(acts) | legal)]
+    return out
+
+
+def _legal_of(tree: PublicTree, row: int) -> set[int]:
+    cache = getattr(tree, "_legal_cache", None)
+    if cache is None:
+        _, entry_is = infoset_table(tree)
+        child = entry_children(tree)
+        cache = {}
+        for e in np.nonzero(entry_is >= 0)[0]:
+            cache.setdefault(int(entry_is[e]), set()).add(int(tree.action[child[e]]))
+        tree._legal_cache = cache
+    return cache.get(row, set())
+
+
+def flat_slots(tree: PublicTree, flat: GameTree) -> tuple[np.ndarray, np.ndarray]:
+    """Where each entry sits in the flat tree's tables: (row ``int64[num_entries]``, slot
+    ``int64[num_entries]``), -1 for entries of information sets no deal reaches."""
+    keys, entry_is = infoset_table(tree)
+    child = entry_children(tree)
+    index = {flat.is_keys[i].tobytes(): i for i in range(flat.num_infosets)}
+    rows = np.full(tree.num_entries, -1, np.int64)
+    slots = np.full(tree.num_entries, -1, np.int64)
+    for e in np.nonzero(entry_is >= 0)[0]:
+        r = index.get(keys[entry_is[e]].tobytes())
+        if r is None:
+            continue
+        a = int(tree.action[child[e]])
+        acts = list(flat.is_actions[r, :flat.is_nact[r]])
+        rows[e] = r
+        slots[e] = acts.index(a)
+    return rows, slots
+
+
+def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) -> np.ndarray:
+    """A flat-tree policy (``float64[num_infosets, 5]``) as a policy over the public
+    tree's entries; information sets no deal reaches get the uniform policy."""
+    from .public_cfr import entry_policy
+
+    if flat_policy.shape != (flat.num_infosets, MAX_INFOSET_ACTIONS):
+        raise ValueError(f"flat policy shape {flat_policy.shape} != "
+                         f"{(flat.num_infosets, MAX_INFOSET_ACTIONS)}")
+    rows, slots = flat_slots(tree, flat)
+    w = np.zeros(tree.num_entries)
+    ok = rows >= 0
+    w[ok] = flat_policy[rows[ok], slots[ok]]
+    return entry_policy(tree, w)
