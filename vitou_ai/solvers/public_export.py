@@ -6,7 +6,8 @@ Information sets are matched by the kernel's information-state key
 (:func:`vitou_ai.rules.observe.infostate_key`), so a policy moves between the
 two trees without a second reading of the rules. The public tree also holds
 (decision, hand) pairs that no deal reaches (a hand the others' ranges rule
-out); they have no key in the flat tree and are left out of every export.
+out); they have no row in the flat tree, and in the exports they are rows
+that play never consults.
 """
 
 from __future__ import annotations

@@ -1,0 +1,108 @@
+"""Benchmark: range-vector DCFR on the public tree against DCFR on the flat tree, same
+variant, same run; and the public tree's scaling from 1 to 2 numba threads.
+
+Reported: tree sizes and bytes, iterations per second (medians of interleaved
+repeats, so that the shared machine's load drifts over all contenders alike),
+CPU seconds per iteration, the ratios, and peak RSS of this process.
+Writes ``results/bench_public_tree.json``. The full ``vitou_2p`` solve (its
+curve, wall and CPU time, peak RSS) is ``experiments/solve_2p.py``.
+
+    python benchmarks/bench_public_tree.py [--ranks 8 --copies 4 --hand-size 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numba
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
+from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
+from vitou_ai.solvers.tree import build_tree  # noqa: E402
+
+
+def timed(fn, iterations: int) -> tuple[float, float]:
+    """(iterations per wall second, CPU seconds per iteration) of ``fn(iterations)``."""
+    w, c = time.perf_counter(), time.process_time()
+    fn(iterations)
+    return iterations / (time.perf_counter() - w), (time.process_time() - c) / iterations
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--copies", type=int, default=4)
+    ap.add_argument("--hand-size", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-flat", action="store_true", help="skip the flat tree (too large)")
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
+    args = ap.parse_args(argv)
+    params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
+                         hand_size=args.hand_size)
+    t = time.perf_counter()
+    pt = build_public_tree(params)
+    public_build = time.perf_counter() - t
+    threads = numba.get_num_threads()
+    public = PublicCFR(pt, "dcfr")
+    public.iterate(1)  # compile
+    contenders = {}
+    for th in sorted({1, threads}):
+        def run(n, th=th):
+            numba.set_num_threads(th)
+            public.iterate(n)
+        contenders[f"public_{th}_threads"] = run
+    out = {"rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
+           "public_tree": {"nodes": pt.num_nodes, "edges": pt.num_edges,
+                           "entries": pt.num_entries, "mib": round(pt.nbytes / 2**20, 1),
+                           "build_seconds": round(public_build, 1)}}
+    if not args.no_flat:
+        t = time.perf_counter()
+        ft = build_tree(params)
+        out["flat_tree"] = {"nodes": ft.num_nodes, "infosets": ft.num_infosets,
+                            "mib": round(ft.nbytes / 2**20, 1),
+                            "build_seconds": round(time.perf_counter() - t, 1)}
+        flat = TabularCFR(ft, "dcfr")
+        flat.iterate(1)
+
+        def run_flat(n):
+            numba.set_num_threads(threads)
+            flat.iterate(n)
+        contenders["flat"] = run_flat
+    rates: dict[str, list[float]] = {k: [] for k in contenders}
+    cpu: dict[str, list[float]] = {k: [] for k in contenders}
+    for _ in range(args.repeats):
+        for name, fn in contenders.items():
+            r, c = timed(fn, args.iterations)
+            rates[name].append(r)
+            cpu[name].append(c)
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    out["iterations_per_second"] = {k: round(v, 3) for k, v in med.items()}
+    out["cpu_seconds_per_iteration"] = {k: round(statistics.median(v), 4)
+                                        for k, v in cpu.items()}
+    top = f"public_{threads}_threads"
+    out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
+    if "flat" in med:
+        out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out["threads"] = threads
+    out["command"] = " ".join(sys.argv)
+    write_atomic(Path(args.out), (json.dumps(out, indent=2) + "\n").encode())
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
