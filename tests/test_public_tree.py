@@ -9,10 +9,10 @@ import pytest
 
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers.cfr import CheckpointError, TabularCFR
-from vitou_ai.solvers.evaluate import exploitability, expected_returns, nash_conv
+from vitou_ai.solvers.evaluate import expected_returns, exploitability, nash_conv
 from vitou_ai.solvers.public_cfr import PublicCFR, best_response_value, entry_policy
-from vitou_ai.solvers.public_cfr import exploitability as p_exploitability
 from vitou_ai.solvers.public_cfr import expected_returns as p_returns
+from vitou_ai.solvers.public_cfr import exploitability as p_exploitability
 from vitou_ai.solvers.public_cfr import nash_conv as p_nash_conv
 from vitou_ai.solvers.public_export import flat_slots, from_flat_policy, to_tabular_policy
 from vitou_ai.solvers.public_tree import (
