@@ -26,11 +26,11 @@ import numpy as np
 
 from .bots.named import parse_bot
 from .bots.policy import Policy, choose_action, pack_policies, scratch
+from .rng import row_seed
 from .rules import Game, VitouParams, action_to_string, string_to_action
 from .rules import layout as L
 from .rules.params import RANK_LETTERS
 from .sim.random_play import sample_chance
-from .sim.rng import row_seed
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
 RESULT_NAMES = {0: "team 0", 1: "team 1", 2: "void"}
