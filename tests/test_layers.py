@@ -1,6 +1,7 @@
 """The package's layers: no module imports from a layer above its own (issue 14, item 17).
 
-Layers, bottom first: the numba options and random streams; the rules kernel;
+Layers, bottom first: modules that import nothing of the package (numba options,
+random streams, command-line plumbing); the rules kernel;
 hand histories and the OpenSpiel adapter; bots; the simulator; solvers and
 evaluation; the command line and analysis. A bot drawing random numbers from
 the simulator's module was the one import that ran up the layers.
@@ -15,13 +16,13 @@ import vitou_ai
 
 PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
-    {"_numba", "rng"},
+    {"_numba", "rng", "console"},
     {"rules"},
     {"history", "openspiel_game"},
     {"bots"},
     {"sim"},
     {"solvers", "eval"},
-    {"__init__", "analysis", "cli", "console", "play", "train"},
+    {"__init__", "analysis", "cli", "play", "train"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 
