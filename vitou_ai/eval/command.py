@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..console import new_folder, show_progress
+from ..console import new_folder, note, show_progress
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
@@ -81,6 +81,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     n = len(policies)
     total = (games + games % 2) * n * (n - 1) // 2
     bar = None
+    if total >= PROGRESS_FROM:  # long enough to want a word before the first result
+        note("tournament", f"{total:,} {mode}es in all" if mode == "match" else
+             f"{total:,} deals in all", err)
     if show_progress(err, args.no_progress) and total >= PROGRESS_FROM:
         from tqdm import tqdm
 
