@@ -233,3 +233,25 @@ def test_bot_lists_split_at_spaces_and_commas():
                             "runs/a=1/policy.npz:fallback=counter", ","]) == [
         "random", "counter:bluff=0.2,raise_at=0.7", "cautious",
         "runs/a=1/policy.npz:fallback=counter"]
+
+
+def test_ctrl_c_waits_while_numba_is_on_the_stack():
+    """A KeyboardInterrupt raised inside numba's callbacks (``_numba_unpickle``, called
+    from compiled code) crashed the process; the handler asks again later instead."""
+    import signal
+    from types import SimpleNamespace
+
+    from vitou_ai import console
+
+    inner = SimpleNamespace(f_globals={"__name__": "numba.core.serialize"}, f_back=None)
+    ours = SimpleNamespace(f_globals={"__name__": "vitou_ai.train"}, f_back=inner)
+    previous = signal.signal(signal.SIGALRM, lambda *a: None)
+    try:
+        assert console._on_sigint(signal.SIGINT, ours) is None  # numba below: wait
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0  # ... and ask again soon
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(KeyboardInterrupt):
+        console._on_sigint(signal.SIGINT, SimpleNamespace(
+            f_globals={"__name__": "vitou_ai.train"}, f_back=None))

@@ -21,7 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .console import EXIT_INTERRUPTED, interrupts_outside_numba
+
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
+SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train")
 
 
 def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -174,17 +177,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``vitou-ai`` with ``argv`` (default: the process's arguments); return the exit
-    code. Ctrl-C anywhere ends the command with one line and exit code 130."""
-    from .console import EXIT_INTERRUPTED
-
+    code. Ctrl-C anywhere ends the command with one line and exit code 130
+    (:func:`vitou_ai.console.interrupts_outside_numba` keeps it out of compiled code)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = "vitou-ai"
+    command = "vitou-ai" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
     try:
-        parser, subs = build_parser()
-        args = parser.parse_args(argv)
-        command = f"vitou-ai {args.command}"
-        args.argv = argv  # the command as typed, for run records
-        return _dispatch(args, subs)
+        with interrupts_outside_numba():
+            parser, subs = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = argv  # the command as typed, for run records
+            return _dispatch(args, subs)
     except KeyboardInterrupt:
         print(f"\n{command}: interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED

@@ -77,6 +77,53 @@ def note(command: str, text: str, err: TextIO | None = None) -> None:
     print(f"vitou-ai {command}: {text}", file=err or sys.stderr, flush=True)
 
 
+#: modules where a KeyboardInterrupt must not be raised: numba's compiled code calls back
+#: into them (``numba.core.serialize._numba_unpickle``...) and does not expect an exception
+#: there; a Ctrl-C landing in such a callback ended the process with a segmentation fault
+UNSAFE_MODULES = ("numba", "llvmlite")
+#: seconds between checks while a Ctrl-C waits for compiled code to return
+RETRY_SECONDS = 0.05
+
+
+def _in_unsafe_code(frame) -> bool:
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] in UNSAFE_MODULES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_sigint(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    if _in_unsafe_code(frame):
+        signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)  # ask again in a moment
+        return
+    raise KeyboardInterrupt
+
+
+def _on_alarm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    signal.raise_signal(signal.SIGINT)  # to whichever SIGINT handler is in place then
+
+
+@contextlib.contextmanager
+def interrupts_outside_numba() -> Iterator[None]:
+    """Ctrl-C raises :class:`KeyboardInterrupt` only in Python code outside numba and
+    llvmlite (:data:`UNSAFE_MODULES`): one that lands in their callbacks waits until
+    control is back, checked every :data:`RETRY_SECONDS`. Outside the main thread the
+    block runs with Python's default handling."""
+    try:
+        previous = signal.signal(signal.SIGINT, _on_sigint)
+    except ValueError:  # not the main thread
+        yield
+        return
+    previous_alarm = signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGINT, previous)
+
+
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
     """Hold Ctrl-C until the block is done (writing a checkpoint and its outputs), then

@@ -37,6 +37,7 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -433,8 +434,22 @@ def run(args: argparse.Namespace, out=None) -> int:
     return _train(plan, out)
 
 
-class _Plan(argparse.Namespace):
-    """A checked ``vitou-ai train``: settings, game, folder, length, the resumed record."""
+@dataclass
+class _Plan:
+    """A checked ``vitou-ai train``."""
+
+    settings: dict[str, Any]  # RUN_DEFAULTS' keys: the game, solver and evaluation
+    params: VitouParams
+    folder: Path | None  # None: a new folder under runs/, made once the tree is built
+    saved: dict[str, Any]  # the resumed run's record ({} for a new run)
+    resume: bool
+    iterations: int  # in all, counting those of earlier sessions
+    every: int
+    bots: list[str]
+    time: float | None  # seconds of solver time, in all
+    max_tree_nodes: int
+    no_progress: bool
+    command: str  # as typed, for the record
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
