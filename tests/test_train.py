@@ -222,23 +222,57 @@ def test_resume_refuses_a_flag_that_contradicts_the_run(dcfr_run, capsys, flag):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
-@pytest.mark.parametrize("solver, iters", [
-    ("openspiel-cfr", 4), ("openspiel-es-mccfr", 40),
-    pytest.param("openspiel-os-mccfr", 40, marks=pytest.mark.slow)])
-def test_openspiel_solvers_resume_where_they_stopped(tmp_path, solver, iters):
-    half = ["train", "--solver", solver, "--iterations", str(iters // 2), "--eval-every",
-            str(iters // 2), *TINY]
-    assert main([*half, "--out", str(tmp_path / "r")]) == 0
-    assert (tmp_path / "r" / "checkpoint.npz").exists()
-    assert main(["train", "--out", str(tmp_path / "r"), "--resume", "--iterations", str(iters),
+@pytest.mark.parametrize("solver", ["openspiel-cfr", "openspiel-es-mccfr",
+                                    "openspiel-os-mccfr"])
+def test_openspiel_solvers_continue_exactly_from_a_checkpoint(tmp_path, solver):
+    from vitou_ai.rules import VitouParams
+    from vitou_ai.solvers.openspiel_solvers import OpenSpielSolver
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1)
+    n = 2 if solver == "openspiel-cfr" else 30
+    straight, first = OpenSpielSolver(solver, params, 3), OpenSpielSolver(solver, params, 3)
+    straight.iterate(2 * n)
+    first.iterate(n)
+    first.save(tmp_path / "c.npz")
+    resumed = OpenSpielSolver(solver, params, 3)
+    resumed.load(tmp_path / "c.npz")
+    resumed.iterate(n)
+    assert resumed.iteration == 2 * n
+    assert resumed.average_policy_table() == straight.average_policy_table()
+
+
+def test_openspiel_cfr_plus_does_not_continue_from_its_own_text():
+    """Why ``openspiel-cfr+`` refuses --resume (open_spiel 2.0.2). Should OpenSpiel fix
+    it, this fails: then add the solver to RESUMABLE."""
+    import pyspiel
+
+    from vitou_ai.openspiel_game import game_string
+    from vitou_ai.rules import VitouParams
+
+    game = pyspiel.load_game(game_string(VitouParams(profile="vitou_2p", ranks=3, copies=1,
+                                                     hand_size=1, dealer=-1)))
+    straight, half = pyspiel.CFRPlusSolver(game), pyspiel.CFRPlusSolver(game)
+    for _ in range(4):
+        straight.evaluate_and_update_policy()
+    for _ in range(2):
+        half.evaluate_and_update_policy()
+    resumed = pyspiel.CFRPlusSolver.__new__(pyspiel.CFRPlusSolver)
+    resumed.__setstate__(half.__getstate__())
+    for _ in range(2):
+        resumed.evaluate_and_update_policy()
+    a = pyspiel.exploitability(game, straight.average_policy())
+    b = pyspiel.exploitability(game, resumed.average_policy())
+    assert abs(a - b) > 0.01
+
+
+def test_openspiel_run_resumes_from_its_folder(tmp_path):
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "openspiel-es-mccfr", "--iterations", "20",
+                 "--eval-every", "20", "--eval-deals", "100", "--bots", "random",
+                 "--no-progress", "--out", str(out), *GAME]) == 0
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "40",
                  "--no-progress"]) == 0
-    assert main(["train", "--solver", solver, "--iterations", str(iters), "--eval-every",
-                 str(iters // 2), *TINY, "--out", str(tmp_path / "s")]) == 0
-    a, b = rows(tmp_path / "r"), rows(tmp_path / "s")
-    assert [x["iteration"] for x in a] == [str(iters // 2), str(iters)]
-    assert a[-1]["exploitability"] == b[-1]["exploitability"]
-    np.testing.assert_array_equal(TabularPolicy.load(tmp_path / "r" / "policy.npz").probs,
-                                  TabularPolicy.load(tmp_path / "s" / "policy.npz").probs)
+    assert [x["iteration"] for x in rows(out)] == ["20", "40"]
 
 
 def test_openspiel_cfr_plus_refuses_resume_before_any_work(tmp_path, capsys, monkeypatch):
