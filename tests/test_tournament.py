@@ -12,7 +12,13 @@ import pytest
 
 from vitou_ai.bots import RandomPolicy, TabularPolicy, named_bot
 from vitou_ai.cli import main
-from vitou_ai.eval.stats import fit_elo, ratio_interval, wilson_formula, wilson_interval
+from vitou_ai.eval.stats import (
+    fit_elo,
+    mean_interval,
+    ratio_interval,
+    wilson_formula,
+    wilson_interval,
+)
 from vitou_ai.eval.tournament import run_tournament, write_outputs
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
@@ -34,6 +40,47 @@ def test_wilson_known_values_and_library_agreement():
     assert wilson_formula(37, 90) == pytest.approx((ci.low, ci.high), abs=1e-12)
     with pytest.raises(ValueError):
         wilson_interval(5, 3)
+
+
+INTEGER_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                  np.uint64)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+def test_counts_of_every_numpy_integer_width(dtype):
+    """Issue 14, item 5: ``4 n^2`` overflowed int32 (10 of 23171 was 11% off).
+    Counts of any NumPy integer width give the numbers of Python ints, here
+    checked against SciPy's own Wilson interval."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    info = np.iinfo(dtype)
+    cases = [(10, 23171), (3, 200), (0, 90), (90, 90), (int(info.max) // 3, int(info.max))]
+    for k, n in cases:
+        if n > info.max:
+            continue
+        ci = scipy_stats.binomtest(k, n).proportion_ci(method="wilson")
+        want = (0.0 if k == 0 else ci.low, 1.0 if k == n else ci.high)
+        for f in (wilson_formula, wilson_interval):
+            got = f(dtype(k), dtype(n))
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (f.__name__, k, n)
+            assert got == f(k, n) and all(type(v) is float for v in got)
+    assert wilson_formula(np.int32(10), np.int32(23171)) == pytest.approx(
+        wilson_formula(10, 23171), rel=1e-12)
+    for bad in (10.0, True, "10", np.float32(10)):
+        with pytest.raises(TypeError, match="integer count"):
+            wilson_interval(bad, 20)
+    with pytest.raises(ValueError, match="successes <= n"):
+        wilson_formula(np.uint8(5), np.int64(3))
+
+
+def test_mean_interval_is_students_t():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    x = np.array([1, 4, 2, 8, 5, 7], dtype=np.int16)  # an integer array is read as float64
+    m, lo, hi = mean_interval(x)
+    want = scipy_stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=scipy_stats.sem(x))
+    assert m == pytest.approx(4.5) and (lo, hi) == pytest.approx(want, rel=1e-12)
+    assert mean_interval(np.array([3.0])) == (3.0, 3.0, 3.0)
+    with pytest.raises(ValueError):
+        mean_interval(np.array([]))
 
 
 def test_ratio_interval():
