@@ -238,7 +238,7 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         ``bluff_share`` (reach-weighted over the whole deal).
     """
     from .solvers.cfr import TabularCFR
-    from .solvers.evaluate import expected_returns, exploitability, nash_conv
+    from .solvers.evaluate import exploitability, nash_conv, value_by_position
     from .solvers.tree import build_tree
 
     rows = []
@@ -254,7 +254,7 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         raises = float((r["reach"] * r["raise"]).sum())
         bluffs = float((r["reach"] * r["raise"] * (r["p_win"] < r["p_lose"])).sum())
         row = {"score0": sc[0], "score1": sc[1],
-               "value_dealer_left": float(expected_returns(tree, pol)[(p.dealer + 1) % p.players]),
+               "value_dealer_left": float(value_by_position(tree, pol)[0]),
                "raise_rate": raises / float(r["reach"].sum()) if len(r) else 0.0,
                "refusal_rate": float((a["reach"] * a["refuse"]).sum() / a["reach"].sum())
                if len(a) else float("nan"),
