@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from vitou_ai.bots import RandomPolicy, TabularPolicy, named_bot
+from vitou_ai.bots.named import parse_bot
 from vitou_ai.cli import main
 from vitou_ai.eval.stats import (
     fit_elo,
@@ -19,7 +20,7 @@ from vitou_ai.eval.stats import (
     wilson_formula,
     wilson_interval,
 )
-from vitou_ai.eval.tournament import run_tournament, write_outputs
+from vitou_ai.eval.tournament import plot, run_tournament, write_outputs
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 
@@ -129,7 +130,8 @@ def test_round_robin_is_antisymmetric_and_ranks_random_last():
         assert row.points_per_deal == pytest.approx(-other.points_per_deal)
         assert row.win_lo <= row.win_rate <= row.win_hi
         assert row.ppd_lo <= row.points_per_deal <= row.ppd_hi
-    assert res.elo.argmin() == 0 and abs(res.elo.sum()) < 1e-9
+    assert res.elo is None and res.ranked_by == "points per deal"  # deal mode
+    assert [r["rank"] for r in res.ratings] == [1, 2, 3] and res.ratings[-1]["bot"] == "random"
     assert df.loc[("cautious", "random")].ppd_lo > 0  # a clear, seeded effect
     again = run_tournament(bots, VitouParams(profile="vitou_2p"), 301, seed=3)
     assert again.pairs == res.pairs  # same seed, same tournament
@@ -144,8 +146,11 @@ def test_outputs_and_match_mode(tmp_path):
     assert (pairs.deals >= 40).all()  # a match has at least one deal
     ratings = pd.read_csv(paths[1])
     assert set(ratings.bot) == {"bluffer", "counter"}
+    assert (ratings.ranked_by == "Elo").all() and list(ratings["rank"]) == [1, 2]
+    assert ratings.elo.is_monotonic_decreasing and abs(res.elo.sum()) < 1e-9
     js = json.loads(paths[2].read_text())
     assert js["rules_version"] and js["mode"] == "match" and js["games_per_pairing"] == 40
+    assert js["ranked_by"] == "Elo" and "Bradley-Terry" in js["ranking_method"]
     assert js["bot_specs"][1]["params"]["count"] == 1.0  # the counter bot, reproducible
     assert paths[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave nothing behind
@@ -161,7 +166,8 @@ def test_cli_tournament(tmp_path, capsys):
                  "--out", str(out), "--no-progress"])
     text = capsys.readouterr().out
     assert code == 0
-    assert "Elo" in text and "empty" in text
+    assert "ranked by points per deal" in text and "empty" in text
+    assert "Elo" not in text.split("ranked by")[1].split("\n")[1]  # no Elo column in deal mode
     pairs = pd.read_csv(out / "pairs.csv").set_index(["bot", "opponent"])
     # the empty table falls back on the counter bot: the same bot, no measurable edge
     row = pairs.loc[("counter", "empty")]
@@ -170,3 +176,33 @@ def test_cli_tournament(tmp_path, capsys):
                 ["--bots", "random", str(tmp_path / "missing.npz")]):
         assert main(["tournament", *bad, "--out", str(out)]) == 2
         assert "error" in capsys.readouterr().err
+
+
+def test_deal_mode_ranks_by_points_not_by_deals_won(tmp_path):
+    """Issue 14, item 6: in deal mode a bot that raises every time wins most deals
+    (refusals give it 1 point each) and loses big ones. Elo on win/draw/loss put it
+    first; the ranking is by points per deal, with its interval, and every output
+    says so."""
+    maniac = "heuristic:raise_at=0,reraise_at=0,refuse_below=0,bluff=1"
+    bots = [named_bot("counter"), parse_bot(maniac)]
+    res = run_tournament(bots, VitouParams(profile="vitou", mode="deal"), 2000, seed=1)
+    pairs = res.pairs_frame().set_index("bot")
+    assert pairs.loc[maniac, "score"] > 0.5  # it wins more deals than it loses ...
+    assert pairs.loc[maniac, "ppd_hi"] < 0  # ... and clearly loses points
+    assert res.elo is None and res.ranked_by == "points per deal"
+    assert [r["bot"] for r in res.ratings] == ["counter", maniac]
+    for r in res.ratings:
+        assert r["ppd_lo"] <= r["points_per_deal"] <= r["ppd_hi"] and "elo" not in r
+    # two bots: each one's points per deal against all opponents is its pairing's
+    assert res.ratings[1]["points_per_deal"] == pytest.approx(pairs.loc[maniac, "points_per_deal"])
+    assert (res.ratings[1]["ppd_lo"], res.ratings[1]["ppd_hi"]) == pytest.approx(
+        (pairs.loc[maniac, "ppd_lo"], pairs.loc[maniac, "ppd_hi"]))
+    paths = write_outputs(res, tmp_path)
+    ratings = pd.read_csv(paths[1])
+    assert (ratings.ranked_by == "points per deal").all() and "elo" not in ratings.columns
+    assert list(ratings.bot) == ["counter", maniac] and list(ratings["rank"]) == [1, 2]
+    js = json.loads(paths[2].read_text())
+    assert js["ranked_by"] == "points per deal" and "elo_method" not in js
+    fig = plot(res)
+    assert "ranked by points per deal" in fig.axes[2].get_title()
+    assert "points per deal" in fig.axes[2].get_xlabel()
