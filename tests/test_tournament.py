@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -172,6 +173,14 @@ def test_cli_tournament(tmp_path, capsys):
     # the empty table falls back on the counter bot: the same bot, no measurable edge
     row = pairs.loc[("counter", "empty")]
     assert row.ppd_lo < 0 < row.ppd_hi and row.win_lo < 0.5 < row.win_hi
+    # the recorded command reproduces the tournament
+    command = json.loads((out / "tournament.json").read_text())["command"]
+    words = shlex.split(command)
+    assert words[:2] == ["vitou-ai", "tournament"]
+    words[words.index("--out") + 1] = str(tmp_path / "again")
+    assert main([*words[1:], "--no-progress"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "again" / "pairs.csv").read_text() == (out / "pairs.csv").read_text()
     for bad in (["--bots", "random", "nobody"], ["--bots", "random"], ["--deals", "0"],
                 ["--bots", "random", str(tmp_path / "missing.npz")]):
         assert main(["tournament", *bad, "--out", str(out)]) == 2

@@ -38,6 +38,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def command_line(args: argparse.Namespace, mode: str, games: int) -> str:
+    """The ``vitou-ai tournament`` command that reproduces ``args`` (every setting
+    that changes the result spelled out), for the output's ``tournament.json``."""
+    import shlex
+
+    words = ["vitou-ai", "tournament", "--profile", args.profile, "--bots", *args.bots,
+             f"--{'deals' if mode == 'deal' else 'matches'}", str(games), "--seed", str(args.seed)]
+    if args.target is not None:
+        words += ["--target", str(args.target)]
+    if args.signals:
+        words.append("--signals")
+    for opt, value, default in (("--ranks", args.ranks, 8), ("--copies", args.copies, 4),
+                                ("--hand-size", args.hand_size, 3)):
+        if value != default:
+            words += [opt, str(value)]
+    return shlex.join([*words, "--out", str(args.out)])
+
+
 def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                        err: TextIO | None = None) -> int:
     """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
@@ -86,7 +104,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     finally:
         if bar is not None:
             bar.close()
-    paths = write_outputs(result, args.out)
+    paths = write_outputs(result, args.out, command=command_line(args, mode, games))
     pairs = result.pairs_frame()
     unit = "match" if mode == "match" else "deal"
     plural = "matches" if mode == "match" else "deals"

@@ -118,11 +118,13 @@ class TournamentResult:
 
         return pd.DataFrame(self.ratings)
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (NaN written as ``null``)."""
+    def to_json(self, command: str | None = None) -> dict[str, Any]:
+        """A JSON-ready dict (NaN written as ``null``); ``command``, if given, is
+        recorded as the command line that reproduces the tournament."""
         p = self.params
         return _finite({
             "rules_version": RULES_VERSION,
+            **({"command": command} if command else {}),
             "profile": p.profile,
             "knobs": p.knobs(),
             "mode": p.mode,
@@ -327,9 +329,11 @@ def plot(result: TournamentResult):
     return fig
 
 
-def write_outputs(result: TournamentResult, out_dir: str | Path) -> list[Path]:
-    """Write ``pairs.csv``, ``ratings.csv``, ``tournament.json`` and
-    ``tournament.png`` into ``out_dir`` (each atomically); return the paths."""
+def write_outputs(result: TournamentResult, out_dir: str | Path,
+                  command: str | None = None) -> list[Path]:
+    """Write ``pairs.csv``, ``ratings.csv``, ``tournament.json`` (with ``command``
+    if given) and ``tournament.png`` into ``out_dir`` (each atomically); return
+    the paths."""
     from ..history import write_atomic
 
     out = Path(out_dir)
@@ -337,7 +341,7 @@ def write_outputs(result: TournamentResult, out_dir: str | Path) -> list[Path]:
              out / "tournament.png"]
     write_atomic(paths[0], result.pairs_frame().to_csv(index=False).encode())
     write_atomic(paths[1], result.ratings_frame().to_csv(index=False).encode())
-    write_atomic(paths[2], (json.dumps(result.to_json(), indent=2) + "\n").encode())
+    write_atomic(paths[2], (json.dumps(result.to_json(command), indent=2) + "\n").encode())
     buf = io.BytesIO()
     plot(result).savefig(buf, format="png", dpi=110)
     write_atomic(paths[3], buf.getvalue())
