@@ -21,6 +21,12 @@ Definitions (documented choices):
 - *false gesture* (R7): a gesture other than ``none`` that differs from the
   honest one for the hand (``ten`` if it holds a T, else ``nine`` if a 9, else
   ``ace`` if an A, else ``nohigh``).
+- *base* of a frequency: what it rests on, carried in every summary table —
+  ``reach`` (the sum of the reach probabilities of the information sets in the
+  row: the expected number of such decisions per deal), ``raises`` (expected
+  raises per deal, behind a bluff share), ``gestures``, and ``infosets`` (how
+  many information sets the row sums). :func:`plot_summary` hatches in grey
+  every bar whose base is below ``min_reach`` (:data:`MIN_REACH`).
 """
 
 from __future__ import annotations

@@ -314,13 +314,13 @@ def plot(result: TournamentResult):
     labels = [_short(r["bot"]) for r in ranked]
     if result.elo is not None:
         axes[2].barh(labels, [r["elo"] for r in ranked], color="tab:gray")
-        axes[2].set_xlabel("Elo (Bradley-Terry fit on match results, mean 0)")
+        axes[2].set_xlabel("Elo (Bradley-Terry fit on\nmatch results, mean 0)")
     else:
         v = np.array([r["points_per_deal"] for r in ranked])
         err = np.array([[r["points_per_deal"] - r["ppd_lo"] for r in ranked],
                         [r["ppd_hi"] - r["points_per_deal"] for r in ranked]])
         axes[2].barh(labels, v, xerr=err, color="tab:gray", capsize=3)
-        axes[2].set_xlabel("points per deal against all opponents (95% interval)")
+        axes[2].set_xlabel("points per deal against all opponents\n(95% interval)")
     axes[2].axvline(0, color="black", lw=0.8)
     plural = "matches" if unit == "match" else "deals"
     axes[2].set_title(f"ranked by {result.ranked_by}\n{result.params.profile}, {result.games} "
