@@ -26,7 +26,11 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import expected_returns, exploitability, nash_conv  # noqa: E402
+from vitou_ai.solvers.evaluate import (  # noqa: E402
+    exploitability,
+    nash_conv,
+    value_by_position,
+)
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 
@@ -36,9 +40,8 @@ def solve(params: VitouParams, variant: str, iterations: int) -> dict:
     s = TabularCFR(tree, variant)
     s.iterate(iterations)
     avg = s.average_policy()
-    leader = (params.dealer + 1) % params.players
     out = {"nodes": tree.num_nodes, "infosets": tree.num_infosets, "iterations": iterations,
-           "value_dealer_left": float(expected_returns(tree, avg)[leader]),
+           "value_dealer_left": float(value_by_position(tree, avg)[0]),
            "seconds": round(time.perf_counter() - t, 1)}
     if params.players == 2:
         out["exploitability"] = exploitability(tree, avg)
