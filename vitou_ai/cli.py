@@ -54,7 +54,12 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
         code = EXIT_ERROR
         _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
                                                          "action": None, "rule": None}})
+    from .vint.history import is_vint_file, replay_for_cli
+
     for f in files:
+        if is_vint_file(f):  # game = "vint": docs/RULES_vint.md V9
+            code = max(code, replay_for_cli(f, as_json, out, err))
+            continue
         record: dict[str, Any] = {"file": str(f)}
         try:
             hh = HandHistory.load(f)
