@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..sim.rng import next_below, row_seed
+from ..sim.rng import next_below, next_float, row_seed
 from .layout import (
     BID0,
     END_PLAYED,
@@ -457,3 +457,45 @@ def random_deals(params, n, seed):
         info[i, 3] = s[S_TRICKS]
         info[i, 4] = s[S_NCALLS]
     return scores, info
+
+
+@jit
+def random_trace(params, seed, row, pass_prob, hands_out, actions_out, legal_out):
+    """One random deal for cross-checking (the differential test): deal with the
+    stream of ``(seed, row)``, then at each decision pass with probability
+    ``pass_prob`` (a negative value: uniform over legal actions) or else pick a
+    uniform legal action.
+
+    Writes ``hands_out`` int64[4] (the dealt masks), ``actions_out`` int64[>= 500]
+    (the actions), ``legal_out`` int64[>= 500, 2] (the legal set before each action
+    as a 2-word bit mask over action ids 0..87). Returns ``(n_actions, final state)``.
+    """
+    rng = np.empty(1, np.uint64)
+    rng[0] = row_seed(seed, row)
+    s = new_state(params)
+    deck = np.empty(52, np.int64)
+    shuffle_deal(s, rng, deck)
+    for p in range(4):
+        hands_out[p] = s[S_ORIG + p]
+    buf = np.empty(52, np.int64)
+    n = 0
+    while s[S_PHASE] == PH_AUCTION or s[S_PHASE] == PH_PLAY:
+        k = legal_actions(s, buf)
+        lo = np.int64(0)
+        hi = np.int64(0)
+        for i in range(k):
+            a = buf[i]
+            if a < 62:
+                lo |= ONE << a
+            else:
+                hi |= ONE << (a - 62)
+        legal_out[n, 0] = lo
+        legal_out[n, 1] = hi
+        if s[S_PHASE] == PH_AUCTION and pass_prob >= 0.0 and next_float(rng) < pass_prob:
+            a = PASS
+        else:
+            a = buf[next_below(rng, k)]
+        apply_action(s, a)
+        actions_out[n] = a
+        n += 1
+    return n, s
