@@ -139,6 +139,10 @@ def demo(n_deals: int, seed: int, out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .vint import cli as vint_cli
+
+    if vint_cli.wants_vint(sys.argv[1:] if argv is None else argv):  # docs/RULES_vint.md
+        return vint_cli.main(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="vitou-ai", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="replay the example histories and simulate random deals")

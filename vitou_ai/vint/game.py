@@ -78,6 +78,11 @@ class VintParams:
         return d
 
 
+def trick_value_of(level: int, denom: int, foster: bool = False) -> int:
+    """V5.1 (V8.2a with ``foster``): the trick value of a contract (the kernel's)."""
+    return int(K.trick_value(level, denom, int(foster)))
+
+
 # ---- strings --------------------------------------------------------------------------------
 
 _SUIT_IN = {"S": 0, "C": 1, "D": 2, "H": 3, "♠": 0, "♣": 1, "♦": 2, "♥": 3}
