@@ -87,3 +87,17 @@ def test_cli_tournament(tmp_path):
 @pytest.mark.parametrize("bad", [["--pairs", "0"], ["--bots", "random"]])
 def test_cli_tournament_refuses_bad_options(bad):
     assert vint_main(["tournament", "--game", "vint", *bad], out=io.StringIO()) == 2
+
+
+def test_evening_three_rubbers_rotating_partners():
+    from vitou_ai.vint.rubber import EVENING_SEATS
+    from vitou_ai.vint.table import play_evening
+
+    partners = [{p for p in range(4) if seats[p] % 2 == seats[0] % 2} - {0}
+                for seats in EVENING_SEATS]
+    assert partners == [{2}, {1}, {3}]  # V7.1: A with C, then B, then D
+    h = make_bot("heuristic")
+    totals, rubbers = play_evening([h, h, h, h], deal_seed=2)
+    assert len(rubbers) == 3 and sum(totals) == 0
+    x = [r.settlement for r in rubbers]
+    assert totals[0] == x[0] + x[1] + x[2]  # player A sits in seat 0 every rubber

@@ -74,3 +74,19 @@ def play_rubber(bots, deal_seed: int, params: VintParams | None = None, play_see
         if rub.over:
             return RubberResult(rub.settlement(), rub.winner, k + 1, records)
     raise RuntimeError(f"no rubber after {max_deals} deals")
+
+
+def play_evening(players, deal_seed: int, params: VintParams | None = None,
+                 play_seed: int = 0) -> tuple[list[int], list[RubberResult]]:
+    """An evening (V7): three rubbers, partners changing so that everyone partners
+    everyone once (:data:`vitou_ai.vint.rubber.EVENING_SEATS`). ``players[i]`` is
+    player ``i``'s bot. Returns each player's total (V6.4 summed) and the rubbers."""
+    from .rubber import EVENING_SEATS, evening_totals
+
+    results = []
+    for r, seats in enumerate(EVENING_SEATS):
+        at_seat = [None] * 4
+        for player, seat in enumerate(seats):
+            at_seat[seat] = players[player]
+        results.append(play_rubber(at_seat, deal_seed * 3 + r, params, play_seed * 3 + r))
+    return evening_totals([x.settlement for x in results]), results
