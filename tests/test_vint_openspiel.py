@@ -140,3 +140,39 @@ def test_information_state_hides_other_hands_and_is_perfect_recall():
             assert seen.setdefault(("t", tensor), (info,)) == (info,)  # tensor <=> string
             acts = state.legal_actions()
             state.apply_action(52 if 52 in acts and rng.random() < 0.85 else rng.choice(acts))
+
+
+def test_swapping_hidden_cards_changes_only_their_holders_information_states():
+    """Two deals differing only in two same-suit cards swapped between seats 1 and 3,
+    with the same auction and first trick: seats 0 and 2 have identical information
+    states (strings and tensors), seats 1 and 3 different ones (V10.2)."""
+    game = pyspiel.load_game("python_vint")
+    rng = random.Random(11)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    prefix = [53] + [52] * 12  # 1S by the dealer (seat 0), twelve passes
+
+    def play(order):
+        s = game.new_initial_state()
+        for c in order:
+            s.apply_action(c)
+        for a in prefix:
+            s.apply_action(a)
+        for _ in range(4):  # first trick: each plays its lowest legal card
+            s.apply_action(s.legal_actions()[0])
+        return s
+
+    a = play(deck)
+    played = set(a.history()[52 + len(prefix):])
+    seat_of = {c: (1 + k) % 4 for k, c in enumerate(deck)}  # V1.2 with dealer 0
+    pair = next((x, y) for x in deck for y in deck
+                if seat_of[x] == 1 and seat_of[y] == 3 and x // 13 == y // 13
+                and x not in played and y not in played)
+    swapped = [pair[1] if c == pair[0] else pair[0] if c == pair[1] else c for c in deck]
+    b = play(swapped)
+    assert a.history()[52:] == b.history()[52:]
+    for p in range(4):
+        same = p in (0, 2)
+        assert (a.information_state_string(p) == b.information_state_string(p)) == same
+        assert (a.information_state_tensor(p) == b.information_state_tensor(p)) == same
+        assert (a.observation_string(p) == b.observation_string(p)) == same
