@@ -29,7 +29,7 @@ def test_coverage_of_rules_and_seed_examples():
                     "seed_3h_four_honours_900", "seed_tip_level4_down_1"]:
         assert example in names, f"no golden history for the seed's example {example}"
     bad = " ".join(p.stem for p in BAD)
-    for clause in ["v3_2_insufficient", "v4_2_revoke", "v3_7_bid_after", "v3_4_history_ends",
+    for clause in ["v3_2_insufficient", "v4_2_revoke", "v3_7_bid_after", "v3_4_history_ends", "v3_6",
                    "v3_4_card_before"]:
         assert clause in bad
 

@@ -382,6 +382,8 @@ bad("bad_v4_2_card_not_held", "V4.2: Dan leads the AS, which Ben holds.", 0,
 bad("bad_v4_1_wrong_leader", "V4.1: Carla declares, so Dan leads, not Anna.", 0,
     ["p0 bid 1D", "p1 bid 1H", "p2 bid 2D"] + [f"p{(3 + i) % 4} pass" for i in range(12)]
     + ["p0 play KS"], 15, "V4.1")
+bad("bad_v3_6_no_double", "V3.6: there is no double; Ben doubles Anna's 1D.", 0,
+    ["p0 bid 1D", "p1 double"], 1, "V3.6")
 bad("bad_v3_1_dealer_speaks_first", "V3.1: Anna deals, so Anna speaks first, not Ben.", 0,
     ["p1 bid 1S"], 0, "V3.1")
 

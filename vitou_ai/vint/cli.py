@@ -148,6 +148,8 @@ class Session:
         if len(words) != 1:
             raise ValueError(f"{text!r}: one call or card")
         w = words[0]
+        if w.lower() in ("double", "redouble", "x", "xx"):
+            raise VintRuleError("Vint has no double or redouble", "V3.6")
         if w.lower() in ("pass", "p"):
             return L.PASS
         if view.state.contract() is None:

@@ -186,6 +186,9 @@ def replay(hh: VintHistory) -> VintState:
             raise HistoryError(f"action {i} {text!r}: expected 'pS pass|bid 2D|play QH' with "
                                "S a seat 0-3", i, text, "V9.1")
         seat = int(m.group(1))
+        if m.group(2).split()[0].lower() in ("double", "redouble", "kontra", "rekontra"):
+            raise HistoryError(f"action {i} {text!r}: Vint has no double or redouble", i, text,
+                               "V3.6")
         try:
             action = parse_action(m.group(2))
         except ValueError as e:
