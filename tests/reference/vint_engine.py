@@ -1,4 +1,8 @@
-"""Plain-Python reference engine for Vint, written from ``docs/RULES_vint.md`` alone.
+"""Plain-Python reference engine for Vint, written from ``docs/RULES_vint.md``.
+
+Written by the kernel's author in the same session (no separate engineer was
+available), from the rules text and in a deliberately different representation,
+without reusing kernel code.
 
 It exists only to check the numba kernel (:mod:`vitou_ai.vint.kernel`): the
 differential test drives both with the same actions and compares legal actions,
