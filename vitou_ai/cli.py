@@ -8,6 +8,8 @@ Subcommands:
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
+- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
+  ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 """
 
 from __future__ import annotations
