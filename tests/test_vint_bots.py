@@ -101,3 +101,25 @@ def test_evening_three_rubbers_rotating_partners():
     assert len(rubbers) == 3 and sum(totals) == 0
     x = [r.settlement for r in rubbers]
     assert totals[0] == x[0] + x[1] + x[2]  # player A sits in seat 0 every rubber
+
+
+def test_sacrifice_rule():
+    """RuleBidder._sacrifice_ok: over the opponents' suit contract whose honours we
+    lack, a bid we expect to go down by at most one is allowed; not over our own."""
+    bidder = RuleBidder()
+    # seat 1 holds no hearts honours and long spades; seat 0 opened 2H
+    state = VintState(VintParams(dealer=0))
+    state.deal([parse_hand(h) for h in [
+        "AH KH QH JH TH 9H AD KD AC KC 2S 3S 4S",
+        "AS KS QS JS 9S 8S 7S 6S 2D 3D 2C 3C 4C",
+        "8H 7H 6H 5H 4D 5D 6D 7D 8D 5C 6C 7C 8C",
+        "TS 5S 4H 3H 2H 9D TD JD QD 9C TC JC QC"]])
+    state.apply(53 + 5 + 3)  # 2H by seat 0
+    view = View(1, state, [(0, 53 + 8)], [])
+    est = bidder.estimate(view)
+    cur = 5 + 3
+    assert bidder._honour_factor(view, 3) < 0
+    ok = [b for b in range(cur + 1, 35) if b % 5 == 0 and bidder._sacrifice_ok(view, b, cur,
+                                                                              False, est)]
+    assert ok and all(6 + b // 5 + 1 - est[0] <= 1.0 for b in ok)
+    assert not bidder._sacrifice_ok(view, 10, cur, True, est)  # never over our own contract
