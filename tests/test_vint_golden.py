@@ -105,3 +105,24 @@ def test_malformed_files_are_refused(tmp_path):
     dup = dict(base, hands=[base["hands"][0]] * 4)
     with pytest.raises(HistoryError, match="repeats"):
         VintHistory.from_dict(dup)
+
+
+def test_vitou_ai_replay_reads_vint_histories():
+    """`vitou-ai replay` dispatches game = "vint" files: the golden folder replays
+    cleanly (exit 0); each bad file gives exactly one error line naming its rule (exit 2)."""
+    import io
+    import json
+
+    from vitou_ai.cli import replay_files
+
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_files([str(HERE / "vint_golden")], as_json=True, out=out, err=err) == 0
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(records) == len(GOLDEN) and all("mismatch" not in r for r in records)
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_files([str(p) for p in BAD], as_json=False, out=out, err=err) == 2
+    lines = err.getvalue().splitlines()
+    assert len(lines) == len(BAD)
+    for path, line in zip(BAD, lines, strict=True):
+        rule = tomllib.loads(path.read_text())["expect_error"]["rule"]
+        assert line.startswith(str(path)) and f", {rule}]" in line
