@@ -123,3 +123,17 @@ def test_sacrifice_rule():
                                                                               False, est)]
     assert ok and all(6 + b // 5 + 1 - est[0] <= 1.0 for b in ok)
     assert not bidder._sacrifice_ok(view, 10, cur, True, est)  # never over our own contract
+
+
+def test_terminal_play_runs_a_whole_rubber(monkeypatch):
+    """The terminal loop to the settlement, with the human's answers taken from a bot."""
+    from vitou_ai.vint import cli as vcli
+
+    stand_in = make_bot("heuristic")
+    rng = random.Random(0)
+    monkeypatch.setattr(vcli.Session, "ask", lambda self, view: stand_in.act(view, rng))
+    out = io.StringIO()
+    assert vint_main(["play", "--game", "vint", "--seed", "5"], inp=io.StringIO(""),
+                     out=out) == 0
+    text = out.getvalue()
+    assert "rubber to" in text and "(V6.4)" in text and "contract" in text
