@@ -64,3 +64,16 @@ def test_any_run_would_be_everywhere():
                           for s in range(4) for k in (8, 9, 10))
     assert abs(any_run / n - 0.408) < 0.01  # measured 0.4084
     assert abs(honour_run / n - 0.131) < 0.01  # measured 0.1308
+
+
+def test_bids_allowed_after_2d():
+    """Seed, 'Das Reizen': after 2D, 2H, 2NT or anything from level 3 is allowed (V2.3)."""
+    from vitou_ai.vint.game import VintState, action_str
+
+    state = VintState(VintParams())
+    deck = list(range(52))
+    state.deal([sum(1 << c for c in deck[13 * s:13 * s + 13]) for s in range(4)])
+    state.apply(parse_action("bid 2D"))
+    legal = [action_str(a) for a in state.legal_actions()]
+    assert legal[:4] == ["pass", "bid 2H", "bid 2NT", "bid 3S"]
+    assert len(legal) == 1 + 2 + 25 and legal[-1] == "bid 7NT"
