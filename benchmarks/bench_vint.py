@@ -5,8 +5,9 @@ The kernel (``vitou_ai.vint.kernel.random_deals``, batched with ``prange``) on
 engine (tests/reference/vint_engine.py), random play through the OpenSpiel game
 ``python_vint``, and the Vitou kernel's random deals (a yardstick of how loaded
 the shared machine is: its quiet-machine figure is in the README). Every action
-is uniformly random among the legal ones. Medians of repeated runs; writes
-``results/bench_vint.json``.
+is uniformly random among the legal ones. Medians of repeated runs, wall clock;
+the one-thread runs also as deals per CPU-second of this process, which other
+jobs on the shared machine dilute much less. Writes ``results/bench_vint.json``.
 
     python benchmarks/bench_vint.py [--deals 400000] [--repeats 5]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -35,13 +37,18 @@ from vitou_ai.vint import RULES_VERSION, VintParams  # noqa: E402
 from vitou_ai.vint.kernel import random_deals  # noqa: E402
 
 
-def kernel_rates(params, deals: int, threads: int, repeats: int) -> list[float]:
+def kernel_rates(params, deals: int, threads: int, repeats: int,
+                 cpu: list[float] | None = None) -> list[float]:
+    """Wall-clock deals/s; with ``cpu`` given, also appends deals per CPU-second of this
+    process (all threads), which the other jobs on a shared machine do not dilute."""
     numba.set_num_threads(threads)
     rates = []
     for i in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         random_deals(params, deals, i)
         rates.append(deals / (time.perf_counter() - t))
+        if cpu is not None:
+            cpu.append(deals / (time.process_time() - c))
     return rates
 
 
@@ -83,6 +90,9 @@ def openspiel_rates(deals: int, repeats: int) -> list[float]:
     return rates
 
 
+LOAD0 = 0.0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--deals", type=int, default=400_000, help="kernel deals per repeat")
@@ -91,6 +101,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_vint.json"))
     args = ap.parse_args()
+    global LOAD0
+    LOAD0 = os.getloadavg()[0]
     threads = numba.config.NUMBA_NUM_THREADS
     params = VintParams().to_array()
     vitou = VitouParams(profile="vitou").to_array()
@@ -98,14 +110,18 @@ def main() -> None:
     random_games(vitou, 1000, seed=0)
     ref = reference_rates(args.ref_deals, args.repeats)
     osr = openspiel_rates(args.os_deals, args.repeats)
-    one = kernel_rates(params, args.deals, 1, args.repeats)
+    cpu_one: list[float] = []
+    one = kernel_rates(params, args.deals, 1, args.repeats, cpu_one)
     allt = kernel_rates(params, args.deals, threads, args.repeats)
     numba.set_num_threads(threads)
-    yard = []
+    yard, yard_cpu = [], []
+    numba.set_num_threads(1)
     for i in range(args.repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         random_games(vitou, args.deals, seed=i)
         yard.append(args.deals / (time.perf_counter() - t))
+        yard_cpu.append(args.deals / (time.process_time() - c))
+    numba.set_num_threads(threads)
     med = statistics.median
     report = {
         "rules_version": RULES_VERSION,
@@ -113,20 +129,25 @@ def main() -> None:
         "threads_available": threads,
         "command": "python benchmarks/bench_vint.py " + " ".join(sys.argv[1:]),
         "kernel_1_thread_deals_per_s": med(one),
+        "kernel_1_thread_deals_per_cpu_s": med(cpu_one),
         f"kernel_{threads}_threads_deals_per_s": med(allt),
         "kernel_all_threads_best_deals_per_s": max(allt),
         "reference_deals_per_s": med(ref),
         "python_vint_deals_per_s": med(osr),
-        "vitou_kernel_same_run_deals_per_s": med(yard),
+        "vitou_kernel_1_thread_same_run_deals_per_s": med(yard),
+        "vitou_kernel_1_thread_same_run_deals_per_cpu_s": med(yard_cpu),
+        "load_average_1min_before_after": [LOAD0, os.getloadavg()[0]],
         "speedup_vs_reference": med(allt) / med(ref),
         "speedup_vs_python_vint": med(allt) / med(osr),
-        "raw": {"kernel_1": one, "kernel_all": allt, "reference": ref, "python_vint": osr,
-                "vitou_kernel": yard},
+        "raw": {"kernel_1": one, "kernel_1_cpu": cpu_one, "kernel_all": allt, "reference": ref,
+                "python_vint": osr, "vitou_kernel_1": yard, "vitou_kernel_1_cpu": yard_cpu},
     }
-    print(f"vint kernel: 1 thread {med(one):,.0f}/s, {threads} threads {med(allt):,.0f}/s "
+    print(f"vint kernel: 1 thread {med(one):,.0f}/s ({med(cpu_one):,.0f} per CPU-second), "
+          f"{threads} threads {med(allt):,.0f}/s "
           f"(best {max(allt):,.0f}); reference {med(ref):,.0f}/s (x{report['speedup_vs_reference']:,.0f}); "
           f"python_vint {med(osr):,.1f}/s (x{report['speedup_vs_python_vint']:,.0f}); "
-          f"Vitou kernel same run {med(yard):,.0f}/s")
+          f"Vitou kernel 1 thread same run {med(yard):,.0f}/s ({med(yard_cpu):,.0f} per "
+          f"CPU-second); load {LOAD0:.1f} -> {os.getloadavg()[0]:.1f}")
     write_atomic(Path(args.out), (json.dumps(report, indent=2) + "\n").encode())
     print(f"wrote {args.out}")
 
