@@ -256,33 +256,27 @@ def apply_action(s, a):
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.array([
-    0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-    62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-    63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-    46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6], np.int64)
 
 
 @jit
 def popcount(m):
-    """Number of set bits of a card mask (SWAR bit count, no loop)."""
+    """Number of set bits of a card mask (SWAR bit count, no loop; no product, so it
+    also runs without overflow warnings as plain Python under NUMBA_DISABLE_JIT)."""
     x = np.uint64(m)
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
-    return np.int64((x * _H01) >> np.uint64(56))
+    x = x + (x >> np.uint64(8))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return np.int64(x & np.uint64(127))
 
 
 @jit
 def lowest_card(m):
-    """Index of the lowest set bit of a non-zero mask (de Bruijn multiplication;
-    Leiserson, Prokop & Randall 1998, "Using de Bruijn sequences to index a 1 in a
-    computer word")."""
-    x = np.uint64(m)
-    low = x & (~x + np.uint64(1))
-    return _DEBRUIJN_INDEX[np.int64((low * _DEBRUIJN) >> np.uint64(58))]
+    """Index of the lowest set bit of a non-zero mask: the bits below it, counted."""
+    x = np.int64(m)
+    return popcount((x & -x) - 1)
 
 
 @jit
