@@ -137,3 +137,17 @@ def test_terminal_play_runs_a_whole_rubber(monkeypatch):
                      out=out) == 0
     text = out.getvalue()
     assert "rubber to" in text and "(V6.4)" in text and "contract" in text
+
+
+def test_terminal_play_saves_replayable_histories(monkeypatch, tmp_path):
+    from vitou_ai.cli import replay_files
+    from vitou_ai.vint import cli as vcli
+
+    stand_in = make_bot("heuristic")
+    rng = random.Random(1)
+    monkeypatch.setattr(vcli.Session, "ask", lambda self, view: stand_in.act(view, rng))
+    assert vint_main(["play", "--game", "vint", "--seed", "6", "--save", str(tmp_path)],
+                     inp=io.StringIO(""), out=io.StringIO()) == 0
+    files = sorted(tmp_path.glob("*.toml"))
+    assert files
+    assert replay_files([str(tmp_path)], as_json=True, out=io.StringIO(), err=io.StringIO()) == 0

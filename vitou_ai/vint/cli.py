@@ -60,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--partner", choices=BOT_NAMES, default="heuristic")
             p.add_argument("--opponents", choices=BOT_NAMES, default="heuristic")
             p.add_argument("--rubbers", type=int, default=1)
+            p.add_argument("--save", metavar="DIR",
+                           help="write each deal as a hand history (replay with vitou-ai replay)")
         else:
             p.add_argument("--bots", nargs="+", choices=BOT_NAMES, default=list(BOT_NAMES))
             p.add_argument("--pairs", type=int, default=20, help="duplicate rubber pairs")
@@ -107,6 +109,7 @@ class Session:
     def __init__(self, args, params: VintParams, inp: TextIO, out: TextIO):
         self.params, self.inp, self.out = params, inp, out
         self.rubbers = args.rubbers
+        self.save = Path(args.save) if args.save else None
         self.rng = random.Random(args.seed)
         partner, opp = make_bot(args.partner, args.worlds), make_bot(args.opponents, args.worlds)
         self.bots = [None, opp, partner, opp]
@@ -164,6 +167,15 @@ class Session:
             parse_bid(w)
             raise VintRuleError("the auction has ended: play a card", "V3.7") from None
 
+    def save_deal(self, p: VintParams, state, calls, plays, r: int, k: int) -> None:
+        from .history import record
+
+        # every call precedes every card (V3.7), so calls + plays is the order of play
+        hh = record(p, [state.dealt(s) for s in range(4)], [a for _, a in calls + plays])
+        path = self.save / f"rubber{r + 1}_deal{k + 1}.toml"
+        hh.save(path)
+        self.say(f"saved {path}")
+
     def run(self) -> int:
         from .game import VintState
 
@@ -204,6 +216,8 @@ class Session:
                         w = state.trick_winners()[-1]
                         self.say(f"   trick to {NAMES[w]} ({card_str(a)} last); tricks "
                                  f"{state.tricks()[0]}-{state.tricks()[1]}")
+                if self.save is not None:
+                    self.save_deal(p, state, calls, plays, r, k)
                 rec = rub.add_deal(state)
                 if state.end() == "thrown_in":
                     self.say("all passed: thrown in")
