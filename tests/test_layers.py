@@ -3,7 +3,8 @@
 Layers, bottom first: modules that import nothing of the package (numba options,
 random streams, command-line plumbing); the rules kernel;
 hand histories and the OpenSpiel adapter; bots; the simulator; solvers and
-evaluation; the command line and analysis. A bot drawing random numbers from
+evaluation; the command line, analysis and the Vint game (its own rules, bots and
+commands, over the shared plumbing). A bot drawing random numbers from
 the simulator's module was the one import that ran up the layers.
 """
 
@@ -22,7 +23,7 @@ LAYERS = [
     {"bots"},
     {"sim"},
     {"solvers", "eval"},
-    {"__init__", "analysis", "cli", "play", "train"},
+    {"__init__", "analysis", "cli", "play", "train", "vint"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 

@@ -8,6 +8,8 @@ Subcommands:
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
 - ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.train`).
+- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
+  ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 
 Ctrl-C ends any of them with one line on stderr and exit code 130.
 """
@@ -59,7 +61,12 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
         code = EXIT_ERROR
         _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
                                                          "action": None, "rule": None}})
+    from .vint.history import is_vint_file, replay_for_cli
+
     for f in files:
+        if is_vint_file(f):  # game = "vint": docs/RULES_vint.md V9
+            code = max(code, replay_for_cli(f, as_json, out, err))
+            continue
         record: dict[str, Any] = {"file": str(f)}
         try:
             hh = HandHistory.load(f)
@@ -183,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     command = "vitou-ai" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
     try:
         with interrupts_outside_numba():
+            from .vint import cli as vint_cli
+
+            if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
+                return vint_cli.main(argv)
             parser, subs = build_parser()
             args = parser.parse_args(argv)
             args.argv = argv  # the command as typed, for run records
