@@ -46,7 +46,12 @@ from .rules import kernel as K
 from .rules import layout as L
 from .rules import observe as O
 from .rules.game import Game as RulesGame
-from .rules.game import IllegalActionError, action_to_string, max_deal_decisions
+from .rules.game import (
+    IllegalActionError,
+    action_to_string,
+    max_deal_decisions,
+    max_game_decisions,
+)
 from .rules.game import State as RulesState
 from .rules.params import RANK_LETTERS, VitouParams
 
@@ -136,12 +141,10 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
     """``GameInfo`` computed from the actual parameters."""
     if params.mode == "match":
         lo, hi = -1.0, 1.0
-        length = max_deal_decisions(params) * params.max_deals
     else:
         # R8.1: v = min(points, target - scorer's score) <= target - min(score).
         hi = float(params.target - min(params.scores))
         lo = -hi
-        length = max_deal_decisions(params)
     return pyspiel.GameInfo(
         num_distinct_actions=L.NUM_ACTIONS,
         max_chance_outcomes=L.MAX_CHANCE_OUTCOMES,
@@ -149,7 +152,7 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
         min_utility=lo,
         max_utility=hi,
         utility_sum=0.0,
-        max_game_length=length,
+        max_game_length=max_game_decisions(params),
     )
 
 
