@@ -130,7 +130,8 @@ def test_the_depth_bound_holds_on_every_path_of_small_deal_trees():
                    VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1,
                                scores=(11, 0)),
                    VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1),
-                   VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1, signals=True),
+                   VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1, signals=True,
+                               signal_seen=1.0),  # every gesture caught: a smaller tree
                    VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1, signals=True,
                                scores=(20, 0)),
                    VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1,
