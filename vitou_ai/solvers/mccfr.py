@@ -122,6 +122,8 @@ def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys,
     row = find_or_insert(words, used, slot_row, n_rows, pk, cap_rows)
     if row >= 0 and used[0] == 1:
         m = K.legal_actions(params, state, acts)
+        if m > MAX_INFOSET_ACTIONS:  # cannot happen by R2.1 / R4.2 / R7.1: at most 5
+            raise ValueError("more legal actions than MAX_INFOSET_ACTIONS")
         nact[row] = m
         for a in range(m):
             actions[row, a] = acts[a]
