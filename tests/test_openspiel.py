@@ -348,7 +348,7 @@ def test_observation_tensor_and_string():
     _deal_all(state)
     obs = game.make_py_observer()
     obs.set_from(state, 1)
-    assert set(obs.dict) == {"player", "public", "hand", "partner", "gestures"}
+    assert set(obs.dict) == {"player", "public", "to_act", "hand", "partner", "gestures"}
     assert obs.dict["player"].tolist() == [0, 1, 0, 0]
     assert obs.dict["hand"].sum() == 3
     assert np.array_equal(np.asarray(state.observation_tensor(1), np.float32), obs.tensor)
