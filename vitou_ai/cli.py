@@ -8,6 +8,8 @@ Subcommands:
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
+- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
+  ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 """
 
 from __future__ import annotations
@@ -54,7 +56,12 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
         code = EXIT_ERROR
         _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
                                                          "action": None, "rule": None}})
+    from .vint.history import is_vint_file, replay_for_cli
+
     for f in files:
+        if is_vint_file(f):  # game = "vint": docs/RULES_vint.md V9
+            code = max(code, replay_for_cli(f, as_json, out, err))
+            continue
         record: dict[str, Any] = {"file": str(f)}
         try:
             hh = HandHistory.load(f)
@@ -134,6 +141,10 @@ def demo(n_deals: int, seed: int, out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .vint import cli as vint_cli
+
+    if vint_cli.wants_vint(sys.argv[1:] if argv is None else argv):  # docs/RULES_vint.md
+        return vint_cli.main(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="vitou-ai", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="replay the example histories and simulate random deals")
