@@ -480,7 +480,7 @@ def test_current_observation_is_not_the_history():
 
 OBS_GAMES = [  # (game, random episodes; 0 = every state)
     ("python_vitou(profile=vitou_2p,ranks=3,copies=1,hand_size=1,dealer=-1)", 0),
-    ("python_vitou(ranks=2,copies=2,hand_size=1,signals=True,signal_seen=0.5,score1=20)", 150),
+    ("python_vitou(ranks=2,copies=3,hand_size=1,signals=True,signal_seen=0.5,score1=20)", 150),
     ("python_vitou(ranks=4,copies=2,hand_size=2,signals=True,dealer=-1,score0=20)", 60),
     ("python_vitou(profile=vitou_cason,mode=match,dealer=-1,max_deals=3)", 10),
 ]

@@ -124,7 +124,7 @@ def _full(name: str, spec: str):
 
 TestApiFull2p = _full("TestApiFull2p",
                       "python_vitou(profile=vitou_2p,ranks=3,copies=1,hand_size=1,dealer=-1)")
-TestApiFull4pShared = _full("TestApiFull4pShared", "python_vitou(ranks=2,copies=2,hand_size=1,"
+TestApiFull4pShared = _full("TestApiFull4pShared", "python_vitou(ranks=2,copies=3,hand_size=1,"
                                                    "score0=20)")
 TestApiFull4pSignals = _full("TestApiFull4pSignals",
                              "python_vitou(ranks=2,copies=2,hand_size=1,signals=True,"
