@@ -47,25 +47,36 @@ def wants_vint(argv: list[str]) -> bool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)")
+    from ..console import HelpFormatter
+
+    ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
+                                 formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("play", "tournament"):
-        p = sub.add_parser(name)
-        p.add_argument("--game", choices=["vint"], required=True)
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--scoring", choices=["moscow", "foster"], default="moscow")
+        p = sub.add_parser(name, formatter_class=HelpFormatter, description=(
+            "play a rubber of Vint in the terminal against bots" if name == "play" else
+            "duplicate rubbers between Vint bots") + " (docs/RULES_vint.md).")
+        p.add_argument("--game", choices=["vint"], required=True,
+                       help="the game: Vint (without it, Vitou; no default)")
+        p.add_argument("--seed", type=int, default=0, help="random seed")
+        p.add_argument("--scoring", choices=["moscow", "foster"], default="moscow",
+                       help="scoring table")
         p.add_argument("--short-auction", action="store_true", help="V8.1")
         p.add_argument("--worlds", type=int, default=8, help="search bot: sampled deals")
         if name == "play":
-            p.add_argument("--partner", choices=BOT_NAMES, default="heuristic")
-            p.add_argument("--opponents", choices=BOT_NAMES, default="heuristic")
-            p.add_argument("--rubbers", type=int, default=1)
+            p.add_argument("--partner", choices=BOT_NAMES, default="heuristic",
+                           help="your partner's bot")
+            p.add_argument("--opponents", choices=BOT_NAMES, default="heuristic",
+                           help="the opponents' bot")
+            p.add_argument("--rubbers", type=int, default=1, help="rubbers to play")
             p.add_argument("--save", metavar="DIR",
-                           help="write each deal as a hand history (replay with vitou-ai replay)")
+                           help="write each deal as a hand history (replay with vitou-ai "
+                           "replay; default: not saved)")
         else:
-            p.add_argument("--bots", nargs="+", choices=BOT_NAMES, default=list(BOT_NAMES))
+            p.add_argument("--bots", nargs="+", choices=BOT_NAMES, default=list(BOT_NAMES),
+                           help="bots, space-separated")
             p.add_argument("--pairs", type=int, default=20, help="duplicate rubber pairs")
-            p.add_argument("--out", help="write the results as JSON here")
+            p.add_argument("--out", help="write the results as JSON here (default: not written)")
     return ap
 
 

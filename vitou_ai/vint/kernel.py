@@ -3,7 +3,7 @@
 Arrays in, arrays out (layout in :mod:`vitou_ai.vint.layout`). Every function
 works on one ``int64[STATE_SIZE]`` state; :func:`random_deals` batches random
 play over rows with ``prange``, one random stream per row
-(:mod:`vitou_ai.sim.rng`). Rule numbers refer to ``docs/RULES_vint.md``.
+(:mod:`vitou_ai.rng`). Rule numbers refer to ``docs/RULES_vint.md``.
 Rubber scoring (V6) is in :mod:`vitou_ai.vint.rubber`.
 """
 
@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..sim.rng import next_below, next_float, row_seed
+from ..rng import next_below, next_float, row_seed
 from .layout import (
     BID0,
     END_PLAYED,
