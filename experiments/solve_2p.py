@@ -36,7 +36,12 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import VARIANTS, CheckpointError, TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import _Work, best_response, expected_returns  # noqa: E402
+from vitou_ai.solvers.evaluate import (  # noqa: E402
+    _Work,
+    best_response,
+    expected_returns,
+    value_by_position,
+)
 from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
@@ -161,17 +166,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.tree == "public":
             u = solver.expected_returns()
             nash_conv = sum(solver.best_response_value(p) - u[p] for p in range(2))
+            # a drawn dealer: the public solver reports seats, not positions
+            left = float(u[leader]) if params.dealer >= 0 else float("nan")
         else:
             avg = solver.average_policy()
             u = expected_returns(tree, avg)
             nash_conv = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2))
+            left = float(value_by_position(tree, avg)[0])  # averaged over the draw if drawn
         expl = nash_conv / 2
         rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 3),
                      "cpu_seconds": round(time.process_time() - cpu0, 1),
                      "nodes_touched": solver.nodes_touched, "exploitability": expl,
-                     "value_dealer_left": u[leader], "peak_rss_mb": round(peak_rss_mb())})
+                     "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb())})
         print(f"it {solver.iteration:>6}  {solver.seconds:>8.0f} s  exploitability "
-              f"{expl:.6f}  value(dealer's left) {u[leader]:+.6f}", flush=True)
+              f"{expl:.6f}  value(dealer's left) {left:+.5f}", flush=True)
         solver.save(ckpt)
         keys = list(rows[-1])
         text = ",".join(keys) + "\n" + "".join(
