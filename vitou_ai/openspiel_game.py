@@ -331,10 +331,16 @@ class VitouInfoStateObserver:
         return self._key
 
     def set_from(self, state, player: int) -> None:
-        k = self._fill_key(state, player)
+        self.set_from_key(self._fill_key(state, player),
+                          int(state.a[L.S_DEALS]) if self.match else 0)
+
+    def set_from_key(self, k: np.ndarray, deals: int = 0) -> None:
+        """Fill ``tensor`` from a kernel key (``observe.infostate_key``, ``int8[KEY_SIZE]``);
+        ``deals`` is the number of deals played (match mode). Lets a policy be read on
+        the keys of a game tree, without states."""
         self.tensor.fill(0)
         d = self.dict
-        d["player"][player] = 1
+        d["player"][int(k[L.K_PLAYER])] = 1
         if k[L.K_DEALER] >= 0:
             d["dealer"][k[L.K_DEALER]] = 1
         d["score0"][min(int(k[L.K_SCORE0]), self.score_slots - 1)] = 1
@@ -352,7 +358,7 @@ class VitouInfoStateObserver:
         for i in range(min(int(k[L.K_NTOK]), self.ntok)):
             d["tokens"][i, k[L.K_TOK + i]] = 1
         if self.match:
-            d["deals"][0] = state.a[L.S_DEALS]
+            d["deals"][0] = deals
 
     def string_from(self, state, player: int) -> str:
         k = self._fill_key(state, player)
