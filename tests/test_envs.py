@@ -253,3 +253,36 @@ def test_gym_rewards_are_points_per_deal_and_match_results():
         if term:
             assert r in (-1.0, 0.0, 1.0)
             break
+
+
+def test_jitted_tensor_matches_the_observer_pieces():
+    """The jitted tensor builder puts each key field where the observer's named
+    pieces (``observer.dict``) say it is."""
+    from vitou_ai.rules import layout as L
+
+    for cfg in (CONFIGS[1], CONFIGS[3]):
+        env = vitou_v0.env(**cfg)
+        table = env.unwrapped.table
+        obs = table.observer
+        act = _random_policy(np.random.default_rng(4))
+        env.reset(seed=4)
+        for _ in range(300):
+            seat = int(env.agent_selection.split("_")[1])
+            t = table.infostate_tensor(seat)
+            key = np.empty(L.KEY_SIZE, np.int8)
+            from vitou_ai.rules.observe import infostate_key
+            infostate_key(table.p, table.a, seat, key)
+            obs.tensor[:] = t
+            d = obs.dict
+            assert np.flatnonzero(d["player"]).tolist() == [key[L.K_PLAYER]]
+            assert np.flatnonzero(d["score0"]).tolist() == [key[L.K_SCORE0]]
+            hand = [int(np.flatnonzero(row)[0]) for row in d["hand"] if row.any()]
+            assert hand == [int(x) for x in key[L.K_HAND:L.K_HAND + len(d["hand"])] if x >= 0]
+            toks = [int(np.flatnonzero(row)[0]) for row in d["tokens"] if row.any()]
+            assert toks == key[L.K_TOK:L.K_TOK + key[L.K_NTOK]].tolist()
+            if "deals" in d:
+                assert d["deals"][0] == table.a[L.S_DEALS]
+            obs_, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else act(obs_))
+            if not env.agents:
+                env.reset()

@@ -42,6 +42,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"(importing pyspiel failed: {exc})"
     ) from exc
 
+from ._numba import jit
 from .rules import kernel as K
 from .rules import layout as L
 from .rules import observe as O
@@ -49,6 +50,8 @@ from .rules.game import Game as RulesGame
 from .rules.game import IllegalActionError, action_to_string, max_deal_decisions
 from .rules.game import State as RulesState
 from .rules.params import RANK_LETTERS, VitouParams
+
+N_GESTURES = len(L.GESTURES)
 
 SHORT_NAME = "python_vitou"
 
@@ -291,6 +294,52 @@ def _ranks_str(values) -> str:
     return "".join(RANK_LETTERS[int(v)] for v in values if v >= 0) or "-"
 
 
+def infostate_tensor_dims(vp: VitouParams) -> tuple[int, int, int, int, int, bool]:
+    """``(n, hand_size, ranks, score_slots, ntok, match)`` of the information-state
+    tensor of a game (the arguments :func:`fill_infostate_tensor` takes)."""
+    # Scores are below the target except at the end of a match, where one
+    # deal (at most 12 points) may carry a score from target - 1 past it.
+    return (vp.players, vp.hand_size, vp.ranks, vp.target + 12,
+            min(L.MAX_TOKENS, max_deal_decisions(vp)), vp.mode == "match")
+
+
+@jit
+def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, deals, out):
+    """Write the information-state tensor of key ``k`` into ``out`` (``float32``,
+    overwritten); the layout of :class:`VitouInfoStateObserver`. Jitted, so bots
+    in the simulator read the same input a network was trained on."""
+    out[:] = 0.0
+    i = 0
+    out[i + k[L.K_PLAYER]] = 1.0
+    i += n
+    if k[L.K_DEALER] >= 0:
+        out[i + k[L.K_DEALER]] = 1.0
+    i += n
+    out[i + min(np.int64(k[L.K_SCORE0]), score_slots - 1)] = 1.0
+    i += score_slots
+    out[i + min(np.int64(k[L.K_SCORE1]), score_slots - 1)] = 1.0
+    i += score_slots
+    if private:
+        for j in range(h):
+            if k[L.K_HAND + j] >= 0:
+                out[i + j * ranks + k[L.K_HAND + j]] = 1.0
+        i += h * ranks
+        for j in range(h):
+            if k[L.K_PARTNER + j] >= 0:
+                out[i + j * ranks + k[L.K_PARTNER + j]] = 1.0
+        i += h * ranks
+    for s in range(n):
+        g = k[L.K_GEST + s]
+        if g >= 0:
+            out[i + s * N_GESTURES + g] = 1.0
+    i += n * N_GESTURES
+    for j in range(min(np.int64(k[L.K_NTOK]), ntok)):
+        out[i + j * L.NUM_ACTIONS + k[L.K_TOK + j]] = 1.0
+    i += ntok * L.NUM_ACTIONS
+    if match:
+        out[i] = deals
+
+
 class VitouInfoStateObserver:
     """Information state (perfect recall within a deal) from ``observe.infostate_key``.
 
@@ -305,12 +354,9 @@ class VitouInfoStateObserver:
         self.private = _check_obs_type(iig_obs_type)
         vp = game.vitou_params
         self.params_array = game.params_array
-        self.n, self.h, self.ranks, self.target = vp.players, vp.hand_size, vp.ranks, vp.target
-        self.match = vp.mode == "match"
-        # Scores are below the target except at the end of a match, where one
-        # deal (at most 12 points) may carry a score from target - 1 past it.
-        self.score_slots = vp.target + 12
-        self.ntok = min(L.MAX_TOKENS, max_deal_decisions(vp))
+        self.n, self.h, self.ranks, self.score_slots, self.ntok, self.match = \
+            infostate_tensor_dims(vp)
+        self.target = vp.target
         pieces = [
             ("player", (self.n,)),
             ("dealer", (self.n,)),
@@ -338,27 +384,8 @@ class VitouInfoStateObserver:
         """Fill ``tensor`` from a kernel key (``observe.infostate_key``, ``int8[KEY_SIZE]``);
         ``deals`` is the number of deals played (match mode). Lets a policy be read on
         the keys of a game tree, without states."""
-        self.tensor.fill(0)
-        d = self.dict
-        d["player"][int(k[L.K_PLAYER])] = 1
-        if k[L.K_DEALER] >= 0:
-            d["dealer"][k[L.K_DEALER]] = 1
-        d["score0"][min(int(k[L.K_SCORE0]), self.score_slots - 1)] = 1
-        d["score1"][min(int(k[L.K_SCORE1]), self.score_slots - 1)] = 1
-        if self.private:
-            for i in range(self.h):
-                if k[L.K_HAND + i] >= 0:
-                    d["hand"][i, k[L.K_HAND + i]] = 1
-                if k[L.K_PARTNER + i] >= 0:
-                    d["partner"][i, k[L.K_PARTNER + i]] = 1
-        for s in range(self.n):
-            g = k[L.K_GEST + s]
-            if g >= 0:
-                d["gestures"][s, g] = 1
-        for i in range(min(int(k[L.K_NTOK]), self.ntok)):
-            d["tokens"][i, k[L.K_TOK + i]] = 1
-        if self.match:
-            d["deals"][0] = deals
+        fill_infostate_tensor(k, self.n, self.h, self.ranks, self.score_slots, self.ntok,
+                              self.private, self.match, deals, self.tensor)
 
     def string_from(self, state, player: int) -> str:
         k = self._fill_key(state, player)

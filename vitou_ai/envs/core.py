@@ -151,7 +151,7 @@ class KernelTable:
         action = int(action)
         if not K.is_terminal(self.a):
             n = K.legal_actions(self.p, self.a, self._acts)
-            if action in self._acts[:n]:
+            if action in self._acts[:n].tolist():
                 return action
         # The checked wrapper (on a copy) names the rule the action breaks.
         RulesState(self.rules_game, self.a.copy()).apply_action(action)

@@ -45,7 +45,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 import numpy as np
 
 from ..bots.named import parse_bot
+from ..bots.neural import NeuralPolicy
+from ..bots.neural import check_fits as neural_fits
 from ..bots.policy import Policy, choose_action, pack_policies, scratch
+from ..bots.tabular import TabularPolicy
+from ..bots.tabular import check_fits as tabular_fits
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
@@ -98,6 +102,11 @@ class VitouEnv(gymnasium.Env):
         if len(opponents) == 1:
             opponents = opponents * (n - 1)
         bots = [parse_bot(b) if isinstance(b, str) else b for b in opponents]
+        for b in bots:
+            if isinstance(b, TabularPolicy):
+                tabular_fits(b, self.params)
+            elif isinstance(b, NeuralPolicy):
+                neural_fits(b, self.params)
         self.seat = int(seat)
         self.render_mode = render_mode
         self.illegal_action = illegal_action

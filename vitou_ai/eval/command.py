@@ -44,6 +44,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     from ..bots.named import parse_bot
+    from ..bots.neural import NeuralPolicy
+    from ..bots.neural import check_fits as neural_fits
     from ..bots.tabular import TabularPolicy, check_fits
     from ..rules.params import VitouParams
     from .tournament import run_tournament, write_outputs
@@ -65,6 +67,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         for pol in policies:
             if isinstance(pol, TabularPolicy):
                 check_fits(pol, params)
+            elif isinstance(pol, NeuralPolicy):
+                neural_fits(pol, params)
         out_dir = Path(args.out)
         if out_dir.exists() and not out_dir.is_dir():
             raise ValueError(f"--out {args.out}: exists and is not a folder")
