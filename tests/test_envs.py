@@ -286,3 +286,23 @@ def test_jitted_tensor_matches_the_observer_pieces():
             env.step(None if term or trunc else act(obs_))
             if not env.agents:
                 env.reset()
+
+
+def test_selfplay_env_rewards_are_the_learners():
+    from vitou_ai.envs.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv(profile="vitou", hand_size=2, dealer=-1)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seats, finished = set(), 0
+    while finished < 40:
+        assert obs.shape == env.observation_space.shape
+        mask = env.action_masks()
+        obs, r, term, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term:
+            table = env.aec.table
+            assert r == table.returns()[info["seat"]]
+            seats.add(info["seat"])
+            finished += 1
+            obs, info = env.reset()
+    assert seats == {0, 1, 2, 3}

@@ -11,9 +11,9 @@ Input: the information-state tensor of ``python_vitou``
 networks were trained on). Layers: ``linear`` (``W float32[out, in]``, ``b``),
 ``relu``, ``tanh``, ``layernorm`` (``gamma``, ``beta``, eps 1e-5). Output over
 the 22 action ids, either ``logits`` (policy = softmax over the legal actions:
-NFSP's average network, PPO's actor) or ``probs`` (policy = the outputs of the
-legal actions renormalised: Deep CFR's policy network, which ends in a
-softmax over all 22 ids).
+NFSP's average network, PPO's actor, Deep CFR's policy network without its
+final softmax) or ``probs`` (policy = the outputs of the legal actions,
+clipped at 0 and renormalised).
 """
 
 from __future__ import annotations
@@ -283,8 +283,10 @@ class NeuralPolicy:
     @classmethod
     def from_torch(cls, modules, output: str, params: VitouParams, **kwargs) -> NeuralPolicy:
         """From ``torch.nn`` modules in order (``Sequential`` flattened): ``Linear``,
-        ``ReLU``, ``Tanh``, ``LayerNorm`` (default eps), and a final ``Softmax`` that is
-        dropped with ``output="probs"`` (its outputs are renormalised over legal actions).
+        ``ReLU``, ``Tanh``, ``LayerNorm`` (default eps), and a final ``Softmax`` over
+        the 22 ids, which is dropped and the policy read as ``"logits"``: softmax
+        outputs renormalised over the legal actions are the softmax of the logits
+        over them (Deep CFR's policy network).
 
         Raises:
             ValueError: a module of another type.
@@ -316,8 +318,8 @@ class NeuralPolicy:
                     raise ValueError(f"LayerNorm eps {m.eps}, only {LN_EPS} is supported")
                 layers.append(("layernorm", m.weight.detach().cpu().numpy(),
                                m.bias.detach().cpu().numpy()))
-            elif isinstance(m, nn.Softmax) and m is flat[-1] and output == "probs":
-                continue
+            elif isinstance(m, nn.Softmax) and m is flat[-1]:
+                output = "logits"
             else:
                 raise ValueError(f"cannot export a {type(m).__name__} layer")
         return cls(layers, output, params, **kwargs)
