@@ -40,7 +40,7 @@ from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import exploitability  # noqa: E402
+from vitou_ai.solvers.evaluate import exploitability, uniform_policy  # noqa: E402
 from vitou_ai.solvers.mccfr import MCCFR  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
@@ -90,6 +90,8 @@ def main() -> None:
     params = VitouParams(**VARIANT)
     tree = build_tree(params)
     inputs = tree_inputs(tree)
+    uniform = exploitability(tree, uniform_policy(tree))
+    print(f"uniform random play: exploitability {uniform:.5f}", flush=True)
     rows: list[dict] = []
     bots = {}
 
@@ -146,10 +148,11 @@ def main() -> None:
             ax.plot([max(r[col], 1e-2) for r in rs],
                     [max(r["exploitability"], 1e-6) for r in rs], marker=".", label=name,
                     ls="-" if name in ("cfr+", "dcfr", "es-mccfr") else "--")
+        ax.axhline(uniform, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"training {label} time (s), evaluation excluded")
-    axes[0].set_ylabel("exact exploitability (points per deal)")
+    axes[0].set_ylabel("exact exploitability (points per deal); dotted: uniform play")
     fig.suptitle(f"vitou_2p, {VARIANT['ranks']} ranks x {VARIANT['copies']}, "
                  f"{VARIANT['hand_size']} card, dealer drawn: solvers (solid) vs learning "
                  "(dashed)", fontsize=9)
@@ -160,7 +163,7 @@ def main() -> None:
     write_atomic(out / "curves.png", img.getvalue())
     write_run(out, {"command": "python experiments/baselines_2p.py " + " ".join(sys.argv[1:]),
                     "variant": VARIANT, "budget_s": args.budget, "seed": args.seed,
-                    "infosets": tree.num_infosets,
+                    "infosets": tree.num_infosets, "uniform_exploitability": uniform,
                     "final": {m: [r for r in rows if r["method"] == m][-1]
                               for m in dict.fromkeys(r["method"] for r in rows)}})
     print(f"wrote {out}")

@@ -14,7 +14,7 @@ Writes ``results/baselines_4p/``: ``curves.csv``, ``curves.png``, ``ratings.csv`
 ``pairs.csv``, ``run.json`` and the policies (``nfsp.npz``, ``deep_cfr.npz``,
 ``ppo.npz``, ``es-mccfr.npz``).
 
-    python experiments/baselines_4p.py [--budget 150] [--deals 4000]
+    python experiments/baselines_4p.py [--budget 120] [--deals 3000]
 """
 
 from __future__ import annotations
@@ -74,24 +74,27 @@ def mccfr_policy(s: MCCFR, params: VitouParams) -> TabularPolicy:
 
 def train_mccfr(params, budget, evaluate, seed=0):
     MCCFR(params, "external", seed=seed + 1).iterate(10)  # compile outside the timing
-    s = MCCFR(params, "external", seed=seed)
+    s = MCCFR(params, "external", seed=seed, max_infosets=1 << 22)  # as vitou-ai train
     clock = TrainClock(budget, first=5.0)
     step = 2000
+    done = -1
     while not clock.over:
         s.iterate(step)
         if clock.due():
             evaluate(mccfr_policy(s, params), clock.spent, s.iteration, clock.cpu)
+            done = s.iteration
             clock.resume()
     pol = mccfr_policy(s, params)
     clock.tick()
-    evaluate(pol, clock.spent, s.iteration, clock.cpu)
+    if done != s.iteration:
+        evaluate(pol, clock.spent, s.iteration, clock.cpu)
     return pol
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--budget", type=float, default=150.0, help="training seconds per method")
-    ap.add_argument("--deals", type=int, default=4000, help="round-robin deals per pairing")
+    ap.add_argument("--budget", type=float, default=120.0, help="training seconds per method")
+    ap.add_argument("--deals", type=int, default=3000, help="round-robin deals per pairing")
     ap.add_argument("--curve-deals", type=int, default=2000, help="deals per curve point")
     ap.add_argument("--methods", default="es-mccfr,nfsp,deep_cfr,ppo")
     ap.add_argument("--seed", type=int, default=0)

@@ -5,7 +5,9 @@
 - :mod:`.gym_env`: one seat against bots as a Gymnasium environment, registered
   as ``"vitou_ai/Vitou-v0"`` when this package is imported
   (``gymnasium.make("vitou_ai/Vitou-v0", opponents=["counter"])``).
-- :mod:`.core`: the kernel driver both share (chance sampling, masks, tensors).
+- :mod:`.selfplay`: the AEC environment seen by one learner against a frozen
+  snapshot at the other seats (PPO self-play with single-agent libraries).
+- :mod:`.core`: the kernel driver they share (chance sampling, masks, tensors).
 """
 
 from __future__ import annotations

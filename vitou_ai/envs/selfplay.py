@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
