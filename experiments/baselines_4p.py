@@ -74,7 +74,7 @@ def mccfr_policy(s: MCCFR, params: VitouParams) -> TabularPolicy:
 
 def train_mccfr(params, budget, evaluate, seed=0):
     MCCFR(params, "external", seed=seed + 1).iterate(10)  # compile outside the timing
-    s = MCCFR(params, "external", seed=seed, max_infosets=1 << 22)  # as vitou-ai train
+    s = MCCFR(params, "external", seed=seed, max_infosets=1 << 23)  # as train_4p.py
     clock = TrainClock(budget, first=5.0)
     step = 2000
     done = -1
