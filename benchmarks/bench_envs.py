@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.envs import vitou_v0  # noqa: E402
 from vitou_ai.envs.gym_env import VitouEnv  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.rng import row_seed  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import kernel as K  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.sim.random_play import play_random  # noqa: E402
-from vitou_ai.sim.rng import row_seed  # noqa: E402
 
 STEPS = 5_000
 

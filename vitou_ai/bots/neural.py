@@ -27,10 +27,10 @@ import numpy as np
 
 from .._numba import jit
 from ..openspiel_game import fill_infostate_tensor, game_string, infostate_tensor_dims
+from ..rng import next_float
 from ..rules import RULES_VERSION, VitouParams
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..sim.rng import next_float
 
 LAYER_LINEAR, LAYER_RELU, LAYER_TANH, LAYER_LAYERNORM = 0, 1, 2, 3
 LAYER_NAMES = ("linear", "relu", "tanh", "layernorm")
@@ -446,10 +446,9 @@ def policy_on_tree(tree, probs: np.ndarray) -> np.ndarray:
     """A native tree policy (``float64[num_infosets, MAX_INFOSET_ACTIONS]``, for
     ``solvers.evaluate.exploitability``) from ``probs`` over the 22 action ids
     (``float[num_infosets, 22]``, rows as :func:`tree_inputs`)."""
-    from ..solvers.tree import MAX_INFOSET_ACTIONS
-
-    out = np.zeros((tree.num_infosets, MAX_INFOSET_ACTIONS))
-    for a in range(MAX_INFOSET_ACTIONS):
+    width = tree.is_actions.shape[1]  # solvers.tree.MAX_INFOSET_ACTIONS (a layer above bots)
+    out = np.zeros((tree.num_infosets, width))
+    for a in range(width):
         valid = a < tree.is_nact
         ids = np.where(valid, tree.is_actions[:, a], 0).astype(np.int64)
         out[:, a] = np.where(valid, probs[np.arange(tree.num_infosets), ids], 0.0)

@@ -18,6 +18,7 @@ import pyspiel
 
 from .._numba import jit
 from ..openspiel_game import game_string
+from ..rng import row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import Game as RulesGame
@@ -25,7 +26,6 @@ from ..rules.game import IllegalActionError, action_to_string
 from ..rules.game import State as RulesState
 from ..rules.params import RANK_LETTERS, VitouParams
 from ..sim.random_play import sample_chance
-from ..sim.rng import row_seed
 
 #: Size of the action space: the rules' action ids 0..21 (``layout.NUM_ACTIONS``).
 NUM_ACTIONS = L.NUM_ACTIONS

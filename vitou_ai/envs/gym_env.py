@@ -50,11 +50,11 @@ from ..bots.neural import check_fits as neural_fits
 from ..bots.policy import Policy, choose_action, pack_policies, scratch
 from ..bots.tabular import TabularPolicy
 from ..bots.tabular import check_fits as tabular_fits
+from ..rng import row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from ..rules.params import VitouParams
-from ..sim.rng import row_seed
 from .core import NUM_ACTIONS, KernelTable
 
 ILLEGAL_MODES = ("raise", "refuse")
