@@ -51,6 +51,7 @@ VARIANT = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
 
 def run_native(name, params, tree, budget, rows):
     if name in ("cfr+", "dcfr"):
+        TabularCFR(tree, name).iterate(1)  # compile outside the timing
         s = TabularCFR(tree, name)
         step, evaluate = 5, lambda: exploitability(tree, s.average_policy())
     else:
