@@ -168,7 +168,7 @@ class KernelTable:
     def infostate_tensor(self, seat: int) -> np.ndarray:
         """A new ``float32[obs_size]``: ``seat``'s information-state tensor, as
         ``python_vitou``'s ``information_state_tensor`` (layout:
-        :class:`vitou_ai.openspiel_game.VitouInfoStateObserver`)."""
+        :class:`vitou_ai.openspiel_observer.VitouObserver`, information-state view)."""
         self.observer.set_from(self, seat)
         return self.observer.tensor.copy()
 
