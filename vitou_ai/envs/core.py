@@ -18,12 +18,14 @@ import pyspiel
 
 from .._numba import jit
 from ..openspiel_game import game_string
+from ..openspiel_observer import fill_infostate_tensor, infostate_tensor_dims
 from ..rng import row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import Game as RulesGame
 from ..rules.game import IllegalActionError, action_to_string
 from ..rules.game import State as RulesState
+from ..rules.observe import infostate_key
 from ..rules.params import RANK_LETTERS, VitouParams
 from ..sim.random_play import sample_chance
 
@@ -97,6 +99,8 @@ class KernelTable:
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
         self._ret = np.zeros(self.n, np.float64)
         self._drawn = np.empty(MAX_CHANCE_RUN, np.int64)
+        self._key = np.empty(L.KEY_SIZE, np.int8)
+        self._dims = infostate_tensor_dims(params)
         self.player = L.TERMINAL_PLAYER
         # Every action since the start of the game, as (is_chance, id): replaying it
         # on vitou_ai.rules.Game gives the same state.
@@ -169,8 +173,12 @@ class KernelTable:
         """A new ``float32[obs_size]``: ``seat``'s information-state tensor, as
         ``python_vitou``'s ``information_state_tensor`` (layout:
         :class:`vitou_ai.openspiel_observer.VitouObserver`, information-state view)."""
-        self.observer.set_from(self, seat)
-        return self.observer.tensor.copy()
+        # The jitted twin of the observer (tests/test_envs.py checks they agree).
+        infostate_key(self.p, self.a, seat, self._key)
+        out = np.empty(self.obs_size, np.float32)
+        fill_infostate_tensor(self._key, *self._dims[:5], True, self._dims[5],
+                              int(self.a[L.S_DEALS]), out)
+        return out
 
     def returns(self) -> np.ndarray:
         """``float64[players]``: deal mode, points per deal (R8.1); match mode,
