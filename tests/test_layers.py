@@ -22,7 +22,7 @@ LAYERS = [
     {"history", "openspiel_game", "openspiel_observer"},
     {"bots"},
     {"sim"},
-    {"solvers", "eval"},
+    {"solvers", "eval", "envs"},
     {"__init__", "analysis", "cli", "play", "train", "vint"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

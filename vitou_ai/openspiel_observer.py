@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from ._numba import jit
 from .rules import kernel as K
 from .rules import layout as L
 from .rules import observe as O
@@ -106,6 +107,58 @@ def check_obs_type(iig_obs_type) -> tuple[bool, bool, bool]:
         raise ValueError(f"python_vitou: unknown private_info {pit!r}")
     return (bool(iig_obs_type.public_info), pit == pyspiel.PrivateInfoType.SINGLE_PLAYER,
             pit == pyspiel.PrivateInfoType.ALL_PLAYERS)
+
+
+def infostate_tensor_dims(vp) -> tuple[int, int, int, int, int, bool]:
+    """``(n, hand_size, ranks, score_slots, ntok, match)`` of the information-state
+    tensor (perfect recall, public and single-player information) of a game: the
+    arguments :func:`fill_infostate_tensor` takes."""
+    return (vp.players, vp.hand_size, vp.ranks, vp.target + 12,
+            min(L.MAX_TOKENS, max_deal_decisions(vp)), vp.mode == "match")
+
+
+@jit
+def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, deals, out):
+    """Write the information-state tensor of key ``k`` (``observe.infostate_key``)
+    into ``out`` (``float32``, overwritten): the layout of :class:`VitouObserver`
+    with ``perfect_recall=True``, public information and ``private_info``
+    ``SINGLE_PLAYER`` (``private=False``: without the private pieces). Jitted, so
+    neural bots in the simulator read the input their networks were trained on;
+    ``tests/test_envs.py`` checks it against the observer."""
+    out[:] = 0.0
+    i = 0
+    if private:
+        out[i + k[L.K_PLAYER]] = 1.0
+        i += n
+    if k[L.K_DEALER] >= 0:
+        out[i + k[L.K_DEALER]] = 1.0
+    i += n
+    out[i + min(np.int64(k[L.K_SCORE0]), score_slots - 1)] = 1.0
+    i += score_slots
+    out[i + min(np.int64(k[L.K_SCORE1]), score_slots - 1)] = 1.0
+    i += score_slots
+    if private:
+        for j in range(h):
+            if k[L.K_HAND + j] >= 0:
+                out[i + j * ranks + k[L.K_HAND + j]] = 1.0
+        i += h * ranks
+        for j in range(h):
+            if k[L.K_PARTNER + j] >= 0:
+                out[i + j * ranks + k[L.K_PARTNER + j]] = 1.0
+        i += h * ranks
+        for s in range(n):
+            g = k[L.K_GEST + s]
+            if g >= 0:
+                out[i + s * N_GESTURES + g] = 1.0
+        i += n * N_GESTURES
+    for j in range(min(np.int64(k[L.K_NTOK]), ntok)):
+        out[i + j * L.NUM_ACTIONS + k[L.K_TOK + j]] = 1.0
+    i += ntok * L.NUM_ACTIONS
+    if match:
+        out[i] = deals
+
+
+N_GESTURES = len(L.GESTURES)
 
 
 class VitouObserver:
@@ -256,6 +309,20 @@ class VitouObserver:
                 d["tokens"][i, k[L.K_TOK + i]] = 1
         if "deals" in d:
             d["deals"][0] = a[L.S_DEALS]
+
+    def set_from_key(self, k: np.ndarray, deals: int = 0) -> None:
+        """Fill ``tensor`` from a kernel key (``int8[KEY_SIZE]``) and the deals played,
+        without a state (the information-state view only: perfect recall, public and
+        single-player information). Reads a policy on the keys of a game tree.
+
+        Raises:
+            ValueError: for another view.
+        """
+        if not (self.recall and self.public and self.single):
+            raise ValueError("set_from_key gives the information state only (perfect recall, "
+                             "public and single-player information)")
+        fill_infostate_tensor(k, self.n, self.h, self.ranks, self.score_slots, self.ntok,
+                              True, self.match, deals, self.tensor)
 
     # ---- string -------------------------------------------------------------------------------
     def string_from(self, state, player: int) -> str:

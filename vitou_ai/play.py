@@ -336,11 +336,15 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
         if s == human_seat:
             continue
         bots[s] = parse_bot(partner) if s % 2 == human_seat % 2 else opp
+    from .bots.neural import NeuralPolicy
+    from .bots.neural import check_fits as neural_fits
     from .bots.tabular import TabularPolicy, check_fits
 
     for b in bots.values():
         if isinstance(b, TabularPolicy):
             check_fits(b, params)
+        elif isinstance(b, NeuralPolicy):
+            neural_fits(b, params)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 

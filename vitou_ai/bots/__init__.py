@@ -3,11 +3,14 @@
 - :mod:`.policy`: the one interface (:class:`PolicyPack`, :func:`choose_action`).
 - :mod:`.heuristic`: the parameterised heuristic family (:class:`HeuristicParams`).
 - :mod:`.tabular`: tabular policies indexed by information-state key (``.npz``).
+- :mod:`.neural`: MLP policies over the information-state tensor (``.npz``).
+  The learning baselines save them.
 - :mod:`.named`: the named bots ``random``, ``cautious``, ``bluffer``, ``counter``.
 """
 
 from .heuristic import HeuristicParams
 from .named import NAMED_BOTS, named_bot, parse_bot
+from .neural import NeuralPolicy
 from .policy import (
     HeuristicPolicy,
     Policy,
@@ -22,6 +25,7 @@ __all__ = [
     "HeuristicParams",
     "HeuristicPolicy",
     "NAMED_BOTS",
+    "NeuralPolicy",
     "Policy",
     "PolicyPack",
     "RandomPolicy",

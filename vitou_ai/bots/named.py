@@ -6,6 +6,8 @@ A *bot spec* is a string:
 - a name with heuristic overrides: ``counter:bluff=0.2,raise_at=0.7``
   (fields of :class:`~vitou_ai.bots.heuristic.HeuristicParams`; ``heuristic``
   names the default parameters);
+- ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
+  saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
 - a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`),
   optionally ``path.npz:fallback=counter`` to fall back on a named heuristic
   bot at unknown information states.
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .heuristic import HeuristicParams
+from .neural import NeuralPolicy
 from .policy import HeuristicPolicy, Policy, RandomPolicy
 from .tabular import TabularPolicy
 
@@ -51,6 +54,10 @@ NAMED_BOTS: dict[str, HeuristicParams | None] = {
 }
 
 
+#: Bot-spec prefixes of network files (``nfsp:PATH``); all load a :class:`NeuralPolicy`.
+NEURAL_PREFIXES = ("nfsp", "deep_cfr", "ppo", "neural")
+
+
 def named_bot(name: str) -> Policy:
     """The named bot ``name`` (see :data:`NAMED_BOTS`).
 
@@ -72,6 +79,10 @@ def parse_bot(spec: str) -> Policy:
     """
     spec = spec.strip()
     base, _, opts = spec.partition(":")
+    if base in NEURAL_PREFIXES:
+        if not opts:
+            raise ValueError(f"bot {spec!r}: give the network file, {base}:PATH")
+        return NeuralPolicy.load(opts)
     if base.endswith(".npz") or Path(base).suffix == ".npz":
         fallback = None
         if opts:

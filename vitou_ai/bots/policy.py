@@ -28,12 +28,15 @@ from ..rng import next_below, next_float
 from ..rules import layout as L
 from ..rules.observe import infostate_key
 from .heuristic import N_HP, HeuristicParams, heuristic_action
+from .neural import OUTPUT_NAMES as OUTPUTS
+from .neural import NeuralPolicy, neural_action
 from .tabular import TabularPolicy, lookup
 
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
 KIND_TABULAR = 2
-KIND_NAMES = ("random", "heuristic", "tabular")
+KIND_NEURAL = 3
+KIND_NAMES = ("random", "heuristic", "tabular", "neural")
 
 # columns of PolicyPack.tab_meta
 TM_SLOT0 = 0  # first hash slot of the policy's table
@@ -41,6 +44,15 @@ TM_CAP = 1  # number of slots (power of two)
 TM_ROW0 = 2  # first key / probs row
 TM_FALLBACK = 3  # KIND_RANDOM or KIND_HEURISTIC (with the policy's fparams) at unknown infosets
 N_TM = 4
+
+# columns of PolicyPack.nn_meta (neural policies): output (neural.OUT_*), the 6
+# tensor-layout dims (neural._dims), the row of PolicyPack.nn_nets of each seat
+NM_OUTPUT = 0
+NM_DIMS = 1
+NM_SEAT = 7
+N_NM = NM_SEAT + L.MAX_PLAYERS
+# columns of PolicyPack.nn_nets: first layer row, number of layers, first weight
+NN_ROW0, NN_NLAYERS, NN_W0 = 0, 1, 2
 
 #: ``int64`` scratch slots ``choose_action`` needs (``iwork``).
 IWORK_SIZE = 32
@@ -71,7 +83,7 @@ class HeuristicPolicy:
         return f"HeuristicPolicy(name={self.name!r}, params={self.params})"
 
 
-Policy = RandomPolicy | HeuristicPolicy | TabularPolicy
+Policy = RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
 
 
 class PolicyPack(NamedTuple):
@@ -85,6 +97,10 @@ class PolicyPack(NamedTuple):
         tab_slots: ``int32[S]``: hash slots of all tables, concatenated (at least 1).
         tab_keys: ``int8[M, KEY_SIZE]``: keys of all tables, concatenated.
         tab_probs: ``float32[M, NUM_ACTIONS]``.
+        nn_meta: ``int64[P, N_NM]``: ``NM_*`` columns, neural policies only.
+        nn_nets: ``int64[N, 3]``: ``NN_*`` columns, one row per network.
+        nn_layers: ``int64[K, 4]``: layers of all networks (:mod:`.neural`), concatenated.
+        nn_weights: ``float32[W]``: their weights, concatenated.
     """
 
     kinds: np.ndarray
@@ -93,6 +109,10 @@ class PolicyPack(NamedTuple):
     tab_slots: np.ndarray
     tab_keys: np.ndarray
     tab_probs: np.ndarray
+    nn_meta: np.ndarray
+    nn_nets: np.ndarray
+    nn_layers: np.ndarray
+    nn_weights: np.ndarray
 
 
 def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
@@ -110,6 +130,10 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
     meta = np.zeros((p, N_TM), np.int64)
     slots, keys, probs = [np.full(1, -1, np.int32)], [], []
     slot0, row0 = 1, 0
+    nn_meta = np.zeros((p, N_NM), np.int64)
+    nn_nets: list[tuple[int, int, int]] = []
+    nn_layers, nn_weights = [np.zeros((0, 4), np.int64)], [np.zeros(1, np.float32)]
+    layer0, w0 = 0, 1
     for i, pol in enumerate(policies):
         if isinstance(pol, RandomPolicy):
             kinds[i] = KIND_RANDOM
@@ -127,12 +151,26 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
             probs.append(pol._probs)
             slot0 += pol._slots.shape[0]
             row0 += len(pol)
+        elif isinstance(pol, NeuralPolicy):
+            kinds[i] = KIND_NEURAL
+            nn_meta[i, NM_OUTPUT] = OUTPUTS.index(pol.output)
+            nn_meta[i, NM_DIMS:NM_SEAT] = pol.dims
+            first = len(nn_nets)
+            for layers, weights in pol.nets:
+                nn_nets.append((layer0, len(layers), w0))
+                nn_layers.append(layers)
+                nn_weights.append(weights)
+                layer0 += len(layers)
+                w0 += weights.shape[0]
+            nn_meta[i, NM_SEAT:NM_SEAT + len(pol.seat_net)] = first + pol.seat_net
         else:
             raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
-                            "HeuristicPolicy or TabularPolicy")
+                            "HeuristicPolicy, TabularPolicy or NeuralPolicy")
     tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
     tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
-    return PolicyPack(kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs)
+    return PolicyPack(kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs,
+                      nn_meta, np.array(nn_nets, np.int64).reshape(-1, 3),
+                      np.concatenate(nn_layers), np.concatenate(nn_weights))
 
 
 @jit
@@ -184,6 +222,12 @@ def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, 
     if kind == KIND_HEURISTIC:
         return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
                                 iwork)
+    if kind == KIND_NEURAL:
+        m = pack.nn_meta[pi]
+        net = pack.nn_nets[m[NM_SEAT + player]]
+        return neural_action(pack.nn_layers[net[NN_ROW0]: net[NN_ROW0] + net[NN_NLAYERS]],
+                             pack.nn_weights[net[NN_W0]:], m[NM_DIMS:NM_SEAT], m[NM_OUTPUT],
+                             params, state, player, rng, legal, n_legal, keybuf)
     return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
 
 
@@ -201,6 +245,9 @@ def describe(policy: Policy) -> dict:
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "tabular", "infosets": len(policy),
                 "fallback": fb or "random"}
+    if isinstance(policy, NeuralPolicy):
+        return {"name": policy.name, "kind": "neural", "algorithm": policy.algorithm,
+                "network": repr(policy)}
     raise TypeError(f"not a policy: {type(policy).__name__}")
 
 
@@ -214,9 +261,11 @@ def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 __all__ = [
     "KIND_HEURISTIC",
     "KIND_NAMES",
+    "KIND_NEURAL",
     "KIND_RANDOM",
     "KIND_TABULAR",
     "HeuristicPolicy",
+    "NeuralPolicy",
     "Policy",
     "PolicyPack",
     "RandomPolicy",

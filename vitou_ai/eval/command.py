@@ -72,6 +72,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     from ..bots.named import parse_bot, split_bot_specs
+    from ..bots.neural import NeuralPolicy
+    from ..bots.neural import check_fits as neural_fits
     from ..bots.tabular import TabularPolicy, check_fits
     from ..rules.params import VitouParams
     from .tournament import run_tournament, write_outputs
@@ -93,6 +95,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         for pol in policies:
             if isinstance(pol, TabularPolicy):
                 check_fits(pol, params)
+            elif isinstance(pol, NeuralPolicy):
+                neural_fits(pol, params)
         if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
             raise ValueError(f"--out {args.out}: exists and is not a folder")
         if len(policies) < 2:

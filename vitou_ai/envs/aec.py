@@ -1,0 +1,168 @@
+"""Vitou as a PettingZoo AEC environment (``vitou_v0``), on the rules kernel.
+
+Laid out as PettingZoo's classic card games (``leduc_holdem_v4``)::
+
+    from vitou_ai.envs import vitou_v0
+    env = vitou_v0.env(profile="vitou", render_mode="ansi")   # every VitouParams knob
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else \\
+            env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+- Agents ``player_0`` .. ``player_{n-1}`` are the seats (four players: team =
+  seat % 2; ``vitou_2p``: team = seat). Any knob of :class:`VitouParams`
+  (``mode``, ``dealer``, ``scores``, ``target``, ``early_end``, ``signals``,
+  ``signal_seen``, ``ranks``, ``copies``, ``hand_size``, ``max_deals``) is a
+  keyword argument; a bad value raises ``ValueError`` at construction.
+- Observation: ``{"observation": float32[N], "action_mask": int8[22]}``, the
+  information-state tensor of ``python_vitou`` (perfect recall within a
+  deal) and the mask of the rules' action ids (``docs/kernel_interface.md``),
+  all zero for an agent not to act.
+- Actions: ``Discrete(22)``, the rules' ids (``0..7 play T..7``, ``8 raise``,
+  ``9 accept``, ``10 refuse``, ...).
+- Rewards, at the end only: deal mode, points per deal for each seat (R8.1);
+  match mode (``mode="match"``), the match result +1 / -1 / 0 (R8.2).
+- An illegal action raises :class:`vitou_ai.rules.IllegalActionError` (a
+  ``ValueError`` naming the action, the seat, the rule and the legal actions)
+  and changes nothing: the same agent is still to act. PettingZoo's classic
+  games instead end the game on an illegal move; we refuse it.
+- Chance (the deal, a drawn dealer, caught gestures) is sampled from a stream
+  seeded by ``reset(seed=...)``; ``reset()`` without a seed continues it.
+"""
+
+from __future__ import annotations
+
+try:
+    from gymnasium import spaces
+    from gymnasium.utils import EzPickle
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "vitou_ai.envs needs PettingZoo and Gymnasium: pip install 'vitou_ai[envs]' "
+        f"(import failed: {exc})"
+    ) from exc
+
+import numpy as np
+
+from ..rules import layout as L
+from ..rules.game import IllegalActionError
+from ..rules.params import VitouParams
+from .core import NUM_ACTIONS, KernelTable
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment wrapped as PettingZoo's classic games are, except that an
+    illegal action is refused with an error instead of ending the game
+    (``OrderEnforcingWrapper`` only)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped class
+    """Vitou, one deal or a match, as an AEC environment (module docstring).
+
+    Args:
+        profile: ``"vitou"``, ``"vitou_cason"`` or ``"vitou_2p"``.
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the table as text).
+        **knobs: fields of :class:`VitouParams`.
+
+    Raises:
+        ValueError: an invalid knob or render mode.
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "vitou_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, profile: str = "vitou", render_mode: str | None = None, **knobs):
+        EzPickle.__init__(self, profile=profile, render_mode=render_mode, **knobs)
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"vitou_v0: render_mode must be None or 'ansi', got {render_mode!r}")
+        if "scores" in knobs:
+            knobs["scores"] = tuple(knobs["scores"])
+        self.params = VitouParams(profile=profile, **knobs)
+        self.render_mode = render_mode
+        self.table = KernelTable(self.params)
+        self.possible_agents = [f"player_{i}" for i in range(self.params.players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, self.table.obs_high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seeded = False
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        mask = (self.table.action_mask() if seat == self.table.player
+                else np.zeros(NUM_ACTIONS, np.int8))
+        return {"observation": self.table.infostate_tensor(seat), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self.table.seed(seed)
+        elif not self._seeded:
+            self.table.seed(int(np.random.SeedSequence().entropy))
+        self._seeded = True
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        player = self.table.new_game()
+        if player == L.TERMINAL_PLAYER:  # a deal that needs no decision (not in Vitou)
+            self._finish()
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[player]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            player = self.table.apply(action)
+        except IllegalActionError as exc:  # refused before anything changed
+            raise IllegalActionError(f"vitou_v0, {agent}: {exc}", exc.rule) from None
+        except TypeError as exc:
+            raise TypeError(f"vitou_v0, {agent}: {exc}") from None
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if player == L.TERMINAL_PLAYER:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[player]
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def _finish(self) -> None:
+        returns = self.table.returns()
+        deal = self.table.last_deal()
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(returns[i])
+            self.terminations[a] = True
+            if deal is not None:
+                self.infos[a] = {"end": deal.end, "points": deal.points, "stake": deal.stake}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("vitou_v0: render() called without a render_mode; use render_mode='ansi'")
+            return None
+        return self.table.render()
+
+    def close(self) -> None:
+        pass

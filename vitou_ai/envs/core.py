@@ -1,0 +1,225 @@
+"""One Vitou game driven through the rules kernel, shared by the environments.
+
+:class:`KernelTable` holds the kernel's ``int32[STATE_SIZE]`` state, draws
+chance outcomes (the deal R1.2, the first dealer R1.4, caught gestures R7.2)
+from a seeded SplitMix64 stream, and builds what an agent sees: the
+information-state tensor of ``python_vitou`` (the OpenSpiel observer with
+``perfect_recall=True``, so a network trained on the OpenSpiel game reads the
+same input) and the action mask over the rules' action ids
+(``docs/kernel_interface.md``). Every rule decision is the kernel's; this
+module only samples chance, checks an action against the kernel's legal
+actions before applying it, and formats a table for display.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from .._numba import jit
+from ..openspiel_game import game_string
+from ..openspiel_observer import fill_infostate_tensor, infostate_tensor_dims
+from ..rng import row_seed
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.game import Game as RulesGame
+from ..rules.game import IllegalActionError, action_to_string
+from ..rules.game import State as RulesState
+from ..rules.observe import infostate_key
+from ..rules.params import RANK_LETTERS, VitouParams
+from ..sim.random_play import sample_chance
+
+#: Size of the action space: the rules' action ids 0..21 (``layout.NUM_ACTIONS``).
+NUM_ACTIONS = L.NUM_ACTIONS
+
+
+#: Chance nodes between two player decisions are at most a dealer draw, the
+#: cards of one deal and the gestures' catches (1 + 12 + 8); room to spare.
+MAX_CHANCE_RUN = 64
+
+
+@jit
+def advance_chance(params, state, rng, actions, probs, drawn):
+    """Apply sampled chance outcomes until a player node or the end (exact
+    probabilities, ``sim.random_play.sample_chance``), writing them to
+    ``drawn`` (``int64[MAX_CHANCE_RUN]``); return how many."""
+    k = 0
+    while K.is_chance(state):
+        c = sample_chance(params, state, rng, actions, probs)
+        K.apply_action(params, state, c)
+        drawn[k] = c
+        k += 1
+    return k
+
+
+@jit
+def legal_mask(params, state, actions, mask):
+    """``mask[a] = 1`` for each legal action ``a`` (``int8[NUM_ACTIONS]``, overwritten)."""
+    for i in range(mask.shape[0]):
+        mask[i] = 0
+    n = K.legal_actions(params, state, actions)
+    for i in range(n):
+        mask[actions[i]] = 1
+    return n
+
+
+class KernelTable:
+    """A Vitou game (one deal or a match) played through the kernel.
+
+    Args:
+        params: the game's :class:`VitouParams` (profile and knobs).
+
+    Attributes:
+        params: the :class:`VitouParams`.
+        a: the kernel state, ``int32[STATE_SIZE]`` (read it, do not write it).
+        obs_size: length of the information-state tensor.
+        obs_high: ``float32[obs_size]`` upper bound of each tensor entry (1 for the
+            one-hot pieces, ``max_deals`` for the deal counter in match mode).
+    """
+
+    def __init__(self, params: VitouParams):
+        self.params = params
+        self.n = params.players
+        self.p = params.to_array()
+        self.rules_game = RulesGame(params)
+        # Only the observer is used from the OpenSpiel game (one tensor layout).
+        self.os_game = pyspiel.load_game(game_string(params))
+        self.observer = self.os_game.make_py_observer(
+            pyspiel.IIGObservationType(perfect_recall=True))
+        self.obs_size = int(self.observer.tensor.shape[0])
+        self.obs_high = np.ones(self.obs_size, np.float32)
+        if "deals" in self.observer.dict:
+            self.observer.tensor.fill(0)
+            self.observer.dict["deals"][0] = 1
+            self.obs_high[int(np.argmax(self.observer.tensor))] = params.max_deals
+        self.a = K.new_state(self.p)
+        self.rng = np.zeros(1, np.uint64)
+        self._acts = np.empty(NUM_ACTIONS, np.int64)
+        self._probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._ret = np.zeros(self.n, np.float64)
+        self._drawn = np.empty(MAX_CHANCE_RUN, np.int64)
+        self._key = np.empty(L.KEY_SIZE, np.int8)
+        self._dims = infostate_tensor_dims(params)
+        self.player = L.TERMINAL_PLAYER
+        # Every action since the start of the game, as (is_chance, id): replaying it
+        # on vitou_ai.rules.Game gives the same state.
+        self.history: list[tuple[bool, int]] = []
+
+    def seed(self, seed: int) -> None:
+        """Restart the chance stream from ``seed`` (any integer, taken mod 2**64)."""
+        self.rng[0] = row_seed(np.uint64(int(seed) % 2**64), np.uint64(0))
+
+    def new_game(self) -> int:
+        """A fresh game, played through its first chance nodes; returns the player to act
+        (``layout.TERMINAL_PLAYER`` if the game is already over)."""
+        self.a = K.new_state(self.p)
+        self.history = []
+        return self._advance()
+
+    def _advance(self) -> int:
+        k = advance_chance(self.p, self.a, self.rng, self._acts, self._probs, self._drawn)
+        self.history.extend((True, int(c)) for c in self._drawn[:k])
+        self.player = int(K.current_player(self.p, self.a))
+        return self.player
+
+    def is_terminal(self) -> bool:
+        return bool(K.is_terminal(self.a))
+
+    def action_mask(self) -> np.ndarray:
+        """A new ``int8[NUM_ACTIONS]``: 1 for the legal actions of the player to act
+        (all zero at the end)."""
+        if K.is_terminal(self.a):
+            return np.zeros(NUM_ACTIONS, np.int8)
+        legal_mask(self.p, self.a, self._acts, self._mask)
+        return self._mask.copy()
+
+    def legal_actions(self) -> list[int]:
+        """The kernel's legal actions of the player to act, ascending (empty at the end)."""
+        if K.is_terminal(self.a):
+            return []
+        n = K.legal_actions(self.p, self.a, self._acts)
+        return self._acts[:n].tolist()
+
+    def check(self, action) -> int:
+        """``action`` as an int if it is legal for the player to act.
+
+        Raises:
+            TypeError: an action that is not an integer id.
+            IllegalActionError: an action the rules do not allow here; the message
+                names the action, the seat, the rule and the legal actions. The
+                state is unchanged.
+        """
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an integer id 0..{NUM_ACTIONS - 1}, got {action!r}")
+        action = int(action)
+        if not K.is_terminal(self.a):
+            n = K.legal_actions(self.p, self.a, self._acts)
+            if action in self._acts[:n].tolist():
+                return action
+        # The checked wrapper (on a copy) names the rule the action breaks.
+        RulesState(self.rules_game, self.a.copy()).apply_action(action)
+        raise IllegalActionError(f"action {action} is illegal here", "R8")  # pragma: no cover
+
+    def apply(self, action) -> int:
+        """Apply a legal player action (see :meth:`check`), then the chance nodes that
+        follow; returns the next player to act (``TERMINAL_PLAYER`` at the end)."""
+        action = self.check(action)
+        K.apply_action(self.p, self.a, action)
+        self.history.append((False, action))
+        return self._advance()
+
+    def infostate_tensor(self, seat: int) -> np.ndarray:
+        """A new ``float32[obs_size]``: ``seat``'s information-state tensor, as
+        ``python_vitou``'s ``information_state_tensor`` (layout:
+        :class:`vitou_ai.openspiel_observer.VitouObserver`, information-state view)."""
+        # The jitted twin of the observer (tests/test_envs.py checks they agree).
+        infostate_key(self.p, self.a, seat, self._key)
+        out = np.empty(self.obs_size, np.float32)
+        fill_infostate_tensor(self._key, *self._dims[:5], True, self._dims[5],
+                              int(self.a[L.S_DEALS]), out)
+        return out
+
+    def returns(self) -> np.ndarray:
+        """``float64[players]``: deal mode, points per deal (R8.1); match mode,
+        +1 / -1 / 0 (R8.2). Zero before the end."""
+        K.returns(self.p, self.a, self._ret)
+        return self._ret.copy()
+
+    def last_deal(self):
+        """The :class:`vitou_ai.rules.DealResult` of the latest finished deal, or None."""
+        return RulesState(self.rules_game, self.a.copy()).last_deal()
+
+    def render(self) -> str:
+        """The table, all hands shown (a spectator's view, for ``render_mode="ansi"``)."""
+        a, p = self.a, self.params
+        lines = [
+            f"{p.profile} ({p.mode} mode)  dealer: seat {int(a[L.S_DEALER])}  "
+            f"score {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE1])} (target {p.target})  "
+            f"stake {p.ladder_labels[int(a[L.S_STAKE])]}"
+            + ("" if a[L.S_LASTRAISE] < 0 else f" (last raised by team {int(a[L.S_LASTRAISE])})")
+        ]
+        for s in range(self.n):
+            base = L.S_HELD + s * L.MAX_RANKS
+            held = " ".join(RANK_LETTERS[r] for r in range(L.MAX_RANKS)
+                            for _ in range(int(a[base + r])))
+            turn = "  <- to act" if s == self.player and not self.is_terminal() else ""
+            lines.append(f"  seat {s} (team {s % 2 if self.n == 4 else s}): {held or '-'}{turn}")
+        nt = int(a[L.S_NTRICKS])
+        if nt:
+            res = ["void" if a[L.S_TRES + t] == L.RES_VOID else f"team {int(a[L.S_TRES + t])}"
+                   for t in range(nt)]
+            lines.append("  tricks: " + ", ".join(res))
+        npl = int(a[L.S_NPLAYED])
+        if npl:
+            lead = int(a[L.S_LEADER])
+            lines.append("  this trick: " + ", ".join(
+                f"seat {(lead + k) % self.n} {RANK_LETTERS[int(a[L.S_TRICK + k])]}"
+                for k in range(npl)))
+        if self.is_terminal():
+            d = self.last_deal()
+            lines.append(f"  over: {d.end if d else '-'}, returns "
+                         + " ".join(f"{x:+g}" for x in self.returns()))
+        else:
+            lines.append("  legal: " + ", ".join(action_to_string(x) for x in self.legal_actions()))
+        return "\n".join(lines)

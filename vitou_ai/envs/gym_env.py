@@ -1,0 +1,187 @@
+"""Vitou for one seat against fixed bots, as a Gymnasium environment.
+
+::
+
+    import gymnasium, vitou_ai.envs
+    env = gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=["counter"])
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(obs["action_mask"].argmax()))
+
+(``gymnasium.make("vitou_ai.envs:vitou_ai/Vitou-v0", ...)`` imports the module itself.)
+
+- ``opponents``: bot specs (:func:`vitou_ai.bots.parse_bot`: ``random``,
+  ``cautious``, ``bluffer``, ``counter``, ``counter:bluff=0.2``, a ``.npz``
+  policy file, ``nfsp:PATH`` ...) or policy objects; one entry plays every
+  other seat, or one per other seat in seat order. Bots play inside the
+  kernel's policy interface (``choose_action``), seeded from ``reset``.
+- Observation and actions as in ``vitou_v0``: ``{"observation": float32[N],
+  "action_mask": int8[22]}``, ``Discrete(22)`` with the rules' ids;
+  ``action_masks()`` returns the mask (sb3-contrib's ``MaskablePPO``).
+- Reward at the end: the seat's points per deal (deal mode, R8.1) or the
+  match result +1 / -1 / 0 (match mode, R8.2).
+- An episode starts at the seat's first decision: a deal that ends before it
+  (R6.1 / R6.2 decisions of others at one from the end) is skipped and counted
+  in ``info["skipped_deals"]``.
+- ``illegal_action="raise"`` (default): an illegal action raises
+  :class:`vitou_ai.rules.IllegalActionError` and changes nothing.
+  ``"refuse"``: it returns the same observation, reward 0, not terminated, and
+  ``info["illegal_action"]`` with the message (for code that samples the whole
+  action space, such as Gymnasium's ``check_env``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "vitou_ai.envs needs Gymnasium: pip install 'vitou_ai[envs]' "
+        f"(import failed: {exc})"
+    ) from exc
+
+import numpy as np
+
+from ..bots.named import parse_bot
+from ..bots.neural import NeuralPolicy
+from ..bots.neural import check_fits as neural_fits
+from ..bots.policy import Policy, choose_action, pack_policies, scratch
+from ..bots.tabular import TabularPolicy
+from ..bots.tabular import check_fits as tabular_fits
+from ..rng import row_seed
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.game import IllegalActionError
+from ..rules.params import VitouParams
+from .core import NUM_ACTIONS, KernelTable
+
+ILLEGAL_MODES = ("raise", "refuse")
+
+
+class VitouEnv(gymnasium.Env):
+    """One seat of Vitou against bots (module docstring).
+
+    Args:
+        profile: ``"vitou"``, ``"vitou_cason"`` or ``"vitou_2p"``.
+        opponents: bot specs or policies, 1 or ``players - 1`` of them.
+        seat: the learner's seat, ``0 .. players-1``.
+        render_mode: ``None`` or ``"ansi"``.
+        illegal_action: ``"raise"`` or ``"refuse"``.
+        **knobs: fields of :class:`VitouParams`.
+
+    Raises:
+        ValueError: a bad knob, seat, opponent spec, count of opponents, render
+            mode or ``illegal_action``.
+        OSError: a policy file that cannot be read.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, profile: str = "vitou", opponents: Sequence[str | Policy] = ("random",),
+                 seat: int = 0, render_mode: str | None = None, illegal_action: str = "raise",
+                 **knobs):
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"Vitou-v0: render_mode must be None or 'ansi', got {render_mode!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"Vitou-v0: illegal_action must be one of {ILLEGAL_MODES}, "
+                             f"got {illegal_action!r}")
+        if "scores" in knobs:
+            knobs["scores"] = tuple(knobs["scores"])
+        self.params = VitouParams(profile=profile, **knobs)
+        n = self.params.players
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < n:
+            raise ValueError(f"Vitou-v0: seat must be in 0..{n - 1}, got {seat!r}")
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if len(opponents) not in (1, n - 1):
+            raise ValueError(f"Vitou-v0: give 1 or {n - 1} opponents for {self.params.profile}, "
+                             f"got {len(opponents)}")
+        if len(opponents) == 1:
+            opponents = opponents * (n - 1)
+        bots = [parse_bot(b) if isinstance(b, str) else b for b in opponents]
+        for b in bots:
+            if isinstance(b, TabularPolicy):
+                tabular_fits(b, self.params)
+            elif isinstance(b, NeuralPolicy):
+                neural_fits(b, self.params)
+        self.seat = int(seat)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.table = KernelTable(self.params)
+        others = [s for s in range(n) if s != self.seat]
+        unique: list[Policy] = []
+        for b in bots:
+            if all(b is not u for u in unique):
+                unique.append(b)
+        self.bots = dict(zip(others, bots, strict=True))
+        self._pack = pack_policies(unique)
+        self._pi = {s: next(k for k, u in enumerate(unique) if u is b) for s, b in self.bots.items()}
+        self._legal, self._keybuf, self._iwork, self._bot_rng = scratch()
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, self.table.obs_high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+
+    # ---- the bots ------------------------------------------------------------------------
+    def _play_bots(self) -> int:
+        """Let bots act until the learner's turn or the end; return the player to act."""
+        t = self.table
+        player = t.player
+        while player != L.TERMINAL_PLAYER and player != self.seat:
+            n_legal = K.legal_actions(t.p, t.a, self._legal)
+            a = choose_action(self._pack, self._pi[player], t.p, t.a, player, self._bot_rng,
+                              self._legal, n_legal, self._keybuf, self._iwork)
+            player = t.apply(int(a))
+        return player
+
+    def _obs(self) -> dict:
+        mask = (self.table.action_mask() if self.table.player == self.seat
+                else np.zeros(NUM_ACTIONS, np.int8))
+        return {"observation": self.table.infostate_tensor(self.seat), "action_mask": mask}
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[22]``: the learner's legal actions now (sb3-contrib ``MaskablePPO``)."""
+        return self._obs()["action_mask"].astype(bool)
+
+    # ---- the Gymnasium API ---------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        # Both streams come from np_random: a seeded reset fixes the whole episode,
+        # and an unseeded one continues deterministically.
+        s = int(self.np_random.integers(0, 2**63))
+        self.table.seed(s)
+        self._bot_rng[0] = row_seed(np.uint64(s), np.uint64(1))
+        skipped = 0
+        while True:
+            self.table.new_game()
+            if self._play_bots() == self.seat:
+                break
+            skipped += 1
+        return self._obs(), {"skipped_deals": skipped}
+
+    def step(self, action):
+        try:
+            self.table.check(action)
+        except IllegalActionError as exc:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"Vitou-v0, seat {self.seat}: {exc}", exc.rule) from None
+            return self._obs(), 0.0, False, False, {"illegal_action": str(exc)}
+        self.table.apply(action)
+        player = self._play_bots()
+        if player == L.TERMINAL_PLAYER:
+            deal = self.table.last_deal()
+            info = {} if deal is None else {"end": deal.end, "points": deal.points,
+                                            "stake": deal.stake}
+            return self._obs(), float(self.table.returns()[self.seat]), True, False, info
+        return self._obs(), 0.0, False, False, {}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("Vitou-v0: render() called without a render_mode; "
+                                  "use render_mode='ansi'")
+            return None
+        return self.table.render()
