@@ -227,7 +227,7 @@ class VitouParams:
             raise ValueError(f"signal_seen must be a probability in [0, 1], got {self.signal_seen}")
         if self.signals and self.players == 2:
             raise ValueError("signals are a four-player knob (R7, R9 table): vitou_2p has none")
-        need = self.players * self.hand_size
+        need = self.players * self.hand_size * (2 if self.profile == "truc_1912" else 1)  # F2.3
         if self.ranks * self.copies < need:
             raise ValueError(
                 f"deck of {self.ranks} ranks x {self.copies} copies has {self.ranks * self.copies}"
