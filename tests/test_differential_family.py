@@ -83,7 +83,7 @@ def run_pair(cfg: dict, rng: random.Random) -> str:
             n = K.chance_outcomes(params, state, acts, probs)
             theirs = ref.chance_outcomes()
             assert [int(a) for a in acts[:n]] == [a for a, _ in theirs], where
-            assert np.allclose(probs[:n], [p for _, p in theirs], atol=1e-9, rtol=0), where
+            assert all(abs(float(x) - p) < 1e-9 for x, (_, p) in zip(probs[:n], theirs, strict=True)), where
             a = int(rng.choices(acts[:n], probs[:n])[0])
         else:
             n = K.legal_actions(params, state, acts)

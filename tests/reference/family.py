@@ -428,8 +428,15 @@ class FamilyState:
             played = tuple((self.team(s), r) for s, r in self.trick)
             rem = tuple(self.team((self.leader + k) % g.players)
                         for k in range(len(self.trick), g.players))
-            unseen = tuple(g.copies - p for p in self.played)
-            current = completions(played, rem, unseen)
+            unseen = [g.copies - p for p in self.played]
+            # Cards ranked below the trick's best card cannot change its result: they are
+            # pooled as one rank (``low``, the lowest index after the best) to keep the
+            # enumeration short; the enumeration itself stays exhaustive.
+            best = min(r for _, r in played)
+            low = sum(unseen[best + 1:])
+            unseen_t = tuple(unseen[: best + 1]) + ((min(low, len(rem)),) if low else ())
+            played = tuple((t, min(r, best + 1)) for t, r in played)
+            current = completions(played, rem, unseen_t)
             later = g.hand - len(self.results) - 1
         else:
             current = frozenset([None])
