@@ -421,7 +421,7 @@ class State:
             return "C5.1", "one from the end: go or decline"
         if ph == L.PH_ANSWER:
             if action in (L.A_RAISE, L.A_REST):
-                return "G3.5", "the stake is at the top of the ladder"
+                return "G3.1", "the stake is at the top of the ladder"
             return "G3.7", "a raise must first be answered: accept, raise or refuse"
         if ph == L.PH_PLAY:
             if a[L.S_LOCKED] or a[L.S_RAISED_NOW]:
