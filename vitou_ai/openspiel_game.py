@@ -9,8 +9,13 @@ Parameters (all in ``parameter_specification``; unknown names and invalid
 values are refused): ``profile`` ("vitou"), ``mode`` ("deal"), ``dealer`` (0;
 -1 = drawn by chance), ``score0``, ``score1`` (0), ``target`` (-1 = the
 profile's), ``early_end`` ("card"), ``signals`` (False), ``signal_seen``
-(0.5), ``ranks`` (8), ``copies`` (4), ``hand_size`` (3), ``max_deals`` (100).
-They map one to one onto :class:`vitou_ai.rules.VitouParams`.
+(0.5), ``ranks`` (-1 = the profile's whole deck, 8 for Vitou), ``copies`` (4),
+``hand_size`` (3), ``max_deals`` (100), and for the Truc / Put family
+(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put``,
+``docs/RULES_family.md``) ``direction`` ("" = the profile's), ``games`` (-1 =
+the profile's), ``games_won0``, ``games_won1`` (0). They map one to one onto
+:class:`vitou_ai.rules.VitouParams`; a family knob given to a profile without it
+is refused, naming the rule.
 
 The state holds only the kernel's ``int32`` state array (OpenSpiel clones a
 Python state by deep-copying its attributes); every rule decision is the
@@ -48,7 +53,7 @@ from .rules import observe as O
 from .rules.game import Game as RulesGame
 from .rules.game import IllegalActionError, action_to_string, max_deal_decisions
 from .rules.game import State as RulesState
-from .rules.params import RANK_LETTERS, VitouParams
+from .rules.params import VitouParams
 
 SHORT_NAME = "python_vitou"
 
@@ -62,10 +67,14 @@ _DEFAULTS = {
     "early_end": "card",
     "signals": False,
     "signal_seen": 0.5,
-    "ranks": 8,
+    "ranks": -1,
     "copies": 4,
     "hand_size": 3,
     "max_deals": 100,
+    "direction": "",
+    "games": -1,
+    "games_won0": 0,
+    "games_won1": 0,
 }
 
 GAME_TYPE = pyspiel.GameType(
@@ -96,6 +105,9 @@ def game_string(params: VitouParams) -> str:
         "signal_seen": float(params.signal_seen), "ranks": params.ranks, "copies": params.copies,
         "hand_size": params.hand_size, "max_deals": params.max_deals,
     }
+    if params.family:
+        d.update(direction=params.direction, games=params.games,
+                 games_won0=params.games_won[0], games_won1=params.games_won[1])
     args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
     return f"{SHORT_NAME}({args})"
 
@@ -123,10 +135,13 @@ def params_from_dict(d: dict) -> VitouParams:
             early_end=p["early_end"],
             signals=bool(p["signals"]),
             signal_seen=float(p["signal_seen"]),
-            ranks=int(p["ranks"]),
+            ranks=None if int(p["ranks"]) == -1 else int(p["ranks"]),
             copies=int(p["copies"]),
             hand_size=int(p["hand_size"]),
             max_deals=int(p["max_deals"]),
+            direction=p["direction"] or None,
+            games=None if int(p["games"]) == -1 else int(p["games"]),
+            games_won=(int(p["games_won0"]), int(p["games_won1"])),
         )
     except ValueError as exc:
         raise ValueError(f"{SHORT_NAME}: {exc}") from None
@@ -138,13 +153,16 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
         lo, hi = -1.0, 1.0
         length = max_deal_decisions(params) * params.max_deals
     else:
-        # R8.1: v = min(points, target - scorer's score) <= target - min(score).
+        # R8.1: v = min(points, target - scorer's score) <= target - min(score); Trut's
+        # returns are not capped (T5): at most the trut, 3.
         hi = float(params.target - min(params.scores))
+        if params.profile == "trut":
+            hi = float(max(params.ladder))
         lo = -hi
         length = max_deal_decisions(params)
     return pyspiel.GameInfo(
-        num_distinct_actions=L.NUM_ACTIONS,
-        max_chance_outcomes=L.MAX_CHANCE_OUTCOMES,
+        num_distinct_actions=params.num_actions,
+        max_chance_outcomes=params.num_chance_ids,
         num_players=params.players,
         min_utility=lo,
         max_utility=hi,
@@ -233,23 +251,29 @@ class VitouState(pyspiel.State):
         K.apply_action(game.params_array, self.a, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return action_to_string(int(action), chance=player == pyspiel.PlayerId.CHANCE)
+        return self.get_game().rules_game.action_string(
+            int(action), chance=player == pyspiel.PlayerId.CHANCE)
 
     # -- display --------------------------------------------------------------------------
     def __str__(self) -> str:
         a, game = self.a, self.get_game()
         n = game.n
+        labels = game.vitou_params.rank_labels
+        sep = " " if game.vitou_params.family else ""
         hands = []
         for s in range(n):
             base = L.S_HELD + s * L.MAX_RANKS
             hands.append(
-                "".join(RANK_LETTERS[r] * int(a[base + r]) for r in range(L.MAX_RANKS)) or "-"
+                sep.join(labels[r] for r in range(len(labels)) for _ in range(int(a[base + r])))
+                or "-"
             )
-        trick = "".join(RANK_LETTERS[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
+        trick = sep.join(labels[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
         toks = " ".join(
-            action_to_string(int(a[L.S_TOK + i]))
+            game.rules_game.action_string(int(a[L.S_TOK + i]))
             for i in range(min(int(a[L.S_NTOK]), L.MAX_TOKENS))
         )
+        if game.vitou_params.family:
+            hands = [f"[{h}]" for h in hands]
         stake = game.vitou_params.ladder_labels[int(a[L.S_STAKE])]
         return (
             f"phase {int(a[L.S_PHASE])} dealer {int(a[L.S_DEALER])} "
@@ -287,8 +311,13 @@ def _check_obs_type(iig_obs_type) -> bool:
     return pit == pyspiel.PrivateInfoType.SINGLE_PLAYER
 
 
-def _ranks_str(values) -> str:
+def _ranks_str(values, labels: tuple[str, ...] | None = None) -> str:
+    if labels is not None:  # the family's labels have several characters: spaced
+        return " ".join(labels[int(v)] for v in values if v >= 0) or "-"
     return "".join(RANK_LETTERS[int(v)] for v in values if v >= 0) or "-"
+
+
+RANK_LETTERS = "T9AKQJ87"
 
 
 class VitouInfoStateObserver:
@@ -307,6 +336,7 @@ class VitouInfoStateObserver:
         self.params_array = game.params_array
         self.n, self.h, self.ranks, self.target = vp.players, vp.hand_size, vp.ranks, vp.target
         self.match = vp.mode == "match"
+        self.labels = game.rules_game.labels
         # Scores are below the target except at the end of a match, where one
         # deal (at most 12 points) may carry a score from target - 1 past it.
         self.score_slots = vp.target + 12
@@ -319,7 +349,7 @@ class VitouInfoStateObserver:
         ]
         if self.private:
             pieces += [("hand", (self.h, self.ranks)), ("partner", (self.h, self.ranks))]
-        pieces += [("gestures", (self.n, len(L.GESTURES))), ("tokens", (self.ntok, L.NUM_ACTIONS))]
+        pieces += [("gestures", (self.n, len(L.GESTURES))), ("tokens", (self.ntok, vp.num_actions))]
         if self.match:
             pieces.append(("deals", (1,)))
         p = _Pieces(pieces)
@@ -357,11 +387,11 @@ class VitouInfoStateObserver:
     def string_from(self, state, player: int) -> str:
         k = self._fill_key(state, player)
         deals = int(state.a[L.S_DEALS]) if self.match else None
-        return infostate_string(k, self.n, self.h, self.private, deals)
+        return infostate_string(k, self.n, self.h, self.private, deals, self.labels)
 
 
 def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
-                     deals: int | None = None) -> str:
+                     deals: int | None = None, labels: tuple[str, ...] | None = None) -> str:
     """The information-state string of a kernel key (``observe.infostate_key``):
     ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
     mode) is the number of deals played. Used by the observer and by policy export."""
@@ -374,13 +404,15 @@ def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = Tr
     if deals is not None:
         parts.append(f"deals {deals}")
     if private:
-        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size]))
+        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size], labels))
         if k[L.K_PARTNER] >= 0:
-            parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size]))
+            parts.append(("partner " if labels is None else "partner or thrown hand ")
+                         + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size], labels))
     gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
     if any(g >= 0 for g in gest):
         parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-    toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
+    toks = [action_to_string(int(t), labels=labels)
+            for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
     return " | ".join(parts) + " | " + ",".join(toks)
 
 
@@ -398,6 +430,8 @@ class VitouObserver:
         vp = game.vitou_params
         self.params_array = game.params_array
         self.n, self.ranks = vp.players, vp.ranks
+        self.labels = vp.rank_labels
+        self.family = vp.family
         pieces = [("player", (self.n,)), ("public", (O.OBS_SIZE,))]
         if self.private:
             pieces += [("hand", (self.ranks,)), ("partner", (self.ranks,))]
@@ -414,7 +448,7 @@ class VitouObserver:
     def _shared_partner(self, player) -> int:
         """The partner's seat if R6.1 shows this player the partner's cards (the
         information-state key holds them, in ``self._key``), else -1."""
-        if self._key[L.K_PARTNER] >= 0:
+        if self._key[L.K_PARTNER] >= 0 and not self.family:
             return (player + 2) % self.n
         return -1
 
@@ -443,21 +477,19 @@ class VitouObserver:
         parts = [f"p{player}", "public " + " ".join(str(int(x)) for x in self._pub)]
         if self.private:
             held = self._held(a, player)
-            parts.append(
-                "hand "
-                + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
-            )
+            parts.append("hand " + self._cards(held))
             partner = self._shared_partner(player)
             if partner >= 0:
                 held = self._held(a, partner)
-                parts.append(
-                    "partner "
-                    + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
-                )
+                parts.append("partner " + self._cards(held))
         gest = [int(g) for g in self._key[L.K_GEST : L.K_GEST + self.n]]
         if any(g >= 0 for g in gest):
             parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
         return " | ".join(parts)
+
+    def _cards(self, held) -> str:
+        sep = " " if self.family else ""
+        return sep.join(self.labels[r] for r in range(self.ranks) for _ in range(int(held[r]))) or "-"
 
 
 pyspiel.register_game(GAME_TYPE, VitouGame)

@@ -36,8 +36,7 @@ from typing import Any
 import numpy as np
 
 from .history import write_atomic
-from .rules import layout as L
-from .rules.params import RULES_VERSION, VitouParams
+from .rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
@@ -46,8 +45,8 @@ DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", default="vitou_2p", choices=("vitou", "vitou_cason", "vitou_2p"))
-    p.add_argument("--ranks", type=int, default=8)
+    p.add_argument("--profile", default="vitou_2p", choices=ALL_PROFILES)
+    p.add_argument("--ranks", type=int, default=None, help="top N ranks (default: the whole deck)")
     p.add_argument("--copies", type=int, default=4)
     p.add_argument("--hand-size", type=int, default=2,
                    help="cards per hand (default 2: the full deck, two-card hands)")
@@ -185,7 +184,7 @@ class _Adapter:
         else:
             t = self.tree
             keys, nact, actions, pol = t.is_keys, t.is_nact, t.is_actions, self.policy_on_tree()
-        probs = np.zeros((keys.shape[0], L.NUM_ACTIONS), np.float32)
+        probs = np.zeros((keys.shape[0], self.params.num_actions), np.float32)
         rows = np.repeat(np.arange(keys.shape[0]), nact.astype(np.int64))
         slots = np.concatenate([np.arange(m) for m in nact]) if len(nact) else np.zeros(0, int)
         probs[rows, actions[rows, slots].astype(np.int64)] = pol[rows, slots]

@@ -28,7 +28,7 @@ def sample_chance(params, state, rng, actions, probs):
         for r in range(L.MAX_RANKS):
             k -= state[L.S_DECK + r]
             if k < 0:
-                return L.C_DEAL0 + r
+                return L.C_DEAL0 + r if r < 8 else L.C_DEAL_HI0 + r - 8
     n = K.chance_outcomes(params, state, actions, probs)
     u = next_float(rng)
     for i in range(n - 1):
