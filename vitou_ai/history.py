@@ -112,7 +112,9 @@ class HandHistory:
         try:
             params = VitouParams(profile=data.get("profile", "vitou"), dealer=dealer, **knobs)
         except (ValueError, TypeError) as e:
-            raise HistoryError(f"bad parameters: {e}") from None
+            cited = re.search(r"RULES_family\.md ([A-Z][0-9.]*)", str(e))
+            raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
+                from None
         expect = data.get("expect", {})
         if not isinstance(expect, dict):
             raise HistoryError("[expect] must be a table")

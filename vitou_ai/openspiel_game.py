@@ -106,8 +106,10 @@ def game_string(params: VitouParams) -> str:
         "hand_size": params.hand_size, "max_deals": params.max_deals,
     }
     if params.family:
-        d.update(direction=params.direction, games=params.games,
-                 games_won0=params.games_won[0], games_won1=params.games_won[1])
+        d["direction"] = params.direction
+        if params.profile in ("truc_1912", "trut"):  # the profiles with a match of games (G4.1)
+            d.update(games=params.games, games_won0=params.games_won[0],
+                     games_won1=params.games_won[1])
     args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
     return f"{SHORT_NAME}({args})"
 

@@ -489,3 +489,14 @@ def max_deal_decisions(params: VitouParams) -> int:
     if n == 4:
         return n + (n if params.signals else 0) + cards + raises + 1
     return 2 + 2 * raises + 2 + 2 + cards + 1
+
+
+def max_legal_actions(params: VitouParams) -> int:
+    """Upper bound on the legal actions at one decision node (solvers size their tables by
+    it): the distinct cards of a hand plus the verbs of a card turn, or 5 gestures (R7.1)."""
+    plays = min(params.hand_size, params.ranks)
+    if params.family:  # raise; refuse (4p, G3.6); concede (Put P5); rest (F3.3)
+        extra = 1 + (params.players == 4) + (params.profile == "put") + (
+            params.profile == "truc_1912")
+        return max(3, plays + extra)
+    return max(5 if params.signals else 3, plays + 2)

@@ -193,7 +193,8 @@ class VitouParams:
 
     def __post_init__(self) -> None:
         if self.profile not in ALL_PROFILES:
-            raise ValueError(f"unknown profile {self.profile!r}; expected one of {ALL_PROFILES}")
+            raise ValueError(f"unknown profile {self.profile!r} (RULES.md R9, docs/RULES_family.md "
+                             f"knobs by profile); expected one of {ALL_PROFILES}")
         self._check_family_knobs()
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {MODES}")
@@ -240,9 +241,13 @@ class VitouParams:
         given = {"direction": self.direction, "games": self.games}
         if tuple(self.games_won) != (0, 0):
             given["games_won"] = self.games_won
+        default = {"direction": None if self.profile in PROFILES else (
+            "clockwise" if self.profile == "put" else "counterclockwise"),
+            "games": None if self.profile in PROFILES else _DEFAULT_GAMES.get(self.profile, 1)}
         for name, value in given.items():
             need = "games" if name == "games_won" else name
-            if value is not None and need not in have:
+            # (the profile's own value passes: ``replace`` carries every field over)
+            if value is not None and need not in have and value != default.get(name):
                 rule = "G0.2" if name == "direction" else "G4.1"
                 raise ValueError(f"{name} is not a knob of profile {self.profile} "
                                  f"(docs/RULES_family.md {rule}); its knobs: {', '.join(have) or 'none'}")
