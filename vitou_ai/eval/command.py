@@ -40,6 +40,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def command_line(args: argparse.Namespace, mode: str, games: int) -> str:
+    """The ``vitou-ai tournament`` command that reproduces ``args`` (every setting
+    that changes the result spelled out), for the output's ``tournament.json``."""
+    import shlex
+
+    words = ["vitou-ai", "tournament", "--profile", args.profile, "--bots", *args.bots,
+             f"--{'deals' if mode == 'deal' else 'matches'}", str(games), "--seed", str(args.seed)]
+    if args.target is not None:
+        words += ["--target", str(args.target)]
+    if args.signals:
+        words.append("--signals")
+    for opt, value, default in (("--ranks", args.ranks, None), ("--copies", args.copies, 4),
+                                ("--hand-size", args.hand_size, 3)):
+        if value != default:
+            words += [opt, str(value)]
+    return shlex.join([*words, "--out", str(args.out)])
+
+
 def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                        err: TextIO | None = None) -> int:
     """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
@@ -88,7 +106,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     finally:
         if bar is not None:
             bar.close()
-    paths = write_outputs(result, args.out)
+    paths = write_outputs(result, args.out, command=command_line(args, mode, games))
     pairs = result.pairs_frame()
     unit = "match" if mode == "match" else "deal"
     plural = "matches" if mode == "match" else "deals"
@@ -101,9 +119,23 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         print(f"{r.bot:<16} {r.opponent:<16} {r.win_rate:>15.3f} "
               f"{f'[{r.win_lo:.3f}, {r.win_hi:.3f}]':>15} {r.points_per_deal:>+11.3f} "
               f"{f'[{r.ppd_lo:+.3f}, {r.ppd_hi:+.3f}]':>17}", file=out)
-    print(f"\n{'bot':<16} {'Elo':>7} {'score':>7} {'points/deal':>11}", file=out)
-    for r in sorted(result.ratings, key=lambda x: -x["elo"]):
-        print(f"{r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>7.3f} {r['points_per_deal']:>+11.3f}",
+    if mode == "match":
+        print("\nranked by Elo (Bradley-Terry fit on match results; a match is won at the "
+              "target)", file=out)
+        print(f"{'rank':>4} {'bot':<16} {'Elo':>7} {'match score':>11} {'points/deal':>11} "
+              f"{'95% CI':>17}", file=out)
+    else:
+        print("\nranked by points per deal against all opponents (95% interval); no Elo in "
+              "deal mode: a deal's win/loss ignores its stake", file=out)
+        print(f"{'rank':>4} {'bot':<16} {'points/deal':>11} {'95% CI':>17} {'deal score':>11}",
               file=out)
+    for r in result.ratings:
+        ci = f"[{r['ppd_lo']:+.3f}, {r['ppd_hi']:+.3f}]"
+        if mode == "match":
+            print(f"{r['rank']:>4} {r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>11.3f} "
+                  f"{r['points_per_deal']:>+11.3f} {ci:>17}", file=out)
+        else:
+            print(f"{r['rank']:>4} {r['bot']:<16} {r['points_per_deal']:>+11.3f} {ci:>17} "
+                  f"{r['score']:>11.3f}", file=out)
     print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
     return 0
