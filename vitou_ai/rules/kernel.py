@@ -242,11 +242,11 @@ def new_state(params: np.ndarray) -> np.ndarray:
 @jit
 def _start_deal(params, state):
     state[DEAL_START:DEAL_STOP] = 0
-    for r in range(MAX_RANKS):
-        state[S_DECK + r] = params[P_COPIES] if r < params[P_RANKS] else 0
+    for r in range(params[P_RANKS]):  # the other ranks' counts were just zeroed
+        state[S_DECK + r] = params[P_COPIES]
     for i in range(MAX_PLAYERS * MAX_HAND):
         state[S_HAND + i] = -1
-        state[S_FIRSTHAND + i] = -1
+    # S_FIRSTHAND is read only after a fresh deal (F2.3), which writes all of it
     for s in range(MAX_PLAYERS):
         state[S_GEST + s] = -1
     state[S_BEST] = -1

@@ -142,7 +142,7 @@ S_BLINDPOS = _field()
 S_PUTSTEP = _field()  # Put P5: 0 trick 1 open, 1 no more P5 decisions
 S_REDEAL = _field()  # F2: 0 not yet, 1 proposed (answers running), 2 taken, 3 kept / done
 S_REDEALPOS = _field()  # F2.2: answers given
-S_FIRSTHAND = _field(MAX_PLAYERS * MAX_HAND)  # F2.3: the hands thrown in, -1 = none
+S_FIRSTHAND = _field(MAX_PLAYERS * MAX_HAND)  # F2.3: the hands thrown in (valid when S_REDEAL == 2)
 # result of the latest finished deal
 S_END = _field()
 S_WINNER = _field()  # team that scored, -1 = nobody
