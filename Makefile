@@ -25,7 +25,7 @@ lint: $(STAMP)
 test: lint
 	$(VENV)/bin/python -m pytest -q
 	@echo "--- kernel bodies as plain Python (NUMBA_DISABLE_JIT=1): golden histories, round trips"
-	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py
+	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_golden_family.py
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_kernel.py
