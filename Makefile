@@ -7,10 +7,14 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: train demo test lint bench clean-venv
 
-$(STAMP): pyproject.toml
+# editable_mode=compat: the install puts this folder on sys.path (a .pth path entry), so
+# `import vitou_ai` finds the package wherever Python starts. The default mode's import hook
+# loses to the clone folder itself when Python starts in its parent: a clone named vitou_ai
+# was imported as an empty namespace package (issue 14, tests/test_install.py).
+$(STAMP): pyproject.toml Makefile
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e ".[test]"
+	$(VENV)/bin/python -m pip install --quiet -e ".[test]" --config-settings editable_mode=compat
 	touch $(STAMP)
 
 train: $(STAMP)
@@ -25,7 +29,11 @@ lint: $(STAMP)
 test: lint
 	$(VENV)/bin/python -m pytest -q
 	@echo "--- kernel bodies as plain Python (NUMBA_DISABLE_JIT=1): golden histories, round trips"
-	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_golden_family.py
+	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_vint_golden.py tests/test_golden_family.py
+	@echo "--- jitted buffers bounds-checked (NUMBA_BOUNDSCHECK=1, own numba cache): solvers, simulator, bots"
+	NUMBA_BOUNDSCHECK=1 $(VENV)/bin/python -m pytest -q tests/test_boundscheck.py tests/test_mccfr.py \
+		tests/test_solvers.py tests/test_sim_batch.py tests/test_batch.py tests/test_bots.py \
+		-k "not interpreted_bodies and not own_cache"
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_kernel.py

@@ -24,9 +24,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .._numba import jit
+from ..rng import next_below, next_float
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..sim.rng import next_below, next_float
 from .heuristic import N_HP, HeuristicParams, heuristic_action
 from .tabular import TabularPolicy, lookup
 
