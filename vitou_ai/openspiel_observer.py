@@ -40,7 +40,9 @@ from .rules.game import action_to_string, max_deal_decisions
 from .rules.params import RANK_LETTERS
 
 _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures", "gesture caught?",
-           "play", "answer", "abandon", "over")
+           "play", "answer", "abandon", "over",
+           # the Truc / Put family (docs/RULES_family.md P5.3, F2.1, F2.2)
+           "concede or put", "fresh deal?", "fresh deal: agree?")
 _TRICK_RESULTS = ("0", "1", "void")
 
 
