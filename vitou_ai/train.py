@@ -40,8 +40,9 @@ from .rules import layout as L
 from .rules.params import RULES_VERSION, VitouParams
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
+ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
-SOLVERS = NATIVE + OPENSPIEL
+SOLVERS = NATIVE + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
 
@@ -49,8 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="vitou_2p", choices=("vitou", "vitou_cason", "vitou_2p"))
     p.add_argument("--ranks", type=int, default=8)
     p.add_argument("--copies", type=int, default=4)
-    p.add_argument("--hand-size", type=int, default=2,
-                   help="cards per hand (default 2: the full deck, two-card hands)")
+    p.add_argument("--hand-size", type=int, default=None,
+                   help="cards per hand (default: 3 for four players, 2 for vitou_2p)")
     p.add_argument("--dealer", type=int, default=-1,
                    help="dealer seat; -1 (default): drawn by chance, so the policy covers both")
     p.add_argument("--score0", type=int, default=0)
@@ -59,7 +60,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--early-end", default="card", choices=("card", "trick"))
     p.add_argument("--signals", action="store_true")
     p.add_argument("--signal-seen", type=float, default=0.5)
-    p.add_argument("--solver", default="dcfr", choices=SOLVERS)
+    p.add_argument("--solver", default=None, choices=SOLVERS,
+                   help="default: abstract-mccfr for four players, dcfr for vitou_2p")
+    p.add_argument("--abstraction", default=None,
+                   help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
+    p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
+    p.add_argument("--evals", type=int, default=6, help="abstract-mccfr: evaluations in the run")
+    p.add_argument("--eval-matches", type=int, default=2000,
+                   help="abstract-mccfr: 21-point matches per bot at each evaluation")
+    p.add_argument("--lbr-deals", type=int, default=200,
+                   help="abstract-mccfr: deals per team for the LBR bound (0: none)")
+    p.add_argument("--lbr-samples", type=int, default=12,
+                   help="abstract-mccfr: sampled worlds per LBR decision")
     p.add_argument("--iterations", type=int, default=None,
                    help="stop after this many iterations (default 1000; MCCFR: 200000)")
     p.add_argument("--time", type=float, default=None, help="stop after this many seconds")
@@ -79,6 +91,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _params(args) -> VitouParams:
+    four = args.profile in ("vitou", "vitou_cason")
+    if args.solver is None:
+        args.solver = ABSTRACT if four else "dcfr"
+    if args.hand_size is None:
+        args.hand_size = 3 if four else 2
     return VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                        hand_size=args.hand_size, dealer=args.dealer,
                        scores=(args.score0, args.score1), target=args.target,
@@ -316,6 +333,10 @@ def run(args: argparse.Namespace, out=None) -> int:
     except ValueError as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
+    if args.solver == ABSTRACT:
+        from . import train_abstract
+
+        return train_abstract.run(args, params, out)
     mccfr = args.solver.endswith("mccfr")
 
     def bad(msg: str) -> int:

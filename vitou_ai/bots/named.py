@@ -6,15 +6,18 @@ A *bot spec* is a string:
 - a name with heuristic overrides: ``counter:bluff=0.2,raise_at=0.7``
   (fields of :class:`~vitou_ai.bots.heuristic.HeuristicParams`; ``heuristic``
   names the default parameters);
-- a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`),
-  optionally ``path.npz:fallback=counter`` to fall back on a named heuristic
-  bot at unknown information states.
+- a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
+  abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train
+  --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
+  on a named heuristic bot at unknown information states (abstract policies
+  fall back on ``counter`` unless told otherwise).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .abstract import AbstractPolicy, is_abstract_file
 from .heuristic import HeuristicParams
 from .policy import HeuristicPolicy, Policy, RandomPolicy
 from .tabular import TabularPolicy
@@ -69,12 +72,17 @@ def parse_bot(spec: str) -> Policy:
     base, _, opts = spec.partition(":")
     if base.endswith(".npz") or Path(base).suffix == ".npz":
         fallback = None
+        abstract = is_abstract_file(base)
+        if abstract:
+            fallback = NAMED_BOTS["counter"]
         if opts:
             key, _, value = opts.partition("=")
             if key != "fallback" or not value:
                 raise ValueError(f"bot {spec!r}: a tabular policy takes only ':fallback=BOT'")
             fb = named_bot(value)
             fallback = fb.params if isinstance(fb, HeuristicPolicy) else None
+        if abstract:
+            return AbstractPolicy.load(base, fallback=fallback)
         return TabularPolicy.load(base, fallback=fallback)
     if base == "heuristic":
         hp = HeuristicParams()

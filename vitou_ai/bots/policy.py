@@ -24,16 +24,20 @@ from typing import NamedTuple
 import numpy as np
 
 from .._numba import jit
+from ..abstraction.config import N_CFG
+from ..abstraction.key import abstract_key
 from ..rules import layout as L
 from ..rules.observe import infostate_key
 from ..sim.rng import next_below, next_float
+from .abstract import AbstractPolicy, lookup_row
 from .heuristic import N_HP, HeuristicParams, heuristic_action
 from .tabular import TabularPolicy, lookup
 
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
 KIND_TABULAR = 2
-KIND_NAMES = ("random", "heuristic", "tabular")
+KIND_ABSTRACT = 3
+KIND_NAMES = ("random", "heuristic", "tabular", "abstract")
 
 # columns of PolicyPack.tab_meta
 TM_SLOT0 = 0  # first hash slot of the policy's table
@@ -71,7 +75,7 @@ class HeuristicPolicy:
         return f"HeuristicPolicy(name={self.name!r}, params={self.params})"
 
 
-Policy = RandomPolicy | HeuristicPolicy | TabularPolicy
+Policy = RandomPolicy | HeuristicPolicy | TabularPolicy | AbstractPolicy
 
 
 class PolicyPack(NamedTuple):
@@ -85,6 +89,10 @@ class PolicyPack(NamedTuple):
         tab_slots: ``int32[S]``: hash slots of all tables, concatenated (at least 1).
         tab_keys: ``int8[M, KEY_SIZE]``: keys of all tables, concatenated.
         tab_probs: ``float32[M, NUM_ACTIONS]``.
+        abs_cfg: ``int64[P, N_CFG]``: abstraction knobs (abstract policies).
+        abs_meta: ``int64[P, N_TM]``: ``TM_*`` columns of the abstract tables.
+        abs_slots, abs_keys, abs_nact, abs_probs: the abstract tables, concatenated
+            (:mod:`vitou_ai.bots.abstract`).
     """
 
     kinds: np.ndarray
@@ -93,10 +101,17 @@ class PolicyPack(NamedTuple):
     tab_slots: np.ndarray
     tab_keys: np.ndarray
     tab_probs: np.ndarray
+    abs_cfg: np.ndarray
+    abs_meta: np.ndarray
+    abs_slots: np.ndarray
+    abs_keys: np.ndarray
+    abs_nact: np.ndarray
+    abs_probs: np.ndarray
 
 
-def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
-    """Pack policies (index ``i`` of the list is policy ``pi = i`` of the pack).
+def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPack:
+    """Pack policies (index ``i`` of the list is policy ``pi = i`` of the pack);
+    ``signals``: whether the game played has signals (abstraction knobs).
 
     Raises:
         TypeError: an object that is not one of the policy classes.
@@ -110,6 +125,10 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
     meta = np.zeros((p, N_TM), np.int64)
     slots, keys, probs = [np.full(1, -1, np.int32)], [], []
     slot0, row0 = 1, 0
+    acfg = np.zeros((p, N_CFG), np.int64)
+    ameta = np.zeros((p, N_TM), np.int64)
+    aslots, akeys, anact, aprobs = [np.full(1, -1, np.int32)], [], [], []
+    aslot0, arow0 = 1, 0
     for i, pol in enumerate(policies):
         if isinstance(pol, RandomPolicy):
             kinds[i] = KIND_RANDOM
@@ -127,12 +146,64 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
             probs.append(pol._probs)
             slot0 += pol._slots.shape[0]
             row0 += len(pol)
+        elif isinstance(pol, AbstractPolicy):
+            kinds[i] = KIND_ABSTRACT
+            acfg[i] = pol.abstraction.to_array(signals)
+            ameta[i] = (aslot0, pol.slots.shape[0], arow0,
+                        KIND_RANDOM if pol.fallback is None else KIND_HEURISTIC)
+            if pol.fallback is not None:
+                fparams[i] = pol.fallback.to_array()
+            aslots.append(pol.slots)
+            akeys.append(pol.keys)
+            anact.append(pol.nact)
+            aprobs.append(pol.probs)
+            aslot0 += pol.slots.shape[0]
+            arow0 += len(pol)
         else:
             raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
                             "HeuristicPolicy or TabularPolicy")
     tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
     tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
-    return PolicyPack(kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs)
+    return PolicyPack(
+        kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs, acfg, ameta,
+        np.concatenate(aslots), np.concatenate(akeys) if akeys else np.zeros(0, np.uint64),
+        np.concatenate(anact) if anact else np.zeros(0, np.int8),
+        np.concatenate(aprobs) if aprobs else np.zeros((0, 5), np.float32))
+
+
+_MARK = np.uint64(1) << np.uint64(63)
+
+
+@jit
+def abstract_row(pack, pi, params, state, player, legal, n_legal):
+    """Row of the abstract policy ``pi`` at this decision (absolute index into
+    ``pack.abs_probs``), or -1 when the key is unknown or its action count differs."""
+    meta = pack.abs_meta
+    key = abstract_key(pack.abs_cfg[pi], params, state, player, legal, n_legal)
+    row0 = meta[pi, TM_ROW0]
+    r = lookup_row(pack.abs_slots, meta[pi, TM_SLOT0], meta[pi, TM_CAP], pack.abs_keys, row0,
+                   np.uint64(key) | _MARK)
+    if r < 0 or pack.abs_nact[row0 + r] != n_legal:
+        return -1
+    return row0 + r
+
+
+@jit
+def _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork):
+    r = abstract_row(pack, pi, params, state, player, legal, n_legal)
+    if r >= 0:
+        x = next_float(rng)
+        for i in range(n_legal - 1):
+            x -= pack.abs_probs[r, i]
+            if x < 0.0:
+                return legal[i]
+        for i in range(n_legal - 1, -1, -1):
+            if pack.abs_probs[r, i] > 0.0:
+                return legal[i]
+    if pack.abs_meta[pi, TM_FALLBACK] == KIND_HEURISTIC:
+        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
+                                iwork)
+    return legal[next_below(rng, n_legal)]
 
 
 @jit
@@ -184,6 +255,8 @@ def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, 
     if kind == KIND_HEURISTIC:
         return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
                                 iwork)
+    if kind == KIND_ABSTRACT:
+        return _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork)
     return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
 
 
@@ -201,6 +274,10 @@ def describe(policy: Policy) -> dict:
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "tabular", "infosets": len(policy),
                 "fallback": fb or "random"}
+    if isinstance(policy, AbstractPolicy):
+        fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
+        return {"name": policy.name, "kind": "abstract", "infosets": len(policy),
+                "abstraction": policy.abstraction.describe(), "fallback": fb or "random"}
     raise TypeError(f"not a policy: {type(policy).__name__}")
 
 
@@ -212,6 +289,8 @@ def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 __all__ = [
+    "AbstractPolicy",
+    "KIND_ABSTRACT",
     "KIND_HEURISTIC",
     "KIND_NAMES",
     "KIND_RANDOM",
