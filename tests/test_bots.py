@@ -185,7 +185,7 @@ def test_tabular_lookup_and_npz_round_trip(tmp_path):
     with pytest.raises(ValueError, match="non-negative"):
         TabularPolicy(keys[:2], -np.ones((2, L.NUM_ACTIONS)))
     np.savez(tmp_path / "old.npz", keys=keys, probs=probs, rules_version=np.array("vitou-rules-0"))
-    with pytest.raises(ValueError, match="built for rules"):
+    with pytest.raises(ValueError, match="written under rules 'vitou-rules-0'"):
         TabularPolicy.load(tmp_path / "old.npz")
     with pytest.raises(ValueError):
         tab.keys[0, 0] = 1  # read-only view

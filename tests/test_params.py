@@ -77,3 +77,41 @@ def test_wrong_types_are_refused(kwargs, fragment):
     with pytest.raises(ValueError) as e:
         VitouParams(**kwargs)
     assert fragment in str(e.value)
+
+
+def test_rules_version_check_converts_or_refuses():
+    """Files written under vitou-rules-1.0: two-player ones carry over (R3.2's
+    1.1 change needs two players still to play a trick), four-player ones are
+    refused with what changed."""
+    import pytest
+
+    from vitou_ai.rules.params import RULES_VERSION, check_rules_version
+
+    assert check_rules_version(RULES_VERSION, 4, "f") is False
+    assert check_rules_version("vitou-rules-1.0", 2, "f") is True
+    with pytest.raises(ValueError, match=r"f: written under vitou-rules-1.0.*R3.2"):
+        check_rules_version("vitou-rules-1.0", 4, "f")
+    with pytest.raises(ValueError, match="f: written under rules None"):
+        check_rules_version(None, 2, "f")
+
+
+def test_old_policy_files(tmp_path):
+    import json
+
+    import numpy as np
+    import pytest
+
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.rules import layout as L
+
+    keys = np.zeros((1, L.KEY_SIZE), np.int8)
+    probs = np.full((1, L.NUM_ACTIONS), 1.0 / L.NUM_ACTIONS, np.float32)
+    for profile, ok in (("vitou_2p", True), ("vitou", False)):
+        path = tmp_path / f"{profile}.npz"
+        np.savez(path, keys=keys, probs=probs, rules_version=np.array("vitou-rules-1.0"),
+                 params=np.array(json.dumps({"profile": profile, "hand_size": 2})))
+        if ok:
+            assert TabularPolicy.load(path).params.profile == profile
+        else:
+            with pytest.raises(ValueError, match="R3.2 now counts copies"):
+                TabularPolicy.load(path)

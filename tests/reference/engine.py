@@ -147,18 +147,21 @@ def _final_result(tricks: tuple[str, ...], later_tricks: int) -> int | None | st
 def _possible_trick_results(
     played: tuple[tuple[int, int], ...],
     remaining_teams: tuple[int, ...],
-    possible_ranks: tuple[int, ...],
+    unseen: tuple[int, ...],
 ) -> frozenset[str]:
-    """Every result the current trick can still have (R3.2 ``card``).
+    """Every result the current trick can still have (R3.2 ``card``, rules 1.1).
 
     ``played``: ``(team, rank)`` of the cards already in the trick;
     ``remaining_teams``: teams of the players still to play, in order;
-    ``possible_ranks``: ranks with at least one copy not yet played in this
-    deal. Each remaining player independently plays any possible rank
-    (multiplicity not counted: contract, "Conventions fixed here").
+    ``unseen``: per rank, the copies not yet played in this deal. The
+    remaining players may complete the trick in any way that uses, of each
+    rank, no more cards than are unseen (the deck's composition is public).
     """
     results = set()
-    for choice in itertools.product(possible_ranks, repeat=len(remaining_teams)):
+    ranks = range(len(unseen))
+    for choice in itertools.product(ranks, repeat=len(remaining_teams)):
+        if any(choice.count(r) > unseen[r] for r in set(choice)):
+            continue
         cards = played + tuple(zip(remaining_teams, choice, strict=True))
         results.add(_trick_result(cards))
     return frozenset(results)
@@ -730,11 +733,11 @@ class RefState:
         # the same final result.
         first = len(self._trick_cards)
         remaining_seats = [(self._leader + i) % g.players for i in range(first, g.players)]
-        possible = tuple(r for r in range(g.ranks) if self._played[r] < g.copies)
+        unseen = tuple(g.copies - self._played[r] for r in range(g.ranks))
         outcomes = _possible_trick_results(
             tuple((s % 2, r) for s, r in self._trick_cards),
             tuple(s % 2 for s in remaining_seats),
-            possible,
+            unseen,
         )
         later = g.hand_size - len(self._tricks) - 1
         finals = {_final_result(tuple(self._tricks) + (result,), later) for result in outcomes}

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._numba import jit
 from ..rules import layout as L
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from .heuristic import HeuristicParams
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
@@ -246,9 +246,6 @@ class TabularPolicy:
             missing = {"keys", "probs"} - set(z.files)
             if missing:
                 raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
-            version = str(z["rules_version"]) if "rules_version" in z.files else None
-            if version != RULES_VERSION:
-                raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
             if "key_size" in z.files and int(z["key_size"]) != L.KEY_SIZE:
                 raise ValueError(f"{path}: key size {int(z['key_size'])}, expected {L.KEY_SIZE}")
             name = str(z["name"]) if "name" in z.files else Path(path).stem
@@ -261,6 +258,8 @@ class TabularPolicy:
                     params = VitouParams(**d)
                 except (ValueError, TypeError) as e:
                     raise ValueError(f"{path}: bad 'params' record: {e}") from None
+            version = str(z["rules_version"]) if "rules_version" in z.files else None
+            check_rules_version(version, None if params is None else params.players, str(path))
             return cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
 
 

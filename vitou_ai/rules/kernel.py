@@ -211,6 +211,11 @@ def _start_deal(params, state):
     state[S_BEST] = -1
     state[S_BESTSEAT] = -1
     state[S_LASTRAISE] = -1
+    # Information-state tokens cover the current deal only (R8.2, README: match-mode
+    # states hold the current deal and the scores).
+    state[S_NTOK] = 0
+    for i in range(MAX_TOKENS):
+        state[S_TOK + i] = -1
     state[S_ANSWER_SEAT] = -1
     state[S_EXCH_ANSWER] = -1
     state[S_R6TEAM] = -1
@@ -462,42 +467,57 @@ def returns(params, state, out):
 
 @jit
 def trick_outcomes(params, state):
-    """Possible results of the current, incomplete trick (R3.2 ``card``).
+    """Possible results of the current, incomplete trick (R3.2 ``card``, rules 1.1).
 
-    Each player still to play may play any rank of which a copy is not yet
-    played in this deal (public information; multiplicity not counted).
+    The players still to play may complete the trick in any way that uses, of
+    each rank, no more cards than are unseen (``copies`` minus the copies
+    played in this deal: the deck's composition is public, the hands are not).
+    Whatever the order, any remaining player can hold any card of a
+    completion, so only the multiset of the completion matters:
+
+    - all under the best card: needs ``nrem`` unseen cards ranked below it;
+    - a tie with the best card (void, R2.3): one unseen copy of it plus
+      ``nrem - 1`` cards ranked no higher;
+    - a single higher rank ``r`` wins for the team of whoever plays it (any
+      remaining seat): one copy of ``r`` plus ``nrem - 1`` cards ranked below
+      ``r``;
+    - two or more copies of a higher rank ``r`` tie (void): two copies of
+      ``r`` plus ``nrem - 2`` cards ranked no higher than ``r``.
 
     Returns:
         Bit mask over results: bit 0 team 0 wins, bit 1 team 1 wins, bit 2 void.
     """
     nplayers = params[P_PLAYERS]
-    possible = 0
-    for r in range(params[P_RANKS]):
-        if state[S_PLAYED + r] < params[P_COPIES]:
-            possible |= 1 << r
+    copies = params[P_COPIES]
+    nranks = params[P_RANKS]
     best = state[S_BEST]
     nrem = nplayers - state[S_NPLAYED]
     # teams still to play: bit per team
     rem_teams = 0
     for k in range(state[S_NPLAYED], nplayers):
         rem_teams |= 1 << team_of(params, (state[S_LEADER] + k) % nplayers)
+    # unseen cards ranked strictly below the best card (index > best); no allocation
+    below = 0
+    for r in range(best + 1, nranks):
+        below += copies - state[S_PLAYED + r]
+    unseen_best = copies - state[S_PLAYED + best]
     mask = 0
-    # everyone still to play goes under the best card (rank index above ``best``)
-    if (possible >> (best + 1)) != 0:
+    if below >= nrem:
         if state[S_NBEST] > 1:
             mask |= 1 << RES_VOID
         else:
             mask |= 1 << team_of(params, state[S_BESTSEAT])
-    # somebody ties the best card (R2.3)
-    if (possible >> best) & 1:
+    if unseen_best >= 1 and unseen_best + below >= nrem:
         mask |= 1 << RES_VOID
-    # somebody beats it with rank r
-    for r in range(best):
-        if (possible >> r) & 1:
-            if nrem == 1 or (possible >> (r + 1)) != 0:
-                mask |= rem_teams
-            if nrem >= 2:
-                mask |= 1 << RES_VOID
+    # higher ranks r = best-1 .. 0; ``below`` becomes the unseen cards ranked below r
+    below += unseen_best
+    for r in range(best - 1, -1, -1):
+        unseen_r = copies - state[S_PLAYED + r]
+        if unseen_r >= 1 and below >= nrem - 1:
+            mask |= rem_teams
+        if nrem >= 2 and unseen_r >= 2 and unseen_r + below >= nrem:
+            mask |= 1 << RES_VOID
+        below += unseen_r
     return mask
 
 

@@ -15,7 +15,41 @@ import numpy as np
 
 #: Changes whenever the kernel's behaviour changes; written into every result
 #: file and checked when loading checkpoints.
-RULES_VERSION = "vitou-rules-1.0"
+RULES_VERSION = "vitou-rules-1.1"
+
+#: Earlier versions and what changed since, for files written under them.
+#: ``vitou-rules-1.0`` -> 1.1: R3.2 counts copies. Only a trick with two or more
+#: players still to play can be affected, so two-player files carry over unchanged.
+_RULES_CHANGES = {
+    "vitou-rules-1.0": "R3.2 now counts copies (vitou-rules-1.1), which changes some four-player deals",
+}
+
+
+def check_rules_version(version: str | None, players: int | None, where: str) -> bool:
+    """Check a file's ``rules_version`` against :data:`RULES_VERSION`.
+
+    Args:
+        version: the version the file records (``None`` if it records none).
+        players: players of the game the file is for (``None`` if unknown).
+        where: the file, for the message.
+
+    Returns:
+        ``False`` if the version is current; ``True`` if the file was written
+        under an earlier version whose changes cannot affect it (a two-player
+        file from ``vitou-rules-1.0``) and is taken as it is (converted).
+
+    Raises:
+        ValueError: another version that the changes since may affect, or an
+            unknown one; the message says what changed and what to do.
+    """
+    if version == RULES_VERSION:
+        return False
+    if version == "vitou-rules-1.0" and players == 2:
+        return True
+    if version in _RULES_CHANGES:
+        raise ValueError(f"{where}: written under {version}; this is {RULES_VERSION}: "
+                         f"{_RULES_CHANGES[version]}. Re-run it to use it.")
+    raise ValueError(f"{where}: written under rules {version!r}, this is {RULES_VERSION!r}")
 
 PROFILES = ("vitou", "vitou_cason", "vitou_2p")
 RANK_LETTERS = "T9AKQJ87"

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from . import cfr_kernels as CK
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
@@ -159,8 +159,11 @@ class TabularCFR:
                 json.JSONDecodeError, UnicodeDecodeError) as e:
             raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
         want = self._config()
-        for key in ("format", "rules_version", "variant", "params", "tree", "alpha", "beta",
-                    "gamma"):
+        try:
+            check_rules_version(meta.get("rules_version"), self.tree.params.players, str(path))
+        except ValueError as e:
+            raise CheckpointError(str(e)) from None
+        for key in ("format", "variant", "params", "tree", "alpha", "beta", "gamma"):
             if meta.get(key) != want[key]:
                 raise CheckpointError(
                     f"{path}: checkpoint {key} {meta.get(key)!r} does not match this solver's "

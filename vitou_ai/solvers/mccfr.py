@@ -26,7 +26,7 @@ from .._numba import jit
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from ..sim.random_play import sample_chance
 from ..sim.rng import next_float, row_seed
 from .cfr import CheckpointError
@@ -497,7 +497,13 @@ class MCCFR:
                 json.JSONDecodeError, UnicodeDecodeError) as e:
             raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
         want = self._config()
+        try:
+            check_rules_version(meta.get("rules_version"), self.params.players, str(path))
+        except ValueError as e:
+            raise CheckpointError(str(e)) from None
         for k, v in want.items():
+            if k == "rules_version":
+                continue
             if meta.get(k) != v:
                 raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
                                       f"this solver's {v!r}")
