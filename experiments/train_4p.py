@@ -7,7 +7,7 @@ trained policy and for every bot. Writes ``results/train_4p/`` (a
 ``vitou-ai train`` run folder: ``curve.csv``, ``curve.png``, ``run.json``,
 ``policy.npz``; the checkpoint is left out of git by size).
 
-    python experiments/train_4p.py [--time 2100] [--signals] [--resume]
+    python experiments/train_4p.py [--time 1500] [--signals] [--resume]
 
 ``--tabular`` re-runs the earlier experiment instead: tabular ES-MCCFR on
 two-card hands, 200,000 iterations (``results/train_4p_tabular/``).
@@ -16,7 +16,10 @@ two-card hands, 200,000 iterations (``results/train_4p_tabular/``).
 from __future__ import annotations
 
 import argparse
+import json
+import resource
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,14 +30,14 @@ from vitou_ai.cli import main as cli_main  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--time", type=float, default=2100.0, help="solver seconds")
+    ap.add_argument("--time", type=float, default=1500.0, help="solver seconds")
     ap.add_argument("--signals", action="store_true")
-    ap.add_argument("--evals", type=int, default=5)
-    ap.add_argument("--eval-deals", type=int, default=40_000)
-    ap.add_argument("--eval-matches", type=int, default=4_000)
-    ap.add_argument("--lbr-deals", type=int, default=300)
+    ap.add_argument("--evals", type=int, default=4)
+    ap.add_argument("--eval-deals", type=int, default=20_000)
+    ap.add_argument("--eval-matches", type=int, default=2_000)
+    ap.add_argument("--lbr-deals", type=int, default=200)
     ap.add_argument("--lbr-samples", type=int, default=12)
-    ap.add_argument("--max-infosets", type=int, default=40_000_000)
+    ap.add_argument("--max-infosets", type=int, default=8_000_000)
     ap.add_argument("--abstraction", default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true")
@@ -59,7 +62,18 @@ def main() -> int:
             argv += ["--abstraction", args.abstraction]
     if args.resume:
         argv.append("--resume")
-    return cli_main(argv)
+    t0 = time.time()
+    code = cli_main(argv)
+    # peak resident memory of this process (training, evaluation, LBR), into run.json
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    run_json = Path(out) / "run.json"
+    if run_json.exists():
+        rec = json.loads(run_json.read_text())
+        rec["peak_rss_gb"] = round(peak_gb, 2)
+        rec["wall_seconds_this_call"] = round(time.time() - t0, 1)
+        run_json.write_text(json.dumps(rec, indent=2, default=str) + "\n")
+    print(f"peak RSS {peak_gb:.2f} GB, wall {time.time() - t0:.0f} s", flush=True)
+    return code
 
 
 if __name__ == "__main__":

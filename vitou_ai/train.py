@@ -83,7 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exact", choices=("auto", "yes", "no"), default="auto",
                    help="exact exploitability/NashConv on the full tree (auto: if it fits)")
     p.add_argument("--max-tree-nodes", type=int, default=30_000_000)
-    p.add_argument("--max-infosets", type=int, default=1 << 22, help="MCCFR table capacity")
+    p.add_argument("--max-infosets", type=int, default=1 << 22,
+                   help="MCCFR table capacity (abstract-mccfr: about 100 bytes each)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="run folder (default runs/<profile>-<solver>-<time>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")

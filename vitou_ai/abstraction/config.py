@@ -63,7 +63,7 @@ class AbstractionConfig:
     scores: bool = False
     partner: bool = True
     trick: str = "summary"
-    count: int = 2
+    count: int = 0
     gestures: bool | None = None
     history: str = "results"
 

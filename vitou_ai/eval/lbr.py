@@ -15,7 +15,12 @@ value, where
   stays valid);
 - after the action, every seat plays the *rollout policy* (the evaluated
   policy itself) to the end of the deal, one rollout per sampled world, with
-  the same random stream for every action (common random numbers).
+  the same random stream for every action (common random numbers);
+- the seat takes the best action only when its estimated gain over the
+  policy's own mixed action exceeds ``Z_DEVIATE`` standard errors (weighted
+  worlds); otherwise it plays the policy. With few sampled worlds, a plain
+  argmax of noisy estimates can do worse than the policy itself (measured:
+  a negative "bound"); this guard keeps the response an improvement step.
 
 Each deal is played twice on the same cards, each team exploiting once, with
 the dealer rotated over the seats. The LBR value is the exploiting team's
@@ -55,6 +60,7 @@ from ..sim.random_play import sample_chance
 from ..sim.rng import next_below, next_u64, row_seed
 
 EPS = 1e-3
+Z_DEVIATE = 1.0  # standard errors of estimated gain needed to deviate from the policy
 HEUR_DRAWS = 8
 MAX_HIST = 64
 
@@ -94,7 +100,8 @@ def _rollout(params, pack, state, rng, legal, probs, keybuf, iwork, ret):
 
 @jit
 def lbr_action(params, pack, state, p, dealer, hist, n_hist, samples, rng, worlds, wstate,
-               legal, legal2, probs, keybuf, iwork, ret, hands, pool, value, rng2):
+               legal, legal2, probs, keybuf, iwork, ret, hands, pool, value, rng2, wv, wk, wk2,
+               pi_a):
     """The LBR action of seat ``p`` at ``state`` (module docstring)."""
     n = params[P_PLAYERS]
     h = params[P_HAND]
@@ -181,11 +188,33 @@ def lbr_action(params, pack, state, p, dealer, hist, n_hist, samples, rng, world
             rng2[0] = seed_k  # common random numbers across the actions
             _rollout(params, pack, wstate, rng2, legal2, probs, keybuf, iwork, ret)
             value[ai] += w * ret[p]
+            wv[k, ai] = ret[p]
+        wk[k] = w
     best = 0
     for ai in range(1, m):
         if value[ai] > value[best]:
             best = ai
-    return legal[best]
+    # deviate from the policy only where the sampled worlds say it gains, by more than
+    # Z_DEVIATE standard errors: noisy estimates must not make the response worse
+    # than the policy it answers
+    for ai in range(m):
+        pi_a[ai] = action_prob(pack, 0, params, state, p, legal, m, legal[ai], rng, keybuf,
+                               iwork)
+    if wsum <= 0.0:
+        return choose_action(pack, 0, params, state, p, rng, legal, m, keybuf, iwork)
+    gain = 0.0
+    for k in range(samples):
+        d = wv[k, best]
+        for ai in range(m):
+            d -= pi_a[ai] * wv[k, ai]
+        wk2[k] = d
+        gain += wk[k] / wsum * d
+    var = 0.0
+    for k in range(samples):
+        var += (wk[k] / wsum) ** 2 * (wk2[k] - gain) ** 2
+    if gain > Z_DEVIATE * np.sqrt(var) and gain > 0.0:
+        return legal[best]
+    return choose_action(pack, 0, params, state, p, rng, legal, m, keybuf, iwork)
 
 
 @jit
@@ -208,6 +237,10 @@ def lbr_deal(params, pack, seed, group, exploit, samples, out_ret):
     value = np.empty(L.NUM_ACTIONS)
     hist = np.empty(MAX_HIST, np.int64)
     rng2 = np.empty(1, np.uint64)
+    wv = np.zeros((samples, L.NUM_ACTIONS))
+    wk = np.zeros(samples)
+    wk2 = np.zeros(samples)
+    pi_a = np.zeros(L.NUM_ACTIONS)
     rng = np.empty(1, np.uint64)
     rng[0] = row_seed(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D), np.uint64(2 * group + exploit))
     K.init_state(params, state)
@@ -228,7 +261,7 @@ def lbr_deal(params, pack, seed, group, exploit, samples, out_ret):
             if q % 2 == exploit:
                 a = lbr_action(params, pack, state, q, dealer, hist, n_hist, samples, rng, worlds,
                                wstate, legal, legal2, probs, keybuf, iwork, ret, hands, pool,
-                               value, rng2)
+                               value, rng2, wv, wk, wk2, pi_a)
             else:
                 m = K.legal_actions(params, state, legal)
                 a = choose_action(pack, 0, params, state, q, rng, legal, m, keybuf, iwork)
