@@ -47,9 +47,9 @@ GAMES = {
                                                               hand_size=2, dealer=0),
 }
 CONFIGS = {
-    "default (summary trick, count 2)": AbstractionConfig(),
-    "count 0": AbstractionConfig(count=0),
+    "default (summary trick, results, count 0)": AbstractionConfig(),
     "count 1": AbstractionConfig(count=1),
+    "count 2": AbstractionConfig(count=2),
     "count 8 (all ranks)": AbstractionConfig(count=8),
     "trick exact, count 8": AbstractionConfig(trick="exact", count=8),
     "trick exact, count 8, history cards": AbstractionConfig(trick="exact", count=8,
