@@ -288,8 +288,9 @@ def run(args, params: VitouParams, out=None) -> int:
               file=sys.stderr)
     except TableFullError as e:
         code = 2
-        print(f"\nvitou-ai train: {e} (the last evaluation's checkpoint and outputs are kept)",
-              file=sys.stderr)
+        kept = ("the last evaluation's checkpoint and outputs are kept" if rows
+                else "no evaluation was reached, nothing was saved")
+        print(f"\nvitou-ai train: {e} ({kept})", file=sys.stderr)
     if code == 0:
         print(f"done: {solver.iteration:,} iterations in {solver.seconds:.0f} s; run folder: "
               f"{folder}", file=out)
