@@ -7,10 +7,14 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: train demo test lint bench clean-venv
 
-$(STAMP): pyproject.toml
+# editable_mode=compat: the install puts this folder on sys.path (a .pth path entry), so
+# `import vitou_ai` finds the package wherever Python starts. The default mode's import hook
+# loses to the clone folder itself when Python starts in its parent: a clone named vitou_ai
+# was imported as an empty namespace package (issue 14, tests/test_install.py).
+$(STAMP): pyproject.toml Makefile
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e ".[test]"
+	$(VENV)/bin/python -m pip install --quiet -e ".[test]" --config-settings editable_mode=compat
 	touch $(STAMP)
 
 train: $(STAMP)
@@ -25,7 +29,7 @@ lint: $(STAMP)
 test: lint
 	$(VENV)/bin/python -m pytest -q
 	@echo "--- kernel bodies as plain Python (NUMBA_DISABLE_JIT=1): golden histories, round trips"
-	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py
+	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_vint_golden.py
 
 bench: $(STAMP)
 	$(VENV)/bin/python benchmarks/bench_kernel.py

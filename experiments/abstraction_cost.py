@@ -1,7 +1,7 @@
 """The information abstraction's cost, measured exactly where the game tree fits.
 
 For each game and abstraction, the abstract game (the real tree with its
-information sets merged by abstract key, ``vitou_ai.abstraction.tree``) is
+information sets merged by abstract key, ``vitou_ai.solvers.abstract_tree``) is
 solved by DCFR, its average policy is lifted to the real game, and its
 exploitability there is measured with the exact best response of
 ``vitou_ai.solvers.evaluate`` (two players) or the team best responses (four
@@ -31,10 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vitou_ai.abstraction import AbstractionConfig  # noqa: E402
-from vitou_ai.abstraction.tree import abstract_tree, lift  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules.params import RULES_VERSION  # noqa: E402
+from vitou_ai.solvers.abstract_tree import abstract_tree, lift  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.evaluate import exploitability, nash_conv, team_best_response  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402

@@ -4,8 +4,9 @@
   the same values"): the equilibrium value of ``vitou_2p`` on the full deck with
   two-card hands, solved by DCFR to a small exploitability, under each setting.
 - ``signals`` on vs off (R7): the equilibrium value for the team on the
-  dealer's left in a four-player variant (2 ranks x 2 copies, one card each;
-  with signals the tree has ~10M nodes), solved by CFR+, with its NashConv.
+  dealer's left in a four-player variant (2 ranks x 3 copies, one card each: the
+  smallest that is not all void under rules 1.1;
+  with signals the tree has ~30M nodes), solved by CFR+, with its NashConv.
 
 Writes ``results/knob_effects/summary.json``.
 
@@ -26,7 +27,11 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import expected_returns, exploitability, nash_conv  # noqa: E402
+from vitou_ai.solvers.evaluate import (  # noqa: E402
+    exploitability,
+    nash_conv,
+    value_by_position,
+)
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 
@@ -36,9 +41,8 @@ def solve(params: VitouParams, variant: str, iterations: int) -> dict:
     s = TabularCFR(tree, variant)
     s.iterate(iterations)
     avg = s.average_policy()
-    leader = (params.dealer + 1) % params.players
     out = {"nodes": tree.num_nodes, "infosets": tree.num_infosets, "iterations": iterations,
-           "value_dealer_left": float(expected_returns(tree, avg)[leader]),
+           "value_dealer_left": float(value_by_position(tree, avg)[0]),
            "seconds": round(time.perf_counter() - t, 1)}
     if params.players == 2:
         out["exploitability"] = exploitability(tree, avg)
@@ -61,11 +65,11 @@ def main() -> None:
         print(f"vitou_2p 8x4, 2 cards, early_end={ee}: value(dealer's left) "
               f"{r['value_dealer_left']:+.5f}, exploitability {r['exploitability']:.2e}",
               flush=True)
-    four = VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1)
+    four = VitouParams(profile="vitou", ranks=2, copies=3, hand_size=1)
     for sig in (False, True):
         r = solve(four.replace(signals=sig), "cfr+", args.iterations_4p)
         report[f"signals_{'on' if sig else 'off'}"] = r
-        print(f"vitou 2x2, 1 card, signals={sig}: value(dealer's left team) "
+        print(f"vitou 2x3, 1 card, signals={sig}: value(dealer's left team) "
               f"{r['value_dealer_left']:+.5f}, NashConv {r['nash_conv']:.2e}", flush=True)
     d = report["early_end_card"]["value_dealer_left"] - report["early_end_trick"][
         "value_dealer_left"]

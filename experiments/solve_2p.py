@@ -30,7 +30,12 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import VARIANTS, CheckpointError, TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import _Work, best_response, expected_returns  # noqa: E402
+from vitou_ai.solvers.evaluate import (  # noqa: E402
+    _Work,
+    best_response,
+    expected_returns,
+    value_by_position,
+)
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 
@@ -112,7 +117,6 @@ def main(argv: list[str] | None = None) -> int:
                 rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iteration]
         print(f"resumed at iteration {solver.iteration}", flush=True)
     work = _Work(tree)
-    leader = (params.dealer + 1) % params.players
     expl = float("inf")
     while True:
         step = min(args.eval_every, args.iterations - solver.iteration)
@@ -122,12 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         avg = solver.average_policy()
         u = expected_returns(tree, avg)
         nash_conv = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2))
+        left = float(value_by_position(tree, avg)[0])  # averaged over the draw if drawn
         expl = nash_conv / 2
         rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 3),
                      "nodes_touched": solver.nodes_touched, "exploitability": expl,
-                     "value_dealer_left": u[leader], "peak_rss_mb": round(peak_rss_mb())})
+                     "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb())})
         print(f"it {solver.iteration:>6}  {solver.seconds:>8.0f} s  exploitability "
-              f"{expl:.6f}  value(dealer's left) {u[leader]:+.5f}", flush=True)
+              f"{expl:.6f}  value(dealer's left) {left:+.5f}", flush=True)
         solver.save(ckpt)
         text = ",".join(rows[0]) + "\n" + "".join(
             ",".join(str(r[k]) for k in rows[0]) + "\n" for r in rows)

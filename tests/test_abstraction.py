@@ -10,9 +10,9 @@ import pytest
 from tests.helpers import play_random
 from vitou_ai.abstraction import AbstractionConfig
 from vitou_ai.abstraction.key import abstract_key
-from vitou_ai.abstraction.tree import abstract_tree, infoset_keys
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
+from vitou_ai.solvers.abstract_tree import abstract_tree, infoset_keys
 from vitou_ai.solvers.tree import build_tree
 from vitou_ai.train_abstract import parse_abstraction
 

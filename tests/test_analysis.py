@@ -91,3 +91,52 @@ def test_score_sweep_no_raises_one_from_end():
     out = A.score_sweep(TINY_2P, [(0, 0), (11, 3)], iterations=50)
     assert out.loc[1, "raise_rate"] == 0.0  # R4.2d / R9.3
     assert out.loc[0, "raise_rate"] > 0.0
+
+
+def _hatched(ax) -> int:
+    return sum(1 for p in ax.patches if p.get_hatch())
+
+
+def test_frequency_tables_carry_their_base_and_plots_mark_thin_rows():
+    """Issue 14, item 9: a frequency is shown with the reach behind it (a bluff share
+    of 0.38 at stake 6 rested on reach 0.001), and plots hatch rows below a threshold."""
+    tree = build_tree(VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2))
+    s = TabularCFR(tree, "dcfr")
+    s.iterate(100)
+    df = A.infoset_table(tree, s.average_policy())
+    live = df[df.reach > 0]
+    rf = A.raise_frequencies(df)
+    bl = A.bluff_frequency(df)
+    rr = A.refusal_rates(df)
+    by_stake = A.raise_frequencies(df, ["stake"])
+    for table, base in ((rf, "reach"), (bl, "raises"), (rr, "reach"), (by_stake, "reach")):
+        assert {base, "reach", "infosets"} <= set(table.columns)
+        assert (table[base] >= 0).all() and (table["infosets"] >= 1).all()
+    # the bases are the sums of what the rows rest on
+    can = live[live.can_raise]
+    assert rf["reach"].sum() == pytest.approx(can.reach.sum())
+    assert rf["infosets"].sum() == len(can)
+    assert bl["raises"].sum() == pytest.approx((can.reach * can["raise"]).sum())
+    assert rr["reach"].sum() == pytest.approx(live[live.answering].reach.sum())
+    # a raise can only be answered as often as it is made (R4.3): raises at stake s
+    # are the answers at the next stake
+    raises_by_stake = bl["raises"].to_numpy()
+    assert rr["reach"].to_numpy() == pytest.approx(raises_by_stake[:len(rr)], rel=1e-9)
+    # thin rows are hatched: as many hatched bars as rows below min_reach
+    for min_reach in (0.0, 0.01, 0.2, 10.0):
+        fig = A.plot_summary(df, "t", min_reach=min_reach)
+        ax_raise, ax_bluff, ax_refuse = fig.axes[:3]
+        assert _hatched(ax_raise) == int((rf["reach"] < min_reach).sum())
+        assert _hatched(ax_bluff) == int((bl["raises"] < min_reach).sum())
+        assert _hatched(ax_refuse) == int((rr["reach"] < min_reach).sum())
+    assert 0 < int((bl["raises"] < 0.2).sum()) < len(bl)  # the case is exercised
+    with pytest.raises(ValueError, match="min_reach"):
+        A.plot_summary(df, min_reach=-1)
+
+
+def test_score_sweep_rates_carry_their_base():
+    out = A.score_sweep(TINY_2P, [(0, 0)], iterations=50)
+    row = out.iloc[0]
+    assert row["raise_reach"] > 0 and row["answer_reach"] > 0 and row["raises"] > 0
+    # the raises are the raise rate times the decisions where a raise was allowed
+    assert row["raises"] == pytest.approx(row["raise_rate"] * row["raise_reach"])

@@ -160,3 +160,102 @@ def test_demo_rejects_bad_options():
         main(["demo", "--seed", "-1"])
     with pytest.raises(SystemExit):
         main(["demo", "--deals", "1"])
+
+
+# ---- issue 14, items 12 and 13: help, usage, refusals, bot lists, tournament folders ----
+
+
+def test_every_option_of_every_subcommand_has_help_with_its_default():
+    import argparse
+
+    from vitou_ai.cli import build_parser
+    from vitou_ai.vint.cli import _parser as vint_parser
+
+    _, subs = build_parser()
+    assert set(subs) == {"demo", "replay", "tournament", "play", "train"}
+    vint_subs = next(a for a in vint_parser()._actions
+                     if isinstance(a, argparse._SubParsersAction)).choices
+    subs.update({f"{name} --game vint": sp for name, sp in vint_subs.items()})
+    missing = []
+    for name, sp in subs.items():
+        fmt = sp._get_formatter()
+        for action in sp._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            text = fmt._expand_help(action) if action.help else ""
+            if not text or (action.option_strings and "default" not in text):
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+    assert not missing, "options without help or default: " + ", ".join(missing)
+
+
+def test_top_help_has_no_doc_markup(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and ":mod:" not in out
+    assert "train" in out and "tournament" in out
+
+
+def test_demo_bad_deals_shows_demos_usage(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["demo", "--deals", "-1"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: vitou-ai demo" in err and "--deals must be in" in err
+
+
+def test_play_refuses_a_partner_in_a_two_player_game(capsys):
+    assert main(["play", "--profile", "vitou_2p", "--partner", "bluffer", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--partner" in err and "two-player" in err
+
+
+TINY_TOURNAMENT = ["tournament", "--profile", "vitou_2p", "--ranks", "3", "--copies", "1",
+                   "--hand-size", "1", "--deals", "20", "--no-progress"]
+
+
+def test_tournament_without_out_never_overwrites_an_earlier_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main([*TINY_TOURNAMENT, "--bots", "random", "cautious"]) == 0
+    assert main([*TINY_TOURNAMENT, "--bots", "random", "bluffer"]) == 0
+    folders = sorted((tmp_path / "runs").iterdir())
+    assert len(folders) == 2
+    bots = [json.loads((f / "tournament.json").read_text()) for f in folders]
+    assert "cautious" in json.dumps(bots[0]) and "bluffer" in json.dumps(bots[1])
+
+
+def test_tournament_reads_the_comma_form_of_bots_too(tmp_path, capsys):
+    assert main([*TINY_TOURNAMENT, "--bots", "random,cautious", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "cautious" in out and "random" in out
+
+
+def test_bot_lists_split_at_spaces_and_commas():
+    from vitou_ai.bots.named import split_bot_specs
+
+    assert split_bot_specs(["random,counter:bluff=0.2,raise_at=0.7", "cautious",
+                            "runs/a=1/policy.npz:fallback=counter", ","]) == [
+        "random", "counter:bluff=0.2,raise_at=0.7", "cautious",
+        "runs/a=1/policy.npz:fallback=counter"]
+
+
+def test_ctrl_c_waits_while_numba_is_on_the_stack():
+    """A KeyboardInterrupt raised inside numba's callbacks (``_numba_unpickle``, called
+    from compiled code) crashed the process; the handler asks again later instead."""
+    import signal
+    from types import SimpleNamespace
+
+    from vitou_ai import console
+
+    inner = SimpleNamespace(f_globals={"__name__": "numba.core.serialize"}, f_back=None)
+    ours = SimpleNamespace(f_globals={"__name__": "vitou_ai.train"}, f_back=inner)
+    previous = signal.signal(signal.SIGALRM, lambda *a: None)
+    try:
+        assert console._on_sigint(signal.SIGINT, ours) is None  # numba below: wait
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0  # ... and ask again soon
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(KeyboardInterrupt):
+        console._on_sigint(signal.SIGINT, SimpleNamespace(
+            f_globals={"__name__": "vitou_ai.train"}, f_back=None))

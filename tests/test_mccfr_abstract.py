@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from vitou_ai.abstraction import AbstractionConfig
-from vitou_ai.abstraction.tree import policy_on_tree
 from vitou_ai.bots.abstract import AbstractPolicy
 from vitou_ai.bots.named import named_bot, parse_bot
 from vitou_ai.bots.policy import RandomPolicy
@@ -17,6 +16,7 @@ from vitou_ai.bots.tabular import check_fits
 from vitou_ai.eval.lbr import local_best_response
 from vitou_ai.rules import VitouParams
 from vitou_ai.sim.batch import simulate
+from vitou_ai.solvers.abstract_tree import policy_on_tree
 from vitou_ai.solvers.cfr import CheckpointError
 from vitou_ai.solvers.evaluate import exploitability, nash_conv, uniform_policy
 from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR

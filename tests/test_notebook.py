@@ -1,20 +1,83 @@
-"""notebooks/bluff_frequencies.ipynb executes top to bottom (nbclient), so it cannot rot."""
+"""notebooks/bluff_frequencies.ipynb executes top to bottom (nbclient), so it cannot rot;
+it reads the run it is pointed at (``VITOU_RUN``), draws its figures, and is committed
+executed, with them (issue 14, item 7)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+import numpy as np
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
+from vitou_ai.rules import VitouParams  # noqa: E402
+from vitou_ai.rules import layout as L  # noqa: E402
+from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "bluff_frequencies.ipynb"
 
 
-def test_bluff_notebook_executes(tmp_path):
-    nb = nbformat.read(ROOT / "notebooks" / "bluff_frequencies.ipynb", as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+def _outputs(nb) -> list[dict]:
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+
+
+def _pngs(nb) -> int:
+    return sum(1 for o in _outputs(nb) if "image/png" in o.get("data", {}))
+
+
+def _small_run(folder: Path) -> Path:
+    """A run folder holding a policy.npz as `vitou-ai train` writes it (small game)."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2, dealer=-1)
+    tree = build_tree(params)
+    s = TabularCFR(tree, "dcfr")
+    s.iterate(60)
+    pol = s.average_policy()
+    probs = np.zeros((tree.num_infosets, L.NUM_ACTIONS), np.float32)
+    for i in range(tree.num_infosets):
+        for k in range(tree.is_nact[i]):
+            probs[i, tree.is_actions[i, k]] = pol[i, k]
+    folder.mkdir()
+    TabularPolicy(tree.is_keys, probs, name="small-dcfr", params=params).save(
+        folder / "policy.npz")
+    return folder
+
+
+def test_bluff_notebook_executes_on_the_run_given_and_draws(tmp_path, monkeypatch):
+    run = _small_run(tmp_path / "my_run")
+    monkeypatch.setenv("VITOU_RUN", str(run))  # the kernel inherits the environment
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    params_cell = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params_cell) == 1
+    params_cell[0].source += "\nSWEEP_ITERATIONS = 40  # the test keeps the sweep short"
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    outputs = _outputs(nb)
     assert not [o for o in outputs if o.get("output_type") == "error"]
     text = "".join(o.get("text", "") for o in outputs)
-    assert "exploitability of the policy" in text
+    assert f"policy: {run / 'policy.npz'}" in text  # the user's run, not the shipped policy
+    assert "ranks=4" in text and "exploitability of the policy" in text
+    assert _pngs(nb) >= 1  # the summary figure is shown, not lost to a non-GUI backend
+    tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
+    assert "reach" in tables and "infosets" in tables and "raises" in tables
+
+
+def test_a_missing_run_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("VITOU_RUN", str(tmp_path / "nowhere"))
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(ROOT / "notebooks")}})
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="no policy.npz"):
+        client.execute()
+
+
+def test_committed_notebook_is_executed_with_figures():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code), "commit the notebook executed"
+    assert not [o for o in _outputs(nb) if o.get("output_type") == "error"]
+    assert _pngs(nb) >= 1

@@ -37,7 +37,7 @@ SIM_GAMES = [
 ]
 
 SMALL_2P = "python_vitou(profile=vitou_2p,ranks=4,copies=2,hand_size=1)"
-SMALL_4P = "python_vitou(ranks=2,copies=2,hand_size=1)"
+SMALL_4P = "python_vitou(ranks=2,copies=3,hand_size=1)"  # 2x2 is all void under rules 1.1
 
 
 @pytest.mark.parametrize("spec", SIM_GAMES)
@@ -255,9 +255,9 @@ def _walk(game, fn):
     [
         "python_vitou(profile=vitou_2p,ranks=3,copies=1,hand_size=1,dealer=-1)",
         "python_vitou(profile=vitou_2p,ranks=3,copies=1,hand_size=1,score0=11,score1=11)",
-        "python_vitou(ranks=2,copies=2,hand_size=1,dealer=-1)",
-        "python_vitou(ranks=2,copies=2,hand_size=1,score0=20)",
-        "python_vitou(ranks=2,copies=2,hand_size=1,score0=20,score1=20)",
+        "python_vitou(ranks=2,copies=3,hand_size=1,dealer=-1)",
+        "python_vitou(ranks=2,copies=3,hand_size=1,score0=20)",
+        "python_vitou(ranks=2,copies=3,hand_size=1,score0=20,score1=20)",
     ],
 )
 def test_information_states_consistent_and_perfect_recall(spec):
@@ -293,7 +293,7 @@ def test_information_states_consistent_and_perfect_recall(spec):
 def test_information_states_sampled_with_signals():
     """Signals make the exact tree large: check consistency and perfect recall on
     sampled histories (the small deck makes information states repeat often)."""
-    game = pyspiel.load_game("python_vitou(ranks=2,copies=2,hand_size=1,signals=True,dealer=-1)")
+    game = pyspiel.load_game("python_vitou(ranks=2,copies=3,hand_size=1,signals=True,dealer=-1)")
     rng = random.Random(7)
     seen = {}
     repeats = 0

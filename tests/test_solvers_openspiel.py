@@ -25,7 +25,7 @@ from vitou_ai.solvers.tree import build_tree
 VARIANTS = {
     "2p": dict(profile="vitou_2p", ranks=3, copies=1, hand_size=1),
     "2p-11": dict(profile="vitou_2p", ranks=3, copies=1, hand_size=1, scores=(11, 5)),
-    "4p": dict(profile="vitou", ranks=2, copies=2, hand_size=1),
+    "4p": dict(profile="vitou", ranks=2, copies=3, hand_size=1),
     "cason-4p": dict(profile="vitou_cason", ranks=3, copies=2, hand_size=1, scores=(3, 11)),
 }
 

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from vitou_ai.bots import RandomPolicy, TabularPolicy, named_bot
+from vitou_ai.bots.named import parse_bot
 from vitou_ai.cli import main
-from vitou_ai.eval.stats import fit_elo, ratio_interval, wilson_formula, wilson_interval
-from vitou_ai.eval.tournament import run_tournament, write_outputs
+from vitou_ai.eval.stats import (
+    fit_elo,
+    mean_interval,
+    ratio_interval,
+    wilson_formula,
+    wilson_interval,
+)
+from vitou_ai.eval.tournament import plot, run_tournament, write_outputs
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 
@@ -34,6 +42,47 @@ def test_wilson_known_values_and_library_agreement():
     assert wilson_formula(37, 90) == pytest.approx((ci.low, ci.high), abs=1e-12)
     with pytest.raises(ValueError):
         wilson_interval(5, 3)
+
+
+INTEGER_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                  np.uint64)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+def test_counts_of_every_numpy_integer_width(dtype):
+    """Issue 14, item 5: ``4 n^2`` overflowed int32 (10 of 23171 was 11% off).
+    Counts of any NumPy integer width give the numbers of Python ints, here
+    checked against SciPy's own Wilson interval."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    info = np.iinfo(dtype)
+    cases = [(10, 23171), (3, 200), (0, 90), (90, 90), (int(info.max) // 3, int(info.max))]
+    for k, n in cases:
+        if n > info.max:
+            continue
+        ci = scipy_stats.binomtest(k, n).proportion_ci(method="wilson")
+        want = (0.0 if k == 0 else ci.low, 1.0 if k == n else ci.high)
+        for f in (wilson_formula, wilson_interval):
+            got = f(dtype(k), dtype(n))
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-12), (f.__name__, k, n)
+            assert got == f(k, n) and all(type(v) is float for v in got)
+    assert wilson_formula(np.int32(10), np.int32(23171)) == pytest.approx(
+        wilson_formula(10, 23171), rel=1e-12)
+    for bad in (10.0, True, "10", np.float32(10)):
+        with pytest.raises(TypeError, match="integer count"):
+            wilson_interval(bad, 20)
+    with pytest.raises(ValueError, match="successes <= n"):
+        wilson_formula(np.uint8(5), np.int64(3))
+
+
+def test_mean_interval_is_students_t():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    x = np.array([1, 4, 2, 8, 5, 7], dtype=np.int16)  # an integer array is read as float64
+    m, lo, hi = mean_interval(x)
+    want = scipy_stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=scipy_stats.sem(x))
+    assert m == pytest.approx(4.5) and (lo, hi) == pytest.approx(want, rel=1e-12)
+    assert mean_interval(np.array([3.0])) == (3.0, 3.0, 3.0)
+    with pytest.raises(ValueError):
+        mean_interval(np.array([]))
 
 
 def test_ratio_interval():
@@ -82,7 +131,8 @@ def test_round_robin_is_antisymmetric_and_ranks_random_last():
         assert row.points_per_deal == pytest.approx(-other.points_per_deal)
         assert row.win_lo <= row.win_rate <= row.win_hi
         assert row.ppd_lo <= row.points_per_deal <= row.ppd_hi
-    assert res.elo.argmin() == 0 and abs(res.elo.sum()) < 1e-9
+    assert res.elo is None and res.ranked_by == "points per deal"  # deal mode
+    assert [r["rank"] for r in res.ratings] == [1, 2, 3] and res.ratings[-1]["bot"] == "random"
     assert df.loc[("cautious", "random")].ppd_lo > 0  # a clear, seeded effect
     again = run_tournament(bots, VitouParams(profile="vitou_2p"), 301, seed=3)
     assert again.pairs == res.pairs  # same seed, same tournament
@@ -97,8 +147,11 @@ def test_outputs_and_match_mode(tmp_path):
     assert (pairs.deals >= 40).all()  # a match has at least one deal
     ratings = pd.read_csv(paths[1])
     assert set(ratings.bot) == {"bluffer", "counter"}
+    assert (ratings.ranked_by == "Elo").all() and list(ratings["rank"]) == [1, 2]
+    assert ratings.elo.is_monotonic_decreasing and abs(res.elo.sum()) < 1e-9
     js = json.loads(paths[2].read_text())
     assert js["rules_version"] and js["mode"] == "match" and js["games_per_pairing"] == 40
+    assert js["ranked_by"] == "Elo" and "Bradley-Terry" in js["ranking_method"]
     assert js["bot_specs"][1]["params"]["count"] == 1.0  # the counter bot, reproducible
     assert paths[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave nothing behind
@@ -114,12 +167,51 @@ def test_cli_tournament(tmp_path, capsys):
                  "--out", str(out), "--no-progress"])
     text = capsys.readouterr().out
     assert code == 0
-    assert "Elo" in text and "empty" in text
+    assert "ranked by points per deal" in text and "empty" in text
+    assert "Elo" not in text.split("ranked by")[1].split("\n")[1]  # no Elo column in deal mode
     pairs = pd.read_csv(out / "pairs.csv").set_index(["bot", "opponent"])
     # the empty table falls back on the counter bot: the same bot, no measurable edge
     row = pairs.loc[("counter", "empty")]
     assert row.ppd_lo < 0 < row.ppd_hi and row.win_lo < 0.5 < row.win_hi
+    # the recorded command reproduces the tournament
+    command = json.loads((out / "tournament.json").read_text())["command"]
+    words = shlex.split(command)
+    assert words[:2] == ["vitou-ai", "tournament"]
+    words[words.index("--out") + 1] = str(tmp_path / "again")
+    assert main([*words[1:], "--no-progress"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "again" / "pairs.csv").read_text() == (out / "pairs.csv").read_text()
     for bad in (["--bots", "random", "nobody"], ["--bots", "random"], ["--deals", "0"],
                 ["--bots", "random", str(tmp_path / "missing.npz")]):
         assert main(["tournament", *bad, "--out", str(out)]) == 2
         assert "error" in capsys.readouterr().err
+
+
+def test_deal_mode_ranks_by_points_not_by_deals_won(tmp_path):
+    """Issue 14, item 6: in deal mode a bot that raises every time wins most deals
+    (refusals give it 1 point each) and loses big ones. Elo on win/draw/loss put it
+    first; the ranking is by points per deal, with its interval, and every output
+    says so."""
+    maniac = "heuristic:raise_at=0,reraise_at=0,refuse_below=0,bluff=1"
+    bots = [named_bot("counter"), parse_bot(maniac)]
+    res = run_tournament(bots, VitouParams(profile="vitou", mode="deal"), 2000, seed=1)
+    pairs = res.pairs_frame().set_index("bot")
+    assert pairs.loc[maniac, "score"] > 0.5  # it wins more deals than it loses ...
+    assert pairs.loc[maniac, "ppd_hi"] < 0  # ... and clearly loses points
+    assert res.elo is None and res.ranked_by == "points per deal"
+    assert [r["bot"] for r in res.ratings] == ["counter", maniac]
+    for r in res.ratings:
+        assert r["ppd_lo"] <= r["points_per_deal"] <= r["ppd_hi"] and "elo" not in r
+    # two bots: each one's points per deal against all opponents is its pairing's
+    assert res.ratings[1]["points_per_deal"] == pytest.approx(pairs.loc[maniac, "points_per_deal"])
+    assert (res.ratings[1]["ppd_lo"], res.ratings[1]["ppd_hi"]) == pytest.approx(
+        (pairs.loc[maniac, "ppd_lo"], pairs.loc[maniac, "ppd_hi"]))
+    paths = write_outputs(res, tmp_path)
+    ratings = pd.read_csv(paths[1])
+    assert (ratings.ranked_by == "points per deal").all() and "elo" not in ratings.columns
+    assert list(ratings.bot) == ["counter", maniac] and list(ratings["rank"]) == [1, 2]
+    js = json.loads(paths[2].read_text())
+    assert js["ranked_by"] == "points per deal" and "elo_method" not in js
+    fig = plot(res)
+    assert "ranked by points per deal" in fig.axes[2].get_title()
+    assert "points per deal" in fig.axes[2].get_xlabel()

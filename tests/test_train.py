@@ -156,3 +156,240 @@ def test_trained_policy_fits_check(tmp_path, capsys):
     assert main(["tournament", "--profile", "vitou_2p", "--ranks", "3", "--copies", "1",
                  "--hand-size", "1", "--bots", str(out / "policy.npz"), "random", "--deals",
                  "200", "--out", str(tmp_path / "t"), "--no-progress"]) == 0
+
+
+# ---- issue 14: resume, OpenSpiel checkpoints, bot lists, Ctrl-C, progress, the 4-player plot ----
+
+GAME = ["--ranks", "3", "--copies", "1", "--hand-size", "1"]
+
+
+@pytest.fixture(scope="module")
+def dcfr_run(tmp_path_factory):
+    """A 60-iteration DCFR run with non-default settings everywhere: folder, first command."""
+    out = tmp_path_factory.mktemp("run") / "r"
+    first = ["train", "--solver", "dcfr", "--iterations", "60", "--eval-every", "30", "--seed",
+             "5", "--early-end", "trick", "--out", str(out), *TINY]
+    assert main(first) == 0
+    return out, first
+
+
+def test_resume_takes_the_game_solver_and_evaluation_from_the_run(dcfr_run, tmp_path):
+    run_dir, first = dcfr_run
+    out = tmp_path / "r"
+    import shutil
+
+    shutil.copytree(run_dir, out)
+    resume = ["train", "--out", str(out), "--resume", "--iterations", "90", "--no-progress"]
+    assert main(resume) == 0
+    record = json.loads((out / "run.json").read_text())
+    assert record["command"] == "vitou-ai " + " ".join(first)  # the first command, kept
+    assert record["seed"] == 5 and record["eval_deals"] == 400
+    assert record["settings"]["ranks"] == 3 and record["settings"]["early_end"] == "trick"
+    assert [r["command"] for r in record["resumes"]] == ["vitou-ai " + " ".join(resume)]
+    assert record["resumes"][0]["from_iteration"] == 60
+    assert [x["iteration"] for x in rows(out)] == ["30", "60", "90"]
+    straight = tmp_path / "s"
+    assert main(["train", "--solver", "dcfr", "--iterations", "90", "--eval-every", "30",
+                 "--seed", "5", "--early-end", "trick", "--out", str(straight), *TINY]) == 0
+    assert rows(out)[-1]["exploitability"] == rows(straight)[-1]["exploitability"]
+    assert rows(out)[-1]["random_ppd"] == rows(straight)[-1]["random_ppd"]  # same seed
+
+
+def test_resume_reads_a_run_recorded_before_settings_existed(dcfr_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "r"
+    shutil.copytree(dcfr_run[0], out)
+    record = json.loads((out / "run.json").read_text())
+    del record["settings"], record["resumes"]
+    (out / "run.json").write_text(json.dumps(record))
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "90",
+                 "--no-progress"]) == 0
+    assert json.loads((out / "run.json").read_text())["settings"]["early_end"] == "trick"
+
+
+@pytest.mark.parametrize("flag", [["--ranks", "4"], ["--profile", "vitou"], ["--seed", "7"],
+                                  ["--eval-deals", "200"], ["--solver", "cfr"],
+                                  ["--bots", "random"], ["--early-end", "card"],
+                                  ["--exact", "no"], ["--signals"]])
+def test_resume_refuses_a_flag_that_contradicts_the_run(dcfr_run, capsys, flag):
+    out = dcfr_run[0]
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress", *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag[0] in err and "conflicts with the run's" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+@pytest.mark.parametrize("solver", ["openspiel-cfr", "openspiel-es-mccfr",
+                                    "openspiel-os-mccfr"])
+def test_openspiel_solvers_continue_exactly_from_a_checkpoint(tmp_path, solver):
+    from vitou_ai.rules import VitouParams
+    from vitou_ai.solvers.openspiel_solvers import OpenSpielSolver
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1)
+    n = 2 if solver == "openspiel-cfr" else 30
+    straight, first = OpenSpielSolver(solver, params, 3), OpenSpielSolver(solver, params, 3)
+    straight.iterate(2 * n)
+    first.iterate(n)
+    first.save(tmp_path / "c.npz")
+    resumed = OpenSpielSolver(solver, params, 3)
+    resumed.load(tmp_path / "c.npz")
+    resumed.iterate(n)
+    assert resumed.iteration == 2 * n
+    assert resumed.average_policy_table() == straight.average_policy_table()
+
+
+def test_openspiel_cfr_plus_does_not_continue_from_its_own_text():
+    """Why ``openspiel-cfr+`` refuses --resume (open_spiel 2.0.2). Should OpenSpiel fix
+    it, this fails: then add the solver to RESUMABLE."""
+    import pyspiel
+
+    from vitou_ai.openspiel_game import game_string
+    from vitou_ai.rules import VitouParams
+
+    game = pyspiel.load_game(game_string(VitouParams(profile="vitou_2p", ranks=3, copies=1,
+                                                     hand_size=1, dealer=-1)))
+    straight, half = pyspiel.CFRPlusSolver(game), pyspiel.CFRPlusSolver(game)
+    for _ in range(4):
+        straight.evaluate_and_update_policy()
+    for _ in range(2):
+        half.evaluate_and_update_policy()
+    resumed = pyspiel.CFRPlusSolver.__new__(pyspiel.CFRPlusSolver)
+    resumed.__setstate__(half.__getstate__())
+    for _ in range(2):
+        resumed.evaluate_and_update_policy()
+    a = pyspiel.exploitability(game, straight.average_policy())
+    b = pyspiel.exploitability(game, resumed.average_policy())
+    assert abs(a - b) > 0.01
+
+
+def test_openspiel_run_resumes_from_its_folder(tmp_path):
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "openspiel-es-mccfr", "--iterations", "20",
+                 "--eval-every", "20", "--eval-deals", "100", "--bots", "random",
+                 "--no-progress", "--out", str(out), *GAME]) == 0
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "40",
+                 "--no-progress"]) == 0
+    assert [x["iteration"] for x in rows(out)] == ["20", "40"]
+
+
+def test_openspiel_cfr_plus_refuses_resume_before_any_work(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "openspiel-cfr+", "--iterations", "2", "--eval-every",
+                 "2", "--out", str(out), *TINY]) == 0
+    assert not (out / "checkpoint.npz").exists()
+    import vitou_ai.solvers.tree as tree_module
+
+    def no_work(*a, **k):
+        raise AssertionError("built a tree before refusing")
+
+    monkeypatch.setattr(tree_module, "build_tree", no_work)
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "openspiel-cfr+" in err and "cannot be resumed" in err
+
+
+def test_a_damaged_openspiel_checkpoint_is_refused(tmp_path):
+    from vitou_ai.rules import VitouParams
+    from vitou_ai.solvers.cfr import CheckpointError
+    from vitou_ai.solvers.openspiel_solvers import OpenSpielSolver
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1)
+    s = OpenSpielSolver("openspiel-cfr", params)
+    s.iterate(2)
+    s.save(tmp_path / "c.npz")
+    with np.load(tmp_path / "c.npz") as z:
+        state, meta = z["state"].copy(), z["meta"]
+    state[len(state) // 2] ^= 1
+    np.savez(tmp_path / "bad.npz", state=state, meta=meta)
+    with pytest.raises(CheckpointError, match="damaged"):
+        OpenSpielSolver("openspiel-cfr", params).load(tmp_path / "bad.npz")
+    other = VitouParams(profile="vitou_2p", ranks=4, copies=1, hand_size=1, dealer=-1)
+    with pytest.raises(CheckpointError, match="game"):
+        OpenSpielSolver("openspiel-cfr", other).load(tmp_path / "c.npz")
+    t = OpenSpielSolver("openspiel-cfr", params)
+    t.load(tmp_path / "c.npz")
+    assert t.iteration == 2
+
+
+def test_bots_take_the_tournaments_space_separated_form_and_the_comma_form(tmp_path):
+    base = ["train", "--solver", "cfr", "--iterations", "2", "--eval-every", "2",
+            "--eval-deals", "100", "--no-progress", *GAME]
+    assert main([*base, "--out", str(tmp_path / "a"), "--bots", "random", "cautious"]) == 0
+    assert main([*base, "--out", str(tmp_path / "b"), "--bots", "random,cautious"]) == 0
+    for f in ("a", "b"):
+        assert json.loads((tmp_path / f / "run.json").read_text())["bots"] == ["random",
+                                                                                "cautious"]
+        assert "cautious_ppd" in rows(tmp_path / f)[-1]
+
+
+def test_progress_bar_only_on_a_terminal_and_long_phases_are_announced(tmp_path, capsys):
+    """stderr here is not a terminal: no bar, the evaluations printed as lines; the tree
+    building and the first iterations get a note."""
+    assert main(["train", "--solver", "cfr", "--iterations", "4", "--eval-every", "2",
+                 "--eval-deals", "100", "--bots", "random", "--out", str(tmp_path / "r"),
+                 *GAME]) == 0
+    out, err = capsys.readouterr()
+    assert "it/s" not in err and "%|" not in err
+    assert "building the game tree" in err and "first evaluation after 2 iterations" in err
+    assert out.count("it 2, exploitability") == 1
+
+
+@pytest.mark.parametrize("delay", [0.5, 3.0])
+def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
+    """SIGINT 0.5 s or 3 s into ``vitou-ai train`` on the default game (importing,
+    loading compiled code, building the tree): exit code 130, one line, no traceback,
+    no segmentation fault, no empty run folder. The probe says 'ready' once the package
+    is imported, right before the command runs (a Ctrl-C during Python's own start-up
+    and ``import vitou_ai`` is out of reach)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "r"
+    probe = ("import sys, vitou_ai.cli; print('ready', file=sys.stderr, flush=True); "
+             "sys.exit(vitou_ai.cli.entry())")
+    proc = subprocess.Popen([sys.executable, "-c", probe, "train", "--out", str(out),
+                             "--no-progress"], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env=os.environ.copy())
+    try:
+        assert proc.stderr.readline().strip() == "ready"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("vitou-ai train: interrupted") and last.count("\n") == 0
+    assert not out.exists()
+
+
+def test_four_player_curve_without_exact_evaluation_draws_the_tables_growth(tmp_path):
+    from vitou_ai.train import _figure
+
+    out = tmp_path / "r"
+    assert main(["train", "--profile", "vitou", "--solver", "es-mccfr", "--iterations", "300",
+                 "--eval-every", "100", "--max-tree-nodes", "100", "--ranks", "3", "--copies",
+                 "2", "--hand-size", "1", "--eval-deals", "100", "--bots", "random",
+                 "--no-progress", "--out", str(out)]) == 0
+    r = [{k: int(v) if k in ("iteration", "infosets") else v for k, v in x.items()}
+         for x in rows(out)]
+    sizes = [x["infosets"] for x in r]
+    assert 0 < sizes[0] <= sizes[1] <= sizes[2]
+    assert "nash_conv" not in r[0]
+    for x in r:
+        x["random_ppd"] = float(x["random_ppd"])
+        x["random_ppd_lo"], x["random_ppd_hi"] = float(x["random_ppd_lo"]), float(
+            x["random_ppd_hi"])
+    fig = _figure(r, ["random"], "t")
+    assert len(fig.axes) == 2
+    for ax in fig.axes:  # never an empty axis
+        assert any(np.isfinite(np.asarray(line.get_ydata(), float)).any() for line in ax.lines)
+    assert fig.axes[0].get_ylabel() == "information states in the table"

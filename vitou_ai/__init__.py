@@ -11,3 +11,4 @@ __version__ = "0.1.0"
 __all__ = ["Game", "RULES_VERSION", "VitouParams", "__version__"]
 
 from . import openspiel_game  # noqa: E402,F401  (registers python_vitou; clear error without OpenSpiel)
+from .vint import openspiel_game as _vint_game  # noqa: E402,F401  (registers python_vint)

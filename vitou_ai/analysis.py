@@ -21,6 +21,12 @@ Definitions (documented choices):
 - *false gesture* (R7): a gesture other than ``none`` that differs from the
   honest one for the hand (``ten`` if it holds a T, else ``nine`` if a 9, else
   ``ace`` if an A, else ``nohigh``).
+- *base* of a frequency: what it rests on, carried in every summary table —
+  ``reach`` (the sum of the reach probabilities of the information sets in the
+  row: the expected number of such decisions per deal), ``raises`` (expected
+  raises per deal, behind a bluff share), ``gestures``, and ``infosets`` (how
+  many information sets the row sums). :func:`plot_summary` hatches in grey
+  every bar whose base is below ``min_reach`` (:data:`MIN_REACH`).
 """
 
 from __future__ import annotations
@@ -143,65 +149,148 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     return df
 
 
+#: default of ``min_reach`` in :func:`plot_summary`: a row whose base (see the
+#: summaries' ``reach`` / ``raises`` / ``gestures`` columns) is below this, in
+#: expected decisions per deal, is drawn hatched in grey: its frequency rests on
+#: too little play to read.
+MIN_REACH = 0.01
+
+
 def _weighted(df: pd.DataFrame, by: list[str], value: str, mask: pd.Series) -> pd.DataFrame:
     d = df[mask & (df["reach"] > 0)].copy()
     d["_w"] = d["reach"] * d[value]
     g = d.groupby(by, observed=True)
-    out = pd.DataFrame({"reach": g["reach"].sum(), value: g["_w"].sum() / g["reach"].sum()})
-    return out
+    return pd.DataFrame({value: g["_w"].sum() / g["reach"].sum(), "reach": g["reach"].sum(),
+                         "infosets": g["reach"].size()})
 
 
 def raise_frequencies(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     """Reach-weighted probability of raising where a raise is allowed (first raises
-    and re-raises), grouped ``by`` (default: best card and trick)."""
+    and re-raises), grouped ``by`` (default: best card and trick).
+
+    Columns: ``raise`` (the frequency), ``reach`` (its base: the sum of the reach
+    probabilities of the information sets in the row, i.e. the expected number of
+    such decisions per deal), ``infosets`` (how many information sets, with
+    positive reach, it sums).
+    """
     return _weighted(df, by or ["best_card", "trick"], "raise", df["can_raise"])
 
 
 def refusal_rates(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """Reach-weighted probability of refusing a raise, grouped ``by`` (default: stake)."""
+    """Reach-weighted probability of refusing a raise, grouped ``by`` (default: stake).
+
+    Columns: ``refuse``, ``reach`` (expected answers to a raise per deal, the
+    base), ``infosets``.
+    """
     return _weighted(df, by or ["stake"], "refuse", df["answering"])
 
 
 def bluff_frequency(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     """Share of raises (reach-weighted) made with ``p_win < p_lose`` (module docstring),
-    grouped ``by`` (default: stake)."""
+    grouped ``by`` (default: stake).
+
+    Columns: ``bluff_share``, ``raises`` (its base: expected raises per deal),
+    ``reach`` (expected decisions per deal where a raise was allowed),
+    ``infosets`` (information sets with a raise allowed and positive reach).
+    """
     d = df[df["can_raise"] & (df["reach"] > 0)].copy()
     d["_raises"] = d["reach"] * d["raise"]
     d["_bluffs"] = d["_raises"] * (d["p_win"] < d["p_lose"])
     g = d.groupby(by or ["stake"], observed=True)
-    return pd.DataFrame({"raises": g["_raises"].sum(),
-                         "bluff_share": g["_bluffs"].sum() / g["_raises"].sum()})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = g["_bluffs"].sum() / g["_raises"].sum()
+    return pd.DataFrame({"bluff_share": share, "raises": g["_raises"].sum(),
+                         "reach": g["reach"].sum(), "infosets": g["reach"].size()})
 
 
 def false_gesture_rate(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """Among gestures made (not ``none``), the reach-weighted share that are false (R7)."""
+    """Among gestures made (not ``none``), the reach-weighted share that are false (R7).
+
+    Columns: ``false_share``, ``gestures`` (its base: expected gestures made per
+    deal), ``reach`` (expected gesture decisions per deal), ``infosets``.
+    """
     d = df[df["gesture_phase"] & (df["reach"] > 0)].copy()
     d["_made"] = d["reach"] * d["gesture_made"]
     d["_false"] = d["reach"] * d["false_gesture"]
     g = d.groupby(by or ["position"], observed=True)
-    return pd.DataFrame({"gestures": g["_made"].sum(),
-                         "false_share": g["_false"].sum() / g["_made"].sum()})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = g["_false"].sum() / g["_made"].sum()
+    return pd.DataFrame({"false_share": share, "gestures": g["_made"].sum(),
+                         "reach": g["reach"].sum(), "infosets": g["reach"].size()})
 
 
-def plot_summary(df: pd.DataFrame, title: str = ""):
-    """A matplotlib figure: raise frequency by best card and trick, bluff share by stake,
-    refusal rate by stake."""
-    import matplotlib.pyplot as plt
+def _bars(ax, table: pd.DataFrame, value: str, base: str, min_reach: float,
+          colors: list[str]) -> bool:
+    """Bars of ``table[value]`` (one series per column level 1 if ``table`` has a
+    second index level), hatched grey where ``table[base] < min_reach``; True if any."""
+    from matplotlib.patches import Patch
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    rf = raise_frequencies(df)["raise"].unstack("trick")
-    order = [c for c in RANK_LETTERS if c in rf.index]
-    rf.loc[[c for c in order if c in rf.index]].plot.bar(ax=axes[0])
+    if table.index.nlevels == 2:
+        v = table[value].unstack(1)
+        b = table[base].unstack(1).reindex_like(v)
+    else:
+        v = table[[value]]
+        b = table[[base]].set_axis(v.columns, axis=1)
+    x = np.arange(len(v.index))
+    k = len(v.columns)
+    width = 0.8 / k
+    thin = False
+    for j in range(k):
+        for i in range(len(x)):
+            y, r = v.iloc[i, j], b.iloc[i, j]
+            if pd.isna(y):
+                continue
+            low = not r >= min_reach
+            thin |= low
+            ax.bar(x[i] - 0.4 + width * (j + 0.5), y, width,
+                   color="lightgrey" if low else colors[j % len(colors)],
+                   hatch="///" if low else None, edgecolor="grey" if low else "none")
+    ax.set_xticks(x, [str(i) for i in v.index])
+    handles = [] if k == 1 else [Patch(color=colors[j % len(colors)], label=f"{v.columns.name} {c}")
+                                 for j, c in enumerate(v.columns)]
+    if thin:
+        handles.append(Patch(facecolor="lightgrey", hatch="///", edgecolor="grey",
+                             label=f"{base} < {min_reach:g} per deal"))
+    if handles:
+        ax.legend(handles=handles, fontsize=8)
+    return thin
+
+
+def plot_summary(df: pd.DataFrame, title: str = "", min_reach: float = MIN_REACH):
+    """A matplotlib Figure (Agg canvas, no pyplot state): raise frequency by best card
+    and trick, bluff share by stake, refusal rate by stake.
+
+    Args:
+        df: :func:`infoset_table`.
+        min_reach: a bar whose base is below this (expected decisions per deal:
+            ``reach`` for the raise and refusal rates, ``raises`` for the bluff
+            share) is drawn hatched in grey, and the legend says so
+            (default :data:`MIN_REACH`).
+
+    Raises:
+        ValueError: ``min_reach`` negative.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not min_reach >= 0:
+        raise ValueError(f"min_reach must be >= 0, got {min_reach}")
+    fig = Figure(figsize=(13, 3.8))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 3)
+    tab10 = [f"C{i}" for i in range(10)]
+    rf = raise_frequencies(df)
+    order = [c for c in ["-", *RANK_LETTERS] if c in rf.index.get_level_values(0)]
+    rf = rf.loc[order]
+    _bars(axes[0], rf, "raise", "reach", min_reach, tab10)
     axes[0].set_title("raise frequency by best card and trick")
     axes[0].set_ylabel("P(raise | raise allowed)")
-    bl = bluff_frequency(df)
-    bl["bluff_share"].plot.bar(ax=axes[1], color="tab:red")
+    _bars(axes[1], bluff_frequency(df), "bluff_share", "raises", min_reach, ["tab:red"])
     axes[1].set_title("share of raises that are bluffs, by stake")
-    rr = refusal_rates(df)
-    rr["refuse"].plot.bar(ax=axes[2], color="tab:green")
+    _bars(axes[2], refusal_rates(df), "refuse", "reach", min_reach, ["tab:green"])
     axes[2].set_title("refusal rate by stake raised to")
     for ax in axes:
-        ax.tick_params(axis="x", rotation=0)
+        ax.set_ylim(0, 1.05)
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -234,11 +323,15 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
 
     Returns:
         One row per score: ``score0``, ``score1``, ``exploitability`` or
-        ``nash_conv``, ``value_dealer_left``, ``raise_rate``, ``refusal_rate``,
-        ``bluff_share`` (reach-weighted over the whole deal).
+        ``nash_conv``, ``value_dealer_left`` (the seat on the dealer's left,
+        averaged over the draw when the dealer is drawn:
+        :func:`~vitou_ai.solvers.evaluate.value_by_position`), and the
+        reach-weighted rates over the whole deal, each with its base in
+        expected decisions per deal: ``raise_rate`` / ``raise_reach``,
+        ``refusal_rate`` / ``answer_reach``, ``bluff_share`` / ``raises``.
     """
     from .solvers.cfr import TabularCFR
-    from .solvers.evaluate import expected_returns, exploitability, nash_conv
+    from .solvers.evaluate import exploitability, nash_conv, value_by_position
     from .solvers.tree import build_tree
 
     rows = []
@@ -254,11 +347,14 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         raises = float((r["reach"] * r["raise"]).sum())
         bluffs = float((r["reach"] * r["raise"] * (r["p_win"] < r["p_lose"])).sum())
         row = {"score0": sc[0], "score1": sc[1],
-               "value_dealer_left": float(expected_returns(tree, pol)[(p.dealer + 1) % p.players]),
+               "value_dealer_left": float(value_by_position(tree, pol)[0]),
                "raise_rate": raises / float(r["reach"].sum()) if len(r) else 0.0,
+               "raise_reach": float(r["reach"].sum()),
                "refusal_rate": float((a["reach"] * a["refuse"]).sum() / a["reach"].sum())
                if len(a) else float("nan"),
-               "bluff_share": bluffs / raises if raises > 0 else float("nan")}
+               "answer_reach": float(a["reach"].sum()),
+               "bluff_share": bluffs / raises if raises > 0 else float("nan"),
+               "raises": raises}
         if p.players == 2:
             row["exploitability"] = exploitability(tree, pol)
         else:

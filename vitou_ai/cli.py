@@ -2,12 +2,16 @@
 
 Subcommands:
 
-- ``vitou-ai demo``: the quickstart job until the solvers land: replay the
-  example hand histories shipped with the package and simulate a batch of
-  random deals, printing a summary.
+- ``vitou-ai demo``: replay the example hand histories shipped with the package
+  and simulate a batch of random deals, printing a summary.
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
+- ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.train`).
+- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
+  ``vitou-ai replay`` reads ``game = "vint"`` histories too.
+
+Ctrl-C ends any of them with one line on stderr and exit code 130.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .console import EXIT_INTERRUPTED, interrupts_outside_numba
+
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
+SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train")
 
 
 def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -54,7 +61,12 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
         code = EXIT_ERROR
         _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
                                                          "action": None, "rule": None}})
+    from .vint.history import is_vint_file, replay_for_cli
+
     for f in files:
+        if is_vint_file(f):  # game = "vint": docs/RULES_vint.md V9
+            code = max(code, replay_for_cli(f, as_json, out, err))
+            continue
         record: dict[str, Any] = {"file": str(f)}
         try:
             hh = HandHistory.load(f)
@@ -133,39 +145,83 @@ def demo(n_deals: int, seed: int, out=None) -> int:
     return code
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="vitou-ai", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser("demo", help="replay the example histories and simulate random deals")
-    p_demo.add_argument("--deals", type=int, default=1_000_000, help="deals per profile")
-    p_demo.add_argument("--seed", type=int, default=0)
-    p_rep = sub.add_parser("replay", help="replay hand histories (TOML files or folders)")
-    p_rep.add_argument("paths", nargs="+", metavar="PATH")
-    p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
+DESCRIPTION = ("Vitou, the trick-and-bluff card game of Nice: replay hand histories, simulate "
+               "random deals, run tournaments between bots, play against them, train a strategy.")
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``vitou-ai`` parser and its subcommand parsers by name."""
     from . import play as play_cli
+    from . import train as train_cli
+    from .console import HelpFormatter
     from .eval import command as tournament_cli
 
-    tournament_cli.add_arguments(sub.add_parser(
-        "tournament", help="round robin between bots: win rates, points per deal, Elo"))
-    play_cli.add_arguments(sub.add_parser("play", help="play a match in the terminal against bots"))
-    from . import train as train_cli
+    parser = argparse.ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
+                                     formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subs: dict[str, argparse.ArgumentParser] = {}
 
-    train_cli.add_arguments(sub.add_parser(
-        "train", help="train a betting strategy (CFR family, MCCFR), log exploitability and "
-        "win rates"))
-    args = parser.parse_args(argv)
+    def add(name: str, text: str) -> argparse.ArgumentParser:
+        subs[name] = sub.add_parser(name, help=text, description=text + ".",
+                                    formatter_class=HelpFormatter)
+        return subs[name]
+
+    p_demo = add("demo", "replay the example histories and simulate random deals")
+    p_demo.add_argument("--deals", type=int, default=1_000_000,
+                        help="random deals per profile, 2 .. 50,000,000")
+    p_demo.add_argument("--seed", type=int, default=0, help="random seed, 0 .. 2**63-1")
+    p_rep = add("replay", "replay hand histories (TOML files or folders, RULES.md section 10)")
+    p_rep.add_argument("paths", nargs="+", metavar="PATH",
+                       help="hand history files, or folders searched for *.toml")
+    p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
+    tournament_cli.add_arguments(add(
+        "tournament", "round robin between bots: win rates, points per deal, Elo"))
+    play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
+    train_cli.add_arguments(add(
+        "train", "train a betting strategy (CFR family, MCCFR), log exploitability and win rates"))
+    return parser, subs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``vitou-ai`` with ``argv`` (default: the process's arguments); return the exit
+    code. Ctrl-C anywhere ends the command with one line and exit code 130
+    (:func:`vitou_ai.console.interrupts_outside_numba` keeps it out of compiled code)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = "vitou-ai" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
+    try:
+        with interrupts_outside_numba():
+            from .vint import cli as vint_cli
+
+            if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
+                return vint_cli.main(argv)
+            parser, subs = build_parser()
+            args = parser.parse_args(argv)
+            args.argv = argv  # the command as typed, for run records
+            return _dispatch(args, subs)
+    except KeyboardInterrupt:
+        print(f"\n{command}: interrupted", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]) -> int:
     if args.command == "train":
+        from . import train as train_cli
+
         return train_cli.run(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
     if args.command == "tournament":
+        from .eval import command as tournament_cli
+
         return tournament_cli.tournament_command(args)
     if args.command == "play":
+        from . import play as play_cli
+
         return play_cli.play_command(args)
     if not 2 <= args.deals <= 50_000_000:
-        parser.error("--deals must be in 2 .. 50,000,000")
+        subs["demo"].error(f"--deals must be in 2 .. 50,000,000, got {args.deals}")
     if not 0 <= args.seed < 2**63:
-        parser.error("--seed must be in 0 .. 2**63 - 1")
+        subs["demo"].error(f"--seed must be in 0 .. 2**63 - 1, got {args.seed}")
     return demo(args.deals, args.seed)
 
 

@@ -181,8 +181,16 @@ class HandHistory:
                 )
 
     def deal_sequence(self) -> list[int]:
-        """The chance outcomes of the deal, in R1.2 order (packets from the dealer's left)."""
+        """The chance outcomes of the deal, in R1.2 order (packets from the dealer's left).
+
+        Raises:
+            HistoryError: the dealer is drawn (``params.dealer == -1``): a hand
+                history names the dealer's seat, which fixes the dealing order.
+        """
         p = self.params
+        if p.dealer < 0:
+            raise HistoryError("dealer must be a seat: a hand history records who dealt, "
+                               "not a dealer drawn by chance (dealer=-1)")
         hands = self.parsed_hands()
         seq: list[int] = []
         if not hands:
@@ -432,7 +440,9 @@ def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
     """A history from a sequence of kernel action ids applied from the initial state.
 
     The deal's chance outcomes become ``hands``; gesture catches become
-    ``c seen pS`` / ``c unseen pS``; player actions ``pS VERB``.
+    ``c seen pS`` / ``c unseen pS``; player actions ``pS VERB``. With a drawn
+    dealer (``dealer=-1``, R1.4) the draw is the first chance outcome and the
+    history records the seat drawn as its ``dealer``.
     """
     state = game.new_initial_state()
     p = game.params
@@ -441,9 +451,11 @@ def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
     for a in chance_and_actions:
         if state.is_chance_node():
             phase = int(state.array[L.S_PHASE])
-            if phase == L.PH_DEAL:
+            if phase == L.PH_DRAW_DEALER:
+                p = p.replace(dealer=a - L.C_DEALER0)
+            elif phase == L.PH_DEAL:
                 nd = int(state.array[L.S_NDEALT])
-                seat = (p.dealer + 1 + nd // p.hand_size) % p.players
+                seat = (int(state.array[L.S_DEALER]) + 1 + nd // p.hand_size) % p.players
                 hands[seat].append(RANK_LETTERS[a])
             elif phase == L.PH_SEEN:
                 actions.append(f"c {action_to_string(a, True)} p{_seen_observer(state)}")

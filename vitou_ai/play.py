@@ -26,11 +26,11 @@ import numpy as np
 
 from .bots.named import parse_bot
 from .bots.policy import Policy, choose_action, pack_policies, scratch
+from .rng import row_seed
 from .rules import Game, VitouParams, action_to_string, string_to_action
 from .rules import layout as L
 from .rules.params import RANK_LETTERS
 from .sim.random_play import sample_chance
-from .sim.rng import row_seed
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
 RESULT_NAMES = {0: "team 0", 1: "team 1", 2: "void"}
@@ -297,7 +297,7 @@ class TerminalMatch:
         return EXIT_OK
 
 
-def play_match(profile: str = "vitou", human_seat: int = 0, partner: str = "counter",
+def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None = None,
                opponents: str = "counter", seed: int | None = None, signals: bool = False,
                target: int | None = None, inp: TextIO | None = None,
                out: TextIO | None = None, ranks: int = 8, copies: int = 4,
@@ -308,17 +308,22 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str = "coun
         profile: ``vitou``, ``vitou_cason`` or ``vitou_2p``.
         human_seat: the person's seat.
         partner, opponents: bot specs (:func:`vitou_ai.bots.named.parse_bot`);
-            ``partner`` is unused with two players.
+            ``partner`` defaults to ``counter`` in four-player profiles and must be
+            ``None`` with two players (there is no partner).
         seed: random seed (cards, bots); ``None`` draws one.
         inp, out: text streams (default stdin / stdout).
 
     Raises:
-        ValueError: bad profile, seat, bot spec or knobs.
+        ValueError: bad profile, seat, bot spec or knobs; a partner in a two-player game.
     """
     inp = inp if inp is not None else sys.stdin
     out = out if out is not None else sys.stdout
     params = VitouParams(profile=profile, mode="match", dealer=-1, signals=signals,
                          target=target, ranks=ranks, copies=copies, hand_size=hand_size)
+    if partner is not None and params.players == 2:
+        raise ValueError(f"--partner {partner}: {profile} is a two-player game, there is no "
+                         "partner (choose the opponent with --opponents)")
+    partner = partner or "counter"
     if not 0 <= human_seat < params.players:
         raise ValueError(f"seat must be in 0..{params.players - 1}, got {human_seat}")
     if seed is None:
@@ -343,13 +348,16 @@ def add_arguments(p) -> None:
     """The options of ``vitou-ai play``."""
     from .rules.params import PROFILES
 
-    p.add_argument("--profile", default="vitou", choices=PROFILES)
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--partner", default="counter", help="your partner's bot (four players)")
-    p.add_argument("--opponents", default="counter", help="the opponents' bot")
+    p.add_argument("--profile", default="vitou", choices=PROFILES,
+                   help="game profile (RULES.md section 9)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 .. players-1")
+    p.add_argument("--partner", default=None,
+                   help="your partner's bot spec (four-player profiles only; default: counter)")
+    p.add_argument("--opponents", default="counter", help="the opponents' bot spec")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
+    p.add_argument("--target", type=int, default=None,
+                   help="match target (default: the profile's, RULES.md section 9)")
     p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")

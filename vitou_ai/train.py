@@ -2,20 +2,27 @@
 
 A run folder holds:
 
-- ``run.json``: the run record (configuration, ``RULES_VERSION``, package
-  versions, git commit, seed, command line), rewritten at each evaluation with
-  the latest figures;
+- ``run.json``: the run record (``settings``: game, solver and evaluation;
+  ``RULES_VERSION``, package versions, git commit, seed, command line), rewritten
+  at each evaluation with the latest figures. ``--resume --out FOLDER`` takes the
+  settings from it and refuses a flag that contradicts them; the first command,
+  seed and settings stay, and each resume's command is appended to ``resumes``;
 - ``curve.csv``: one row per evaluation: iteration, wall seconds, nodes touched,
-  exploitability (two players) or NashConv and team best-response gains (four
-  players) where the exact game tree fits, and per opponent bot the win rate
-  (Wilson 95% interval) and points per deal (95% interval) of the trained policy;
-- ``curve.png``: the curves;
+  the sampling solvers' table size (``infosets``), exploitability (two players) or
+  NashConv and team best-response gains (four players) where the exact game tree
+  fits, and per opponent bot the win rate (Wilson 95% interval) and points per
+  deal (95% interval) of the trained policy;
+- ``curve.png``: the curves (without an exact evaluation, the table's growth);
 - ``policy.npz``: the average policy as a tabular bot (``vitou_ai.bots.tabular``
   format, no pickle), usable as ``vitou-ai tournament --bots policy.npz random ...`` (same game
   size options);
-- ``checkpoint.npz``: the native solver's state; ``--resume`` continues from it.
+- ``checkpoint.npz``: the solver's state; ``--resume`` continues from it (every
+  solver but ``openspiel-cfr+``: :mod:`vitou_ai.solvers.openspiel_solvers`).
 
-Ctrl-C or a kill loses at most one evaluation interval.
+Ctrl-C or a kill loses at most one evaluation interval; Ctrl-C exits with code 130
+and one line, and never cuts the writing of a checkpoint short. Long silent phases
+(building the tree, the first iterations) are announced by a line on stderr; the
+progress bar is drawn only when stderr is a terminal.
 """
 
 from __future__ import annotations
@@ -26,15 +33,18 @@ import io
 import json
 import math
 import platform
+import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .console import EXIT_INTERRUPTED, interrupts_deferred, new_folder, note, show_progress
 from .history import write_atomic
 from .rules import layout as L
 from .rules.params import RULES_VERSION, VitouParams
@@ -45,23 +55,66 @@ OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel
 SOLVERS = NATIVE + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
+#: The settings that make a run, with their defaults: the game, the solver, the evaluation.
+#: ``--resume`` takes them from the run's ``run.json``; a flag giving another value is
+#: refused. The length of the run (``--iterations``, ``--time``), ``--eval-every``,
+#: ``--max-tree-nodes`` and ``--no-progress`` may change from one resume to the next.
+RUN_DEFAULTS: dict[str, Any] = {
+    "profile": "vitou_2p", "ranks": 8, "copies": 4, "hand_size": 2, "dealer": -1,
+    "score0": 0, "score1": 0, "target": None, "early_end": "card", "signals": False,
+    "signal_seen": 0.5,
+    "solver": "dcfr", "seed": 0, "max_infosets": 1 << 22,
+    "eval_deals": 20000, "bots": list(DEFAULT_BOTS), "exact": "auto",
+}
+GAME_SETTINGS = ("profile", "ranks", "copies", "hand_size", "dealer", "score0", "score1",
+                 "target", "early_end", "signals", "signal_seen")
+
+
+def _show(value: Any) -> str:
+    """A setting as typed on the command line."""
+    if isinstance(value, list | tuple):
+        return " ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", default="vitou_2p", choices=("vitou", "vitou_cason", "vitou_2p"))
-    p.add_argument("--ranks", type=int, default=8)
-    p.add_argument("--copies", type=int, default=4)
-    p.add_argument("--hand-size", type=int, default=None,
-                   help="cards per hand (default: 3 for four players, 2 for vitou_2p)")
-    p.add_argument("--dealer", type=int, default=-1,
-                   help="dealer seat; -1 (default): drawn by chance, so the policy covers both")
-    p.add_argument("--score0", type=int, default=0)
-    p.add_argument("--score1", type=int, default=0)
-    p.add_argument("--target", type=int, default=None)
-    p.add_argument("--early-end", default="card", choices=("card", "trick"))
-    p.add_argument("--signals", action="store_true")
-    p.add_argument("--signal-seen", type=float, default=0.5)
-    p.add_argument("--solver", default=None, choices=SOLVERS,
-                   help="default: abstract-mccfr for four players, dcfr for vitou_2p")
+    """The options of ``vitou-ai train``."""
+
+    def setting(flag: str, text: str, **kw) -> None:
+        # default None: a flag left out is told apart from one given, for --resume
+        default = RUN_DEFAULTS[flag[2:].replace("-", "_")]
+        shown = "the profile's" if flag == "--target" else _show(default)
+        p.add_argument(flag, default=None, help=f"{text} (default: {shown}; with --resume: "
+                       "the run's)", **kw)
+
+    setting("--profile", "game profile (RULES.md section 9)",
+            choices=("vitou", "vitou_cason", "vitou_2p"))
+    setting("--ranks", "research variant: the top N ranks of T 9 A K Q J 8 7", type=int)
+    setting("--copies", "research variant: copies of each rank", type=int)
+    setting("--hand-size", "cards per hand (2 with the full deck: two-card hands)", type=int)
+    setting("--dealer", "dealer seat; -1: drawn by chance, so the policy covers every seat",
+            type=int)
+    setting("--score0", "team 0's score before the deal", type=int)
+    setting("--score1", "team 1's score before the deal", type=int)
+    setting("--target", "match target, which decides the one-from-the-end rules (R6)",
+            type=int)
+    setting("--early-end", "when a decided deal stops (R3.2): after the card or the trick",
+            choices=("card", "trick"))
+    setting("--signals", "gestures (R7; four players)", action=argparse.BooleanOptionalAction)
+    setting("--signal-seen", "probability that an opponent catches a gesture (R7.2)",
+            type=float)
+    setting("--solver", "native CFR / CFR+ / DCFR on the game tree, native external- or "
+            "outcome-sampling MCCFR, or OpenSpiel's C++ solvers", choices=SOLVERS)
+    setting("--seed", "random seed of the MCCFR samples and of the evaluation deals", type=int)
+    setting("--max-infosets", "MCCFR table capacity (information states)", type=int)
+    setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "
+            "swapped)", type=int)
+    setting("--bots", "opponent bots of the evaluation, space-separated (the older "
+            "comma-separated form is read too)", nargs="+", metavar="BOT")
+    setting("--exact", "exact exploitability / NashConv on the full tree (auto: if it fits)",
+            choices=("auto", "yes", "no"))
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
@@ -73,35 +126,84 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lbr-samples", type=int, default=12,
                    help="abstract-mccfr: sampled worlds per LBR decision")
     p.add_argument("--iterations", type=int, default=None,
-                   help="stop after this many iterations (default 1000; MCCFR: 200000)")
-    p.add_argument("--time", type=float, default=None, help="stop after this many seconds")
+                   help="stop after this many iterations in all (default 1000; MCCFR: "
+                   "200000; with --resume: the run's)")
+    p.add_argument("--time", type=float, default=None,
+                   help="stop after this many seconds of solver time (default: no limit)")
     p.add_argument("--eval-every", type=int, default=None,
-                   help="iterations between evaluations (default: iterations / 10)")
-    p.add_argument("--eval-deals", type=int, default=20000,
-                   help="deals per opponent bot at each evaluation (duplicate: teams swapped)")
-    p.add_argument("--bots", default=",".join(DEFAULT_BOTS))
-    p.add_argument("--exact", choices=("auto", "yes", "no"), default="auto",
-                   help="exact exploitability/NashConv on the full tree (auto: if it fits)")
-    p.add_argument("--max-tree-nodes", type=int, default=30_000_000)
-    p.add_argument("--max-infosets", type=int, default=1 << 22,
-                   help="MCCFR table capacity (abstract-mccfr: about 100 bytes each)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="run folder (default runs/<profile>-<solver>-<time>)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out")
-    p.add_argument("--no-progress", action="store_true")
+                   help="iterations between evaluations (default: iterations / 10; with "
+                   "--resume: the run's)")
+    p.add_argument("--max-tree-nodes", type=int, default=30_000_000,
+                   help="largest game tree to build")
+    p.add_argument("--out", default=None,
+                   help="run folder (default: a new runs/<profile>-<solver>-<time>)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in --out with its own settings")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
 
 
-def _params(args) -> VitouParams:
-    four = args.profile in ("vitou", "vitou_cason")
-    if args.solver is None:
-        args.solver = ABSTRACT if four else "dcfr"
-    if args.hand_size is None:
-        args.hand_size = 3 if four else 2
-    return VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
-                       hand_size=args.hand_size, dealer=args.dealer,
-                       scores=(args.score0, args.score1), target=args.target,
-                       early_end=args.early_end, signals=args.signals,
-                       signal_seen=args.signal_seen)
+class _BadInput(ValueError):
+    """Input ``vitou-ai train`` refuses: one line, printed without a traceback."""
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The run settings given on the command line."""
+    from .bots.named import split_bot_specs
+
+    given = {k: getattr(args, k) for k in RUN_DEFAULTS if getattr(args, k, None) is not None}
+    if "bots" in given:
+        given["bots"] = split_bot_specs(given["bots"])
+    return given
+
+
+def _recorded_settings(saved: dict[str, Any], where: Path) -> dict[str, Any]:
+    """The settings of a run from its ``run.json`` (``settings``; for runs written before
+    it existed, rebuilt from ``params``, ``solver``, ``seed``, ``eval_deals``, ``bots``).
+
+    Raises:
+        _BadInput: a record without them.
+    """
+    if isinstance(saved.get("settings"), dict):
+        return dict(saved["settings"])
+    try:
+        knobs = dict(saved["params"])
+        params = VitouParams(**{k: tuple(v) if k == "scores" else v for k, v in knobs.items()})
+        out = {k: getattr(params, k) for k in GAME_SETTINGS if hasattr(params, k)}
+        out["score0"], out["score1"] = params.scores
+        for k in ("solver", "seed", "eval_deals", "bots"):
+            out[k] = saved[k]
+    except (KeyError, TypeError, ValueError) as e:
+        raise _BadInput(f"--resume: {where} does not record the run's settings ({e})") from None
+    return out
+
+
+def _settings(args: argparse.Namespace, saved: dict[str, Any] | None,
+              where: Path) -> dict[str, Any]:
+    """The run's settings: a new run's from the flags over :data:`RUN_DEFAULTS`; a resumed
+    run's from its record, where a flag that differs is refused.
+
+    Raises:
+        _BadInput: a flag that conflicts with the resumed run's settings.
+    """
+    given = _given(args)
+    if saved is None:
+        return {**RUN_DEFAULTS, **given}
+    recorded = _recorded_settings(saved, where)
+    for k, v in given.items():
+        if k in recorded and v != recorded[k]:
+            flag = "--" + k.replace("_", "-")
+            raise _BadInput(f"{flag} {_show(v)} conflicts with the run's {_show(recorded[k])} "
+                            f"({where}): leave it out to resume the run as it was")
+    return {**RUN_DEFAULTS, **given, **recorded}
+
+
+def _params(s: dict[str, Any]) -> VitouParams:
+    return VitouParams(profile=s["profile"], ranks=s["ranks"], copies=s["copies"],
+                       hand_size=s["hand_size"], dealer=s["dealer"],
+                       scores=(s["score0"], s["score1"]), target=s["target"],
+                       early_end=s["early_end"], signals=s["signals"],
+                       signal_seen=s["signal_seen"])
 
 
 def _versions() -> dict[str, str]:
@@ -129,11 +231,11 @@ def _git_commit() -> str | None:
 
 
 class _Adapter:
-    """One interface over native and OpenSpiel solvers for the training loop."""
+    """One interface over native and OpenSpiel solvers for the training loop: each solver
+    has ``iterate(n)``, ``iteration``, ``seconds``, ``save`` and ``load``."""
 
-    def __init__(self, name: str, params: VitouParams, tree, args):
+    def __init__(self, name: str, params: VitouParams, tree, settings: dict[str, Any]):
         self.name, self.params, self.tree = name, params, tree
-        self.resumable = name in NATIVE
         if name in ("cfr", "cfr+", "dcfr"):
             from .solvers.cfr import TabularCFR
 
@@ -142,45 +244,31 @@ class _Adapter:
             from .solvers.mccfr import MCCFR
 
             self.solver = MCCFR(params, "external" if name == "es-mccfr" else "outcome",
-                                seed=args.seed, max_infosets=args.max_infosets)
+                                seed=settings["seed"], max_infosets=settings["max_infosets"])
         else:
-            import pyspiel
+            from .solvers.openspiel_solvers import OpenSpielSolver
 
-            from .openspiel_game import game_string
-
-            self.game = pyspiel.load_game(game_string(params))
-            if name == "openspiel-cfr":
-                self.solver = pyspiel.CFRSolver(self.game)
-            elif name == "openspiel-cfr+":
-                self.solver = pyspiel.CFRPlusSolver(self.game)
-            elif name == "openspiel-es-mccfr":
-                self.solver = pyspiel.ExternalSamplingMCCFRSolver(self.game, args.seed)
-            else:
-                self.solver = pyspiel.OutcomeSamplingMCCFRSolver(self.game, 0.6, args.seed)
-            self.iteration = 0
-            self.seconds = 0.0
+            self.solver = OpenSpielSolver(name, params, settings["seed"])
+        self.resumable = _resumable(name)
 
     def iterate(self, n: int) -> None:
-        if self.name in NATIVE:
-            self.solver.iterate(n)
-            return
-        t = time.perf_counter()
-        step = getattr(self.solver, "evaluate_and_update_policy", None) or self.solver.run_iteration
-        for _ in range(n):
-            step()
-        self.iteration += n
-        self.seconds += time.perf_counter() - t
+        self.solver.iterate(n)
 
     @property
     def iterations_done(self) -> int:
-        return self.solver.iteration if self.name in NATIVE else self.iteration
+        return self.solver.iteration
 
     def solver_seconds(self) -> float:
-        return self.solver.seconds if self.name in NATIVE else self.seconds
+        return self.solver.seconds
 
     @property
     def nodes_touched(self) -> int | None:
-        return self.solver.nodes_touched if self.name in NATIVE else None
+        return getattr(self.solver, "nodes_touched", None)
+
+    @property
+    def table_size(self) -> int | None:
+        """Information states in a sampling solver's table (``None`` for tree solvers)."""
+        return self.solver.num_infosets if self.name in ("es-mccfr", "os-mccfr") else None
 
     def policy_on_tree(self) -> np.ndarray:
         """The average policy on the tree's infosets (needs the tree)."""
@@ -190,7 +278,7 @@ class _Adapter:
             return self.solver.policy_on_tree(self.tree)
         from .solvers.export import from_openspiel_table
 
-        return from_openspiel_table(self.tree, _openspiel_table(self.game, self.solver))
+        return from_openspiel_table(self.tree, self.solver.average_policy_table())
 
     def tabular_policy(self, name: str):
         """The average policy as a simulator bot (:class:`vitou_ai.bots.tabular.TabularPolicy`)."""
@@ -210,24 +298,11 @@ class _Adapter:
         return TabularPolicy(keys, probs, name=name, params=self.params)
 
 
-def _openspiel_table(game, solver) -> dict[str, list[tuple[int, float]]]:
-    if hasattr(solver, "tabular_average_policy"):
-        return solver.tabular_average_policy().policy_table()
-    pol = solver.average_policy()
-    table: dict[str, list[tuple[int, float]]] = {}
-    stack = [game.new_initial_state()]
-    while stack:
-        s = stack.pop()
-        if s.is_terminal():
-            continue
-        if s.is_chance_node():
-            stack.extend(s.child(a) for a, _ in s.chance_outcomes())
-            continue
-        key = s.information_state_string()
-        if key not in table:
-            table[key] = list(pol.get_state_policy(s))
-        stack.extend(s.child(a) for a in s.legal_actions())
-    return table
+def _resumable(solver: str) -> bool:
+    """Whether the solver writes a checkpoint that ``--resume`` continues exactly."""
+    from .solvers.openspiel_solvers import RESUMABLE
+
+    return solver in NATIVE or solver in RESUMABLE
 
 
 # ---- evaluation ----------------------------------------------------------------------------
@@ -244,7 +319,7 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
-def _against_bots(adapter: _Adapter, bots: list[str], args) -> dict[str, Any]:
+def _against_bots(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     from .bots.named import parse_bot
     from .eval.stats import wilson_interval
     from .sim.batch import simulate
@@ -252,11 +327,11 @@ def _against_bots(adapter: _Adapter, bots: list[str], args) -> dict[str, Any]:
     mine = adapter.tabular_policy("trained")
     params = adapter.params
     out: dict[str, Any] = {}
-    half = max(1, args.eval_deals // 2)
+    half = max(1, s["eval_deals"] // 2)
     for b in bots:
         bot = parse_bot(b)
         lineup = [mine, bot] if params.players == 2 else [mine, bot, mine, bot]
-        res = simulate(params, lineup, 2 * half, seed=args.seed + 1, duplicate=True)
+        res = simulate(params, lineup, 2 * half, seed=s["seed"] + 1, duplicate=True)
         variant = np.asarray(res["variant"])
         my_team = np.where(variant == 0, 0, 1)
         ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)
@@ -283,40 +358,69 @@ def _exact(adapter: _Adapter) -> dict[str, float]:
             "team1_br_gain": team_best_response(tree, pol, 1).gain}
 
 
-def _plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) -> None:
+EXACT_KEYS = ("exploitability", "nash_conv", "team0_br_gain", "team1_br_gain")
+
+
+def _figure(rows: list[dict[str, Any]], bots: list[str], title: str):
+    """The curves of a run as a matplotlib figure, one panel per thing measured.
+
+    Left, what is known of the policy's distance to equilibrium: the exact
+    exploitability / NashConv against solver time where the tree fits; otherwise the
+    growth of the sampling solver's table (information states against iterations), or
+    failing that the nodes it touched. Right, points per deal against each bot. A panel
+    with nothing to draw is left out, never shown empty.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     it = [r["iteration"] for r in rows]
-    for key in ("exploitability", "nash_conv", "team0_br_gain", "team1_br_gain"):
-        ys = [r.get(key) for r in rows]
-        if any(isinstance(y, float) and y > 0 for y in ys):
-            axes[0].plot([r["seconds"] for r in rows], ys, marker="o", label=key)
-    axes[0].set_xlabel("solver wall time (s)")
-    axes[0].set_ylabel("points per deal")
-    axes[0].set_title("exact evaluation")
-    if axes[0].lines:
-        axes[0].set_yscale("log")
-        axes[0].legend()
-    else:
-        axes[0].text(0.5, 0.5, "no exact evaluation\n(the game tree does not fit)",
-                     ha="center", va="center", transform=axes[0].transAxes)
+    exact = [k for k in EXACT_KEYS
+             if any(isinstance(r.get(k), float) and r[k] > 0 for r in rows)]
+    growth = next((k for k in ("infosets", "nodes_touched")
+                   if any(isinstance(r.get(k), int) and r[k] > 0 for r in rows)), None)
+    fig, axes = plt.subplots(1, 2 if exact or growth else 1, figsize=(11, 4), squeeze=False)
+    axes = list(axes[0])
+    if exact:
+        ax = axes.pop(0)
+        for key in exact:
+            ax.plot([r["seconds"] for r in rows], [r.get(key) for r in rows], marker="o",
+                    label=key)
+        ax.set_xlabel("solver wall time (s)")
+        ax.set_ylabel("points per deal")
+        ax.set_yscale("log")
+        ax.set_title("exact evaluation")
+        ax.legend()
+    elif growth:
+        ax = axes.pop(0)
+        ax.plot(it, [r.get(growth) for r in rows], marker="o", color="tab:purple")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("information states in the table" if growth == "infosets"
+                      else "nodes touched")
+        ax.set_title("no exact evaluation (the tree is too large):\n"
+                     + ("the table's growth" if growth == "infosets" else "the work done"))
+    ax = axes.pop(0)
     for b in bots:
         ys = [r.get(f"{b}_ppd") for r in rows]
         lo = [r.get(f"{b}_ppd_lo") for r in rows]
         hi = [r.get(f"{b}_ppd_hi") for r in rows]
-        axes[1].plot(it, ys, marker="o", label=f"vs {b}")
-        axes[1].fill_between(it, lo, hi, alpha=0.2)
-    axes[1].axhline(0, color="grey", lw=0.5)
-    axes[1].set_xlabel("iteration")
-    axes[1].set_ylabel("points per deal (95% CI)")
-    axes[1].set_title("trained policy against bots")
-    axes[1].legend()
+        ax.plot(it, ys, marker="o", label=f"vs {b}")
+        ax.fill_between(it, lo, hi, alpha=0.2)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("points per deal (95% CI)")
+    ax.set_title("trained policy against bots")
+    ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
+    return fig
+
+
+def _plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = _figure(rows, bots, title)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
@@ -327,143 +431,266 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) -
 
 
 def run(args: argparse.Namespace, out=None) -> int:
-    """Run ``vitou-ai train``; returns the exit code (0 done, 2 bad input, 130 interrupted)."""
+    """Run ``vitou-ai train``; returns the exit code (0 done, 2 bad input, 130 interrupted).
+
+    Every refusal is one line on stderr, given before any work (or, for a tree too large,
+    after trying to build it) and leaving nothing behind.
+    """
     out = out or sys.stdout
     try:
-        params = _params(args)
-    except ValueError as e:
+        abstract = _abstract_route(args)
+        if abstract is not None:
+            from . import train_abstract
+
+            return train_abstract.run(*abstract, out)
+        plan = _plan(args)
+    except _BadInput as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
-    if args.solver == ABSTRACT:
-        from . import train_abstract
+    return _train(plan, out)
 
-        return train_abstract.run(args, params, out)
-    mccfr = args.solver.endswith("mccfr")
 
-    def bad(msg: str) -> int:
-        print(f"vitou-ai train: {msg}", file=sys.stderr)
-        return 2
+def _abstract_route(args: argparse.Namespace):
+    """``(args, params)`` for :mod:`vitou_ai.train_abstract` when the run is a four-player
+    abstract-MCCFR run (``--solver abstract-mccfr``, the default for ``--profile vitou``
+    and ``vitou_cason``, where hands default to three cards), else ``None``."""
+    from .bots.named import split_bot_specs
+
+    if args.resume and args.out and (Path(args.out) / "run.json").exists():
+        try:
+            rec = json.loads((Path(args.out) / "run.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(rec, dict) or rec.get("solver") != "abstract-es-mccfr":
+            return None
+        knobs = dict(rec["params"])
+        s = {"bots": rec.get("bots", list(DEFAULT_BOTS)), "seed": rec.get("seed", 0),
+             "eval_deals": rec.get("eval_deals", 20000),
+             "max_infosets": rec.get("max_infosets", 8_000_000)}
+        try:
+            params = VitouParams(**{k: tuple(v) if k == "scores" else v for k, v in knobs.items()})
+        except (TypeError, ValueError) as e:
+            raise _BadInput(f"--resume: {args.out}/run.json: {e}") from None
+    else:
+        profile = args.profile or RUN_DEFAULTS["profile"]
+        if not (args.solver == ABSTRACT
+                or (args.solver is None and profile in ("vitou", "vitou_cason"))):
+            return None
+        s = {**RUN_DEFAULTS, "hand_size": 3, "max_infosets": 8_000_000, **_given(args)}
+        try:
+            params = _params(s)
+        except (ValueError, TypeError) as e:
+            raise _BadInput(str(e)) from None
+    ns = argparse.Namespace(**vars(args))
+    ns.bots = split_bot_specs([s["bots"]] if isinstance(s["bots"], str) else s["bots"])
+    ns.seed, ns.eval_deals, ns.max_infosets = s["seed"], s["eval_deals"], s["max_infosets"]
+    return ns, params
+
+
+@dataclass
+class _Plan:
+    """A checked ``vitou-ai train``."""
+
+    settings: dict[str, Any]  # RUN_DEFAULTS' keys: the game, solver and evaluation
+    params: VitouParams
+    folder: Path | None  # None: a new folder under runs/, made once the tree is built
+    saved: dict[str, Any]  # the resumed run's record ({} for a new run)
+    resume: bool
+    iterations: int  # in all, counting those of earlier sessions
+    every: int
+    bots: list[str]
+    time: float | None  # seconds of solver time, in all
+    max_tree_nodes: int
+    no_progress: bool
+    command: str  # as typed, for the record
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    """Check the command; read the run to resume. Raises :class:`_BadInput`."""
+    from .bots.named import parse_bot
 
     if args.resume and not args.out:
-        return bad("--resume needs --out, the run folder to continue")
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    folder = Path(args.out or f"runs/{params.profile}-{args.solver}-{stamp}")
-    if folder.exists() and not folder.is_dir():
-        return bad(f"--out {folder}: exists and is not a folder")
-    saved: dict[str, Any] = {}
+        raise _BadInput("--resume needs --out, the run folder to continue")
+    folder = Path(args.out) if args.out else None
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise _BadInput(f"--out {folder}: exists and is not a folder")
+    saved: dict[str, Any] | None = None
     if args.resume:
         if not (folder / "run.json").exists():
-            return bad(f"--resume: no run in {folder}")
-        if args.solver in OPENSPIEL:
-            return bad("OpenSpiel solvers cannot be checkpointed without pickle; --resume needs "
-                       "a native solver")
+            raise _BadInput(f"--resume: no run in {folder}")
         try:
             saved = json.loads((folder / "run.json").read_text())
         except (OSError, ValueError) as e:
-            return bad(f"--resume: cannot read {folder / 'run.json'}: {e}")
-    elif (folder / "run.json").exists():
-        return bad(f"{folder} holds a run already: continue it with --resume, or choose "
-                   "another --out")
-    # on --resume, the run's own length and evaluation interval unless given again
+            raise _BadInput(f"--resume: cannot read {folder / 'run.json'}: {e}") from None
+        if not isinstance(saved, dict):
+            raise _BadInput(f"--resume: {folder / 'run.json'} is not a run record")
+    elif folder is not None and (folder / "run.json").exists():
+        raise _BadInput(f"{folder} holds a run already: continue it with --resume, or choose "
+                        "another --out")
+    s = _settings(args, saved, folder / "run.json" if folder else Path("run.json"))
+    if s["solver"] not in SOLVERS:
+        raise _BadInput(f"unknown solver {s['solver']!r}; expected one of {', '.join(SOLVERS)}")
+    if args.resume and not _resumable(s["solver"]):
+        raise _BadInput(f"{s['solver']} writes no checkpoint (OpenSpiel's CFR+ does not "
+                        "continue the same run when read back), so its runs cannot be resumed")
+    try:
+        params = _params(s)
+    except (ValueError, TypeError) as e:
+        raise _BadInput(str(e)) from None
+    s["target"] = params.target  # the profile's default made explicit, for --resume
+    mccfr = s["solver"].endswith("mccfr")
+    saved = saved or {}
+    # the run's own length and evaluation interval unless given again
     iterations = args.iterations if args.iterations is not None else saved.get(
         "iterations", 200_000 if mccfr else 1000)
     every = args.eval_every if args.eval_every is not None else saved.get(
         "eval_every", max(1, iterations // 10))
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    from .bots.named import parse_bot
-
+    bots = s["bots"]
+    if not bots:
+        raise _BadInput("--bots needs at least one bot to evaluate against")
     try:
         for b in bots:
             parse_bot(b)
     except (ValueError, OSError) as e:
-        return bad(str(e))
-    if not bots:
-        return bad("--bots needs at least one bot to evaluate against")
-    if iterations < 1 or every < 1 or args.eval_deals < 2:
-        return bad("--iterations, --eval-every must be >= 1, --eval-deals >= 2")
-    if not 0 <= args.seed < 2**31:
-        return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
-    if args.max_infosets < 1:
-        return bad(f"--max-infosets must be positive, got {args.max_infosets}")
+        raise _BadInput(str(e)) from None
+    if iterations < 1 or every < 1 or s["eval_deals"] < 2:
+        raise _BadInput("--iterations, --eval-every must be >= 1, --eval-deals >= 2")
+    if not 0 <= s["seed"] < 2**31:
+        raise _BadInput(f"--seed must be in 0 .. 2**31-1, got {s['seed']}")
+    if s["max_infosets"] < 1:
+        raise _BadInput(f"--max-infosets must be positive, got {s['max_infosets']}")
     if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
-        return bad(f"--time must be a positive number of seconds, got {args.time}")
+        raise _BadInput(f"--time must be a positive number of seconds, got {args.time}")
+    argv = getattr(args, "argv", None)
+    command = "vitou-ai " + shlex.join(argv) if argv is not None else shlex.join(sys.argv)
+    return _Plan(settings=s, params=params, folder=folder, saved=saved, resume=args.resume,
+                 iterations=iterations, every=every, bots=bots, time=args.time,
+                 max_tree_nodes=args.max_tree_nodes, no_progress=args.no_progress,
+                 command=command)
 
-    need_tree = args.solver in ("cfr", "cfr+", "dcfr") or args.solver in OPENSPIEL
-    tree = None
-    if need_tree or args.exact != "no":
-        from .solvers.tree import build_tree
 
-        # with a sampling solver, "auto" only builds trees that are quick to build
-        limit = args.max_tree_nodes if need_tree or args.exact == "yes" else min(
-            args.max_tree_nodes, 2_000_000)
-        try:
-            tree = build_tree(params, max_nodes=limit)
-        except ValueError as e:
-            if need_tree or args.exact == "yes":
-                hint = "raise --max-tree-nodes" + ("" if mccfr else ", or use es-mccfr / os-mccfr")
-                return bad(f"{e} ({hint})")
-            tree = None
+def _build_tree(plan: _Plan):
+    """The game tree when the solver needs it or exact evaluation is wanted (``None``
+    when "auto" finds it too large). Raises :class:`_BadInput` when a needed tree does
+    not fit in ``--max-tree-nodes``."""
+    s = plan.settings
+    need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
+    if not need and s["exact"] == "no":
+        return None
+    from .solvers.tree import build_tree
+
+    # with a sampling solver, "auto" only builds trees that are quick to build
+    limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(
+        plan.max_tree_nodes, 2_000_000)
+    note("train", f"building the game tree (at most {limit:,} nodes)...")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        return bad(f"--out {folder}: {e.strerror}")
-    print(f"vitou-ai train: {params.profile} {args.solver}; "
-          + (f"tree {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets; " if tree else
-             "no exact evaluation (" + ("--exact no" if args.exact == "no" else
-                                        "the tree is too large") + "); ")
-          + f"run folder {folder}", file=out, flush=True)
-    adapter = _Adapter(args.solver, params, tree, args)
-    ckpt = folder / "checkpoint.npz"
-    rows: list[dict[str, Any]] = []
-    if args.resume:
-        from .solvers.cfr import CheckpointError
+        return build_tree(plan.params, max_nodes=limit)
+    except ValueError as e:
+        if need or s["exact"] == "yes":
+            hint = "raise --max-tree-nodes" + (
+                "" if s["solver"].endswith("mccfr") else ", or use es-mccfr / os-mccfr")
+            raise _BadInput(f"{e} ({hint})") from None
+        return None
 
-        try:
-            adapter.solver.load(ckpt)
-        except CheckpointError as e:
-            print(f"vitou-ai train: cannot resume: {e}", file=sys.stderr)
-            return 2
-        if (folder / "curve.csv").exists():
-            with open(folder / "curve.csv") as f:
-                rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)
-                        if str(r.get("iteration") or "").isdigit()
-                        and int(r["iteration"]) <= adapter.iterations_done]
-        print(f"resumed at iteration {adapter.iterations_done}", file=out, flush=True)
-    record = {
-        "command": " ".join(sys.argv), "rules_version": RULES_VERSION, "seed": args.seed,
-        "solver": args.solver, "params": {**params.knobs(), "profile": params.profile},
-        "iterations": iterations, "eval_every": every, "eval_deals": args.eval_deals,
-        "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
-        "started": saved.get("started", stamp), "tree": ({"nodes": tree.num_nodes, "infosets": tree.num_infosets}
-                                   if tree else None),
+
+def _record(plan: _Plan, tree, stamp: str, at_iteration: int) -> dict[str, Any]:
+    """The run record (``run.json``). A resumed run keeps its first record (its command,
+    seed, settings, start) and appends this command to ``resumes``."""
+    s = plan.settings
+    tree_info = {"nodes": tree.num_nodes, "infosets": tree.num_infosets} if tree else None
+    if plan.resume:
+        rec = {k: v for k, v in plan.saved.items() if k not in ("latest", "iterations_done")}
+        rec.setdefault("settings", s)
+        rec["iterations"], rec["eval_every"] = plan.iterations, plan.every
+        rec["resumes"] = [*rec.get("resumes", []), {
+            "command": plan.command, "started": stamp, "from_iteration": at_iteration,
+            "rules_version": RULES_VERSION, "git_commit": _git_commit(),
+            "versions": _versions()}]
+        return rec
+    return {
+        "command": plan.command, "rules_version": RULES_VERSION, "seed": s["seed"],
+        "solver": s["solver"], "settings": s,
+        "params": {**plan.params.knobs(), "profile": plan.params.profile},
+        "iterations": plan.iterations, "eval_every": plan.every, "eval_deals": s["eval_deals"],
+        "bots": plan.bots, "versions": _versions(), "git_commit": _git_commit(),
+        "started": stamp, "tree": tree_info, "resumes": [],
     }
-    bar = None
-    if not args.no_progress:
-        from tqdm import tqdm
 
-        bar = tqdm(total=iterations, initial=adapter.iterations_done, unit="it", file=sys.stderr)
+
+def _train(plan: _Plan, out) -> int:
+    """Build, resume, iterate and evaluate; Ctrl-C at any point exits 130 with one line
+    and keeps the last evaluation's outputs (written whole: Ctrl-C waits for them)."""
+    s = plan.settings
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    rows: list[dict[str, Any]] = []
+    adapter: _Adapter | None = None
+    created: Path | None = None
+    bar = None
     code = 0
     try:
-        while adapter.iterations_done < iterations:
-            step = min(every, iterations - adapter.iterations_done)
+        t = time.perf_counter()
+        tree = _build_tree(plan)
+        build_s = time.perf_counter() - t
+        try:
+            if plan.folder is None:
+                plan.folder = created = new_folder("runs", f"{plan.params.profile}-{s['solver']}")
+            elif not plan.folder.exists():
+                plan.folder.mkdir(parents=True)
+                created = plan.folder
+        except OSError as e:
+            raise _BadInput(f"--out {plan.folder}: {e.strerror or e}") from None
+        folder = plan.folder
+        print(f"vitou-ai train: {plan.params.profile} {s['solver']}; "
+              + (f"tree {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets "
+                 f"({build_s:.1f} s); " if tree else
+                 "no exact evaluation (" + ("--exact no" if s["exact"] == "no" else
+                                            "the tree is too large") + "); ")
+              + f"run folder {folder}", file=out, flush=True)
+        adapter = _Adapter(s["solver"], plan.params, tree, s)
+        if plan.resume:
+            rows = _resume(adapter, folder)
+            print(f"resumed at iteration {adapter.iterations_done}", file=out, flush=True)
+        record = _record(plan, tree, stamp, adapter.iterations_done)
+        if show_progress(sys.stderr, plan.no_progress):
+            from tqdm import tqdm
+
+            bar = tqdm(total=plan.iterations, initial=adapter.iterations_done, unit="it",
+                       file=sys.stderr)
+        first = min(plan.every, plan.iterations - adapter.iterations_done)
+        if first > 0:
+            note("train", f"first evaluation after {first:,} iterations" + (
+                " (a first run after an install also compiles the solver)"
+                if s["solver"] in NATIVE else ""))
+        while adapter.iterations_done < plan.iterations:
+            step = min(plan.every, plan.iterations - adapter.iterations_done)
             adapter.iterate(step)
             if bar:
                 bar.update(step)
-            row = _evaluate(adapter, bots, args)
+            row = _evaluate(adapter, plan.bots, s)
             rows.append(row)
-            _write_outputs(folder, adapter, rows, bots, record, params)
+            with interrupts_deferred():  # the checkpoint and its outputs, whole
+                _write_outputs(folder, adapter, rows, plan.bots, record, plan.params)
             if bar:
                 bar.set_postfix_str(_short(row))
             else:
                 print(_short(row), file=out, flush=True)
-            if args.time and adapter.solver_seconds() >= args.time:
+            if plan.time and adapter.solver_seconds() >= plan.time:
                 break
     except KeyboardInterrupt:
-        code = 130
+        code = EXIT_INTERRUPTED
+        if not rows and created is not None and not any(created.iterdir()):
+            created.rmdir()  # nothing was written: no empty run folder left behind
         kept = ("nothing was saved yet" if not rows else
                 "the last evaluation's outputs are kept" + (
-                    " (with its checkpoint: --resume continues)" if adapter.resumable else ""))
-        print(f"\ninterrupted: {kept}", file=sys.stderr)
+                    " (with its checkpoint: --resume continues)" if adapter and adapter.resumable
+                    else ""))
+        if bar:
+            bar.close()
+            bar = None
+        print(f"\nvitou-ai train: interrupted: {kept}", file=sys.stderr, flush=True)
+    except _BadInput as e:
+        code = 2
+        print(f"vitou-ai train: {e}", file=sys.stderr)
     except RuntimeError as e:  # TableFullError: the MCCFR table reached --max-infosets
         code = 2
         print(f"\nvitou-ai train: {e} (the last evaluation's checkpoint and outputs are kept)",
@@ -473,8 +700,24 @@ def run(args: argparse.Namespace, out=None) -> int:
             bar.close()
     if code == 0:
         print(f"done: {adapter.iterations_done} iterations; " + (_short(rows[-1]) if rows else "")
-              + f"\nrun folder: {folder}", file=out)
+              + f"\nrun folder: {plan.folder}", file=out)
     return code
+
+
+def _resume(adapter: _Adapter, folder: Path) -> list[dict[str, Any]]:
+    """Load the checkpoint; the curve rows up to it. Raises :class:`_BadInput`."""
+    from .solvers.cfr import CheckpointError
+
+    try:
+        adapter.solver.load(folder / "checkpoint.npz")
+    except CheckpointError as e:
+        raise _BadInput(f"cannot resume: {e}") from None
+    if not (folder / "curve.csv").exists():
+        return []
+    with open(folder / "curve.csv") as f:
+        return [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)
+                if str(r.get("iteration") or "").isdigit()
+                and int(r["iteration"]) <= adapter.iterations_done]
 
 
 def _short(row: dict[str, Any]) -> str:
@@ -482,6 +725,8 @@ def _short(row: dict[str, Any]) -> str:
     for k in ("exploitability", "nash_conv"):
         if isinstance(row.get(k), float):
             parts.append(f"{k} {row[k]:.5f}")
+    if isinstance(row.get("infosets"), int):
+        parts.append(f"{row['infosets']:,} infosets")
     for k, v in row.items():
         if k.endswith("_ppd") and not k.endswith("_lo") and isinstance(v, float):
             parts.append(f"vs {k[:-4]} {v:+.3f}")
@@ -496,13 +741,15 @@ def _num(v: str) -> Any:
     return int(f) if f.is_integer() and "." not in v and "e" not in v else f
 
 
-def _evaluate(adapter: _Adapter, bots: list[str], args) -> dict[str, Any]:
+def _evaluate(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"iteration": adapter.iterations_done,
                            "seconds": round(adapter.solver_seconds(), 3),
                            "nodes_touched": adapter.nodes_touched}
-    if adapter.tree is not None:
+    if adapter.table_size is not None:
+        row["infosets"] = adapter.table_size
+    if adapter.tree is not None and s["exact"] != "no":
         row.update(_exact(adapter))
-    for b, r in _against_bots(adapter, bots, args).items():
+    for b, r in _against_bots(adapter, bots, s).items():
         row[f"{b}_win"] = r["win_rate"]
         row[f"{b}_win_lo"] = r["win_lo"]
         row[f"{b}_win_hi"] = r["win_hi"]

@@ -181,7 +181,8 @@ def run(args, params: VitouParams, out=None) -> int:
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         return bad(f"--time must be a positive number of seconds, got {budget}")
     evals = max(1, int(getattr(args, "evals", 6)))
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    bots = list(args.bots) if not isinstance(args.bots, str) else [
+        b.strip() for b in args.bots.split(",") if b.strip()]
     from .bots.named import parse_bot
 
     try:

@@ -5,7 +5,7 @@
   information state to a 63-bit abstract key, shared by the solver
   (:mod:`vitou_ai.solvers.mccfr_abstract`), the bot
   (:mod:`vitou_ai.bots.abstract`) and the exact cost measurement
-  (:mod:`.tree`).
+  (:mod:`vitou_ai.solvers.abstract_tree`).
 """
 
 from .config import AbstractionConfig

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numba import jit
+from ..rng import next_below, next_float
 from ..rules import layout as L
 from ..rules.params import P_COPIES, P_HAND, P_PLAYERS, P_RANKS
 from ..rules.tables import DEAL_DECIDED
-from ..sim.rng import next_below, next_float
 
 # ---- parameter vector ----------------------------------------------------------------------------
 HP_RAISE_AT = 0

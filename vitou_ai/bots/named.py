@@ -11,10 +11,15 @@ A *bot spec* is a string:
   --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
   on a named heuristic bot at unknown information states (abstract policies
   fall back on ``counter`` unless told otherwise).
+
+On the command line a list of bots is space-separated, one spec per argument
+(``--bots random counter``); the older comma form (``--bots random,counter``) is
+still read (:func:`split_bot_specs`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from .abstract import AbstractPolicy, is_abstract_file
@@ -105,3 +110,27 @@ def parse_bot(spec: str) -> Policy:
         except ValueError:
             raise ValueError(f"bot {spec!r}: {key.strip()} must be a number, got {value!r}") from None
     return HeuristicPolicy(hp.replace(**changes), spec)
+
+
+def split_bot_specs(values: Sequence[str]) -> list[str]:
+    """The bot specs of a command-line list: one per argument (``random counter``), each
+    argument also split at commas (the older ``random,counter``).
+
+    A comma piece ``field=value`` (no ``:``, no ``/``, not a ``.npz`` file) continues the
+    heuristic overrides of the spec before it, so ``random,counter:bluff=0.2,raise_at=0.7``
+    is two specs. Empty pieces are dropped; the specs are not checked here
+    (:func:`parse_bot` does that).
+    """
+    specs: list[str] = []
+    for value in values:
+        for piece in value.split(","):
+            piece = piece.strip()
+            if not piece:
+                continue
+            continues = ("=" in piece and ":" not in piece and "/" not in piece
+                         and not piece.endswith(".npz"))
+            if continues and specs and ":" in specs[-1]:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs

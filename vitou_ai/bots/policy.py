@@ -26,9 +26,9 @@ import numpy as np
 from .._numba import jit
 from ..abstraction.config import N_CFG
 from ..abstraction.key import abstract_key
+from ..rng import next_below, next_float
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..sim.rng import next_below, next_float
 from .abstract import AbstractPolicy, lookup_row
 from .heuristic import N_HP, HeuristicParams, heuristic_action
 from .tabular import TabularPolicy, lookup

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..console import new_folder, note, show_progress
+
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
 #: show a progress bar from this many games in total
@@ -20,22 +22,48 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..rules.params import PROFILES
 
     p.add_argument("--bots", nargs="+", default=list(NAMED_BOTS), metavar="BOT",
-                   help="bot specs: a name (" + ", ".join(NAMED_BOTS) + "), NAME:field=value,... "
-                   "for a heuristic variant, or a tabular policy FILE.npz[:fallback=NAME] "
-                   "(default: all named bots)")
-    p.add_argument("--profile", default="vitou", choices=PROFILES)
+                   help="bot specs, space-separated: a name (" + ", ".join(NAMED_BOTS) + "), "
+                   "NAME:field=value,... for a heuristic variant, or a tabular policy "
+                   "FILE.npz[:fallback=NAME]")
+    p.add_argument("--profile", default="vitou", choices=PROFILES,
+                   help="game profile (RULES.md section 9)")
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--deals", type=int, help="deals per pairing (deal mode, R8.1)")
+    size.add_argument("--deals", type=int,
+                      help="deals per pairing (deal mode, R8.1; default: match mode)")
     size.add_argument("--matches", type=int,
                       help=f"matches per pairing (match mode, R8.2; default {DEFAULT_MATCHES})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed, 0 .. 2**64-1")
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
     p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
-    p.add_argument("--out", default="runs/tournament", help="output folder")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: a new runs/tournament-<profile>-<time>)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
+
+
+def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path) -> str:
+    """The ``vitou-ai tournament`` command that reproduces ``args`` (every setting
+    that changes the result spelled out) into ``out_dir``, for the output's
+    ``tournament.json``."""
+    import shlex
+
+    from ..bots.named import split_bot_specs
+
+    words = ["vitou-ai", "tournament", "--profile", args.profile, "--bots",
+             *split_bot_specs(args.bots),
+             f"--{'deals' if mode == 'deal' else 'matches'}", str(games), "--seed", str(args.seed)]
+    if args.target is not None:
+        words += ["--target", str(args.target)]
+    if args.signals:
+        words.append("--signals")
+    for opt, value, default in (("--ranks", args.ranks, 8), ("--copies", args.copies, 4),
+                                ("--hand-size", args.hand_size, 3)):
+        if value != default:
+            words += [opt, str(value)]
+    return shlex.join([*words, "--out", str(out_dir)])
 
 
 def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
@@ -43,7 +71,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    from ..bots.named import parse_bot
+    from ..bots.named import parse_bot, split_bot_specs
     from ..bots.tabular import TabularPolicy, check_fits
     from ..rules.params import VitouParams
     from .tournament import run_tournament, write_outputs
@@ -61,12 +89,11 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
                              target=args.target, ranks=args.ranks, copies=args.copies,
                              hand_size=args.hand_size)
-        policies = [parse_bot(b) for b in args.bots]
+        policies = [parse_bot(b) for b in split_bot_specs(args.bots)]
         for pol in policies:
             if isinstance(pol, TabularPolicy):
                 check_fits(pol, params)
-        out_dir = Path(args.out)
-        if out_dir.exists() and not out_dir.is_dir():
+        if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
             raise ValueError(f"--out {args.out}: exists and is not a folder")
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
@@ -76,7 +103,10 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     n = len(policies)
     total = (games + games % 2) * n * (n - 1) // 2
     bar = None
-    if not args.no_progress and total >= PROGRESS_FROM:
+    if total >= PROGRESS_FROM:  # long enough to want a word before the first result
+        note("tournament", f"{total:,} {mode}es in all" if mode == "match" else
+             f"{total:,} deals in all", err)
+    if show_progress(err, args.no_progress) and total >= PROGRESS_FROM:
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit=mode, desc="tournament", file=err, mininterval=0.5)
@@ -86,7 +116,13 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     finally:
         if bar is not None:
             bar.close()
-    paths = write_outputs(result, args.out)
+    try:  # a folder of its own unless --out names one: an earlier tournament is never overwritten
+        out_dir = Path(args.out) if args.out is not None else new_folder(
+            "runs", f"tournament-{args.profile}")
+        paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
+    except OSError as e:
+        print(f"vitou-ai tournament: error: cannot write the results: {e}", file=err)
+        return 2
     pairs = result.pairs_frame()
     unit = "match" if mode == "match" else "deal"
     plural = "matches" if mode == "match" else "deals"
@@ -99,9 +135,23 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         print(f"{r.bot:<16} {r.opponent:<16} {r.win_rate:>15.3f} "
               f"{f'[{r.win_lo:.3f}, {r.win_hi:.3f}]':>15} {r.points_per_deal:>+11.3f} "
               f"{f'[{r.ppd_lo:+.3f}, {r.ppd_hi:+.3f}]':>17}", file=out)
-    print(f"\n{'bot':<16} {'Elo':>7} {'score':>7} {'points/deal':>11}", file=out)
-    for r in sorted(result.ratings, key=lambda x: -x["elo"]):
-        print(f"{r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>7.3f} {r['points_per_deal']:>+11.3f}",
+    if mode == "match":
+        print("\nranked by Elo (Bradley-Terry fit on match results; a match is won at the "
+              "target)", file=out)
+        print(f"{'rank':>4} {'bot':<16} {'Elo':>7} {'match score':>11} {'points/deal':>11} "
+              f"{'95% CI':>17}", file=out)
+    else:
+        print("\nranked by points per deal against all opponents (95% interval); no Elo in "
+              "deal mode: a deal's win/loss ignores its stake", file=out)
+        print(f"{'rank':>4} {'bot':<16} {'points/deal':>11} {'95% CI':>17} {'deal score':>11}",
               file=out)
+    for r in result.ratings:
+        ci = f"[{r['ppd_lo']:+.3f}, {r['ppd_hi']:+.3f}]"
+        if mode == "match":
+            print(f"{r['rank']:>4} {r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>11.3f} "
+                  f"{r['points_per_deal']:>+11.3f} {ci:>17}", file=out)
+        else:
+            print(f"{r['rank']:>4} {r['bot']:<16} {r['points_per_deal']:>+11.3f} {ci:>17} "
+                  f"{r['score']:>11.3f}", file=out)
     print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
     return 0

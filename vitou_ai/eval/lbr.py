@@ -52,12 +52,12 @@ from ..bots.policy import (
     choose_action,
     pack_policies,
 )
+from ..rng import next_below, next_u64, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import P_COPIES, P_HAND, P_PLAYERS, P_RANKS, VitouParams
 from ..sim.batch import deal_seed, draw_hands
 from ..sim.random_play import sample_chance
-from ..sim.rng import next_below, next_u64, row_seed
 
 EPS = 1e-3
 Z_DEVIATE = 1.0  # standard errors of estimated gain needed to deviate from the policy

@@ -2,9 +2,11 @@
 
 - :func:`wilson_interval`: the score interval for a binomial proportion
   (Wilson 1927, "Probable inference, the law of succession, and statistical
-  inference", JASA 22(158):209-212). Computed by statsmodels if installed,
-  else by SciPy, else by the closed form :func:`wilson_formula` (the same
-  numbers; the tests compare them).
+  inference", JASA 22(158):209-212), computed by SciPy
+  (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``);
+  :func:`wilson_formula` is the closed form, kept as an independent check
+  (the tests compare them).
+- :func:`mean_interval`: Student's t interval for a mean (``scipy.stats.t``).
 - :func:`ratio_interval`: a ratio of sums over independent units (points per
   deal when matches have different lengths), with the linearisation
   (delta-method) variance of the ratio estimator (Cochran 1977, *Sampling
@@ -15,11 +17,18 @@
   Bradley-Terry models", Ann. Statist. 32(1):384-406, eq. 3); Elo = 400
   log10(g), so 400 Elo points are odds of 10:1 (Elo 1978). Draws count half a
   win to each side.
+
+Counts (``successes``, ``n``) are taken as Python ``int`` or any NumPy integer
+(``int8`` .. ``int64``, ``uint8`` .. ``uint64``) and converted to Python
+``int`` before any arithmetic (:func:`as_count`), so a fixed-width NumPy
+integer cannot overflow inside a formula (``4 n^2`` overflows ``int32`` from
+``n = 23171``); arrays of values are converted to ``float64``.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from statistics import NormalDist
 
 import numpy as np
@@ -31,18 +40,49 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def wilson_formula(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+def as_count(value: int | np.integer, name: str = "count") -> int:
+    """``value`` as a Python ``int`` (exact, unbounded).
+
+    Args:
+        value: a Python ``int`` or a NumPy integer of any width or signedness.
+        name: the argument's name, for the error message.
+
+    Raises:
+        TypeError: ``value`` is a bool, a float or anything else that is not an
+            integer (a count of 10.0 is refused rather than guessed at).
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer count (int or a NumPy integer), got "
+                        f"{value!r} of type {type(value).__name__}")
+    return int(value)
+
+
+def _counts(successes: int | np.integer, n: int | np.integer) -> tuple[int, int]:
+    k, m = as_count(successes, "successes"), as_count(n, "n")
+    if m < 0 or not 0 <= k <= m:
+        raise ValueError(f"need 0 <= successes <= n, got {k} of {m}")
+    return k, m
+
+
+def wilson_formula(successes: int | np.integer, n: int | np.integer,
+                   confidence: float = 0.95) -> tuple[float, float]:
     """Wilson's (1927) score interval, closed form:
     ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``.
 
+    Args:
+        successes, n: counts, Python ``int`` or any NumPy integer (module docstring).
+
+    Returns:
+        ``(low, high)`` as Python floats; ``(0, 1)`` for ``n == 0``.
+
     Raises:
+        TypeError: a count that is not an integer.
         ValueError: ``successes`` outside ``0..n``, or a bad ``confidence``.
     """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+    successes, n = _counts(successes, n)
+    z = _z(confidence)
     if n == 0:
         return 0.0, 1.0
-    z = _z(confidence)
     p = successes / n
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -52,34 +92,56 @@ def wilson_formula(successes: int, n: int, confidence: float = 0.95) -> tuple[fl
     return lo, hi
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """95% (by default) Wilson score interval for ``successes`` of ``n`` (module docstring).
+def wilson_interval(successes: int | np.integer, n: int | np.integer,
+                    confidence: float = 0.95) -> tuple[float, float]:
+    """95% (by default) Wilson score interval for ``successes`` of ``n``, by SciPy
+    (module docstring).
 
-    Returns ``(0, 1)`` for ``n == 0``.
+    Args:
+        successes, n: counts, Python ``int`` or any NumPy integer.
+
+    Returns:
+        ``(low, high)`` as Python floats; ``(0, 1)`` for ``n == 0``.
 
     Raises:
+        TypeError: a count that is not an integer.
         ValueError: ``successes`` outside ``0..n``, or a bad ``confidence``.
     """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+    successes, n = _counts(successes, n)
     _z(confidence)
     if n == 0:
         return 0.0, 1.0
-    try:
-        from statsmodels.stats.proportion import proportion_confint
+    from scipy.stats import binomtest
 
-        lo, hi = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
-        return float(lo), float(hi)
-    except ImportError:
-        pass
-    try:
-        from scipy.stats import binomtest
+    ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
 
-        ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence,
-                                                           method="wilson")
-        return float(ci.low), float(ci.high)
-    except ImportError:
-        return wilson_formula(successes, n, confidence)
+
+def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of ``values`` and its Student t interval, ``mean -+ t_{n-1} s / sqrt(n)``
+    (``scipy.stats.t``).
+
+    Args:
+        values: ``float[n]`` (any numeric dtype; converted to ``float64``).
+
+    Returns:
+        ``(mean, low, high)``; the interval is ``(mean, mean)`` when ``n < 2``.
+
+    Raises:
+        ValueError: ``values`` empty or not 1-d, or a bad ``confidence``.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"values must be a non-empty 1-d array, got shape {x.shape}")
+    _z(confidence)
+    m = float(x.mean())
+    n = x.size
+    if n < 2:
+        return m, m, m
+    from scipy.stats import t
+
+    h = float(t.ppf(0.5 + confidence / 2.0, n - 1)) * float(x.std(ddof=1)) / math.sqrt(n)
+    return m, m - h, m + h
 
 
 def ratio_interval(y: np.ndarray, x: np.ndarray,
@@ -91,7 +153,8 @@ def ratio_interval(y: np.ndarray, x: np.ndarray,
 
     Args:
         y, x: ``float[n]`` per unit (e.g. point difference and deals of a
-            duplicate pair); ``sum(x) > 0``.
+            duplicate pair; any numeric dtype, converted to ``float64``);
+            ``sum(x) > 0``.
 
     Returns:
         ``(R, low, high)``; the interval is ``(R, R)`` when ``n < 2``.
@@ -121,7 +184,8 @@ def fit_elo(wins: np.ndarray, prior: float = 0.5, tol: float = 1e-10,
 
     Args:
         wins: ``float[P, P]``, ``wins[i, j]`` = games ``i`` won against ``j``
-            (draws as 1/2 to each); the diagonal is ignored.
+            (draws as 1/2 to each; any numeric dtype, converted to
+            ``float64``); the diagonal is ignored.
         prior: virtual wins added each way between every pair that played,
             so that a perfect record gives a finite rating (a symmetric
             Beta-like prior; 0 = pure maximum likelihood).

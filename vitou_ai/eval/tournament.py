@@ -20,8 +20,19 @@ numbers across pairings). Reported per ordered pair (bot vs opponent):
   interval conservative when the pair's results are negatively correlated);
 - *points per deal*: the bot's points minus the opponent's, per deal played,
   with a 95% interval from the duplicate pairs as independent units
-  (:func:`~vitou_ai.eval.stats.ratio_interval`);
-- Elo ratings fitted to all pairwise results (:func:`~vitou_ai.eval.stats.fit_elo`).
+  (:func:`~vitou_ai.eval.stats.ratio_interval`).
+
+The ranking (``ratings``, ``ratings.csv``, the plot) uses one measure, and says
+which (``ranked_by``):
+
+- deal mode (R8.1): **points per deal** against all opponents, with its 95%
+  interval (the duplicate pair index as the independent unit, summed over the
+  bot's pairings, which share the cards). A deal's win/draw/loss ignores the
+  stake, so a bot that wins many deals at 1 point and loses few at 6 can have
+  the better record and the worse points; no Elo is fitted in deal mode.
+- match mode (R8.2): **Elo** ratings fitted to the match results
+  (:func:`~vitou_ai.eval.stats.fit_elo`): a match is decided by reaching the
+  target, so winning it is what counts; points per deal are reported beside.
 """
 
 from __future__ import annotations
@@ -45,6 +56,17 @@ from .stats import fit_elo, ratio_interval, wilson_interval
 #: rows per simulator call (progress granularity); does not change results.
 BLOCK = 1 << 16
 
+#: the ranking measure of each mode (module docstring)
+RANKED_BY = {"deal": "points per deal", "match": "Elo"}
+#: how the ranking measure is computed, for the JSON output
+RANKING_METHOD = {
+    "deal": "points per deal against all opponents (own points minus the opponent's, per deal "
+            "played); 95% interval by the ratio estimator over duplicate pair indices "
+            "(Cochran 1977, 6.3)",
+    "match": "Elo: Bradley-Terry MLE (Hunter 2004 MM) on match wins, draws half, prior 0.5 "
+             "win each way, mean 0",
+}
+
 
 @dataclass
 class TournamentResult:
@@ -56,9 +78,10 @@ class TournamentResult:
         games: games per pairing (even: duplicate pairs).
         seed: the seed of every pairing.
         pairs: one dict per ordered pair (see :meth:`pairs_frame` for the keys).
-        elo: Elo rating per bot, mean 0.
+        elo: match mode: Elo rating per bot (``float64[len(names)]``, mean 0);
+            deal mode: ``None`` (deals are ranked by points, module docstring).
         seconds: wall time of the simulation.
-        ratings: one dict per bot (see :meth:`ratings_frame`).
+        ratings: one dict per bot, best first (see :meth:`ratings_frame`).
         bots: :func:`~vitou_ai.bots.policy.describe` of each bot.
     """
 
@@ -67,10 +90,15 @@ class TournamentResult:
     games: int
     seed: int
     pairs: list[dict[str, Any]]
-    elo: np.ndarray
+    elo: np.ndarray | None
     seconds: float
     ratings: list[dict[str, Any]] = field(default_factory=list)
     bots: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ranked_by(self) -> str:
+        """The ranking measure: ``"points per deal"`` (deal mode) or ``"Elo"`` (match mode)."""
+        return RANKED_BY[self.params.mode]
 
     def pairs_frame(self):
         """Pairwise results, one row per ordered pair: ``bot``, ``opponent``,
@@ -82,17 +110,21 @@ class TournamentResult:
         return pd.DataFrame(self.pairs)
 
     def ratings_frame(self):
-        """One row per bot: ``bot``, ``elo``, ``games``, ``wins``, ``losses``,
-        ``draws``, ``score``, ``points_per_deal`` (against all opponents)."""
+        """One row per bot, best first: ``rank`` (1 = best), ``bot``, ``ranked_by``
+        (the measure, :attr:`ranked_by`), ``elo`` (match mode only),
+        ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%, against all opponents),
+        ``games``, ``wins``, ``losses``, ``draws``, ``score``."""
         import pandas as pd
 
         return pd.DataFrame(self.ratings)
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (NaN written as ``null``)."""
+    def to_json(self, command: str | None = None) -> dict[str, Any]:
+        """A JSON-ready dict (NaN written as ``null``); ``command``, if given, is
+        recorded as the command line that reproduces the tournament."""
         p = self.params
         return _finite({
             "rules_version": RULES_VERSION,
+            **({"command": command} if command else {}),
             "profile": p.profile,
             "knobs": p.knobs(),
             "mode": p.mode,
@@ -103,7 +135,8 @@ class TournamentResult:
             "bots": self.names,
             "bot_specs": self.bots,
             "seconds": self.seconds,
-            "elo_method": "Bradley-Terry MLE (Hunter 2004 MM), prior 0.5 win each way, mean 0",
+            "ranked_by": self.ranked_by,
+            "ranking_method": RANKING_METHOD[p.mode],
             "ratings": self.ratings,
             "pairs": self.pairs,
         })
@@ -176,7 +209,11 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     n = len(policies)
     wins = np.zeros((n, n))
     stats_rows: list[dict[str, Any]] = []
-    per_bot = {i: {"wins": 0, "losses": 0, "draws": 0, "diff": 0.0, "deals": 0} for i in range(n)}
+    per_bot = {i: {"wins": 0, "losses": 0, "draws": 0} for i in range(n)}
+    # per bot and duplicate pair index: point difference and deals, summed over its
+    # pairings (the units of the bot's points-per-deal interval)
+    unit_diff = np.zeros((n, games // 2))
+    unit_deals = np.zeros((n, games // 2))
     t0 = time.perf_counter()
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
@@ -210,32 +247,45 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
             per_bot[k]["wins"] += w_
             per_bot[k]["losses"] += l_
             per_bot[k]["draws"] += d
-            per_bot[k]["deals"] += int(deals.sum())
-        per_bot[i]["diff"] += float(diff_pairs.sum())
-        per_bot[j]["diff"] -= float(diff_pairs.sum())
+            unit_deals[k] += deals_pairs
+        unit_diff[i] += diff_pairs
+        unit_diff[j] -= diff_pairs
     seconds = time.perf_counter() - t0
-    elo = fit_elo(wins)
+    elo = fit_elo(wins) if params.mode == "match" else None
     ratings = []
     for k in range(n):
         s = per_bot[k]
         g = s["wins"] + s["losses"] + s["draws"]
-        ratings.append({"bot": names[k], "elo": float(elo[k]), "games": g, "wins": s["wins"],
-                        "losses": s["losses"], "draws": s["draws"],
-                        "score": (s["wins"] + 0.5 * s["draws"]) / g,
-                        "points_per_deal": s["diff"] / s["deals"]})
+        ppd, lo, hi = ratio_interval(unit_diff[k], unit_deals[k])
+        row: dict[str, Any] = {"bot": names[k], "ranked_by": RANKED_BY[params.mode]}
+        if elo is not None:
+            row["elo"] = float(elo[k])
+        row.update({"points_per_deal": ppd, "ppd_lo": lo, "ppd_hi": hi, "games": g,
+                    "wins": s["wins"], "losses": s["losses"], "draws": s["draws"],
+                    "score": (s["wins"] + 0.5 * s["draws"]) / g})
+        ratings.append(row)
+    key = "elo" if elo is not None else "points_per_deal"
+    ratings.sort(key=lambda r: -r[key])  # stable: ties keep the order given
+    ratings = [{"rank": r + 1, **row} for r, row in enumerate(ratings)]
     bots = [{**describe(p), "name": nm} for p, nm in zip(policies, names, strict=True)]
     return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots)
 
 
+def _short(name: str, width: int = 22) -> str:
+    return name if len(name) <= width else name[:width - 1] + "\u2026"
+
+
 def plot(result: TournamentResult):
     """A matplotlib Figure (Agg canvas, no pyplot state): win-rate and
-    points-per-deal matrices, and the Elo ratings."""
+    points-per-deal matrices, and the ranking by its measure (deal mode: points
+    per deal with 95% intervals; match mode: Elo), titled with that measure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     names = result.names
     n = len(names)
     idx = {b: k for k, b in enumerate(names)}
+    short = [_short(b) for b in names]  # long bot specs would squeeze the axes
     wr = np.full((n, n), np.nan)
     ppd = np.full((n, n), np.nan)
     for row in result.pairs:
@@ -252,27 +302,38 @@ def plot(result: TournamentResult):
          (-np.nanmax(np.abs(ppd)) or -1, np.nanmax(np.abs(ppd)) or 1)),
     ):
         im = ax.imshow(mat, cmap=cmap, vmin=lim[0], vmax=lim[1])
-        ax.set_xticks(range(n), names, rotation=45, ha="right")
-        ax.set_yticks(range(n), names)
+        ax.set_xticks(range(n), short, rotation=45, ha="right")
+        ax.set_yticks(range(n), short)
         ax.set_title(title, fontsize=10)
         for i in range(n):
             for j in range(n):
                 if not np.isnan(mat[i, j]):
                     ax.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    order = np.argsort(result.elo)
-    axes[2].barh([names[k] for k in order], result.elo[order], color="tab:gray")
+    ranked = result.ratings[::-1]  # best at the top of a horizontal bar chart
+    labels = [_short(r["bot"]) for r in ranked]
+    if result.elo is not None:
+        axes[2].barh(labels, [r["elo"] for r in ranked], color="tab:gray")
+        axes[2].set_xlabel("Elo (Bradley-Terry fit on\nmatch results, mean 0)")
+    else:
+        v = np.array([r["points_per_deal"] for r in ranked])
+        err = np.array([[r["points_per_deal"] - r["ppd_lo"] for r in ranked],
+                        [r["ppd_hi"] - r["points_per_deal"] for r in ranked]])
+        axes[2].barh(labels, v, xerr=err, color="tab:gray", capsize=3)
+        axes[2].set_xlabel("points per deal against all opponents\n(95% interval)")
     axes[2].axvline(0, color="black", lw=0.8)
-    axes[2].set_xlabel("Elo (Bradley-Terry fit, mean 0)")
     plural = "matches" if unit == "match" else "deals"
-    axes[2].set_title(f"{result.params.profile}, {result.games} {plural} per pairing", fontsize=10)
+    axes[2].set_title(f"ranked by {result.ranked_by}\n{result.params.profile}, {result.games} "
+                      f"{plural} per pairing", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def write_outputs(result: TournamentResult, out_dir: str | Path) -> list[Path]:
-    """Write ``pairs.csv``, ``ratings.csv``, ``tournament.json`` and
-    ``tournament.png`` into ``out_dir`` (each atomically); return the paths."""
+def write_outputs(result: TournamentResult, out_dir: str | Path,
+                  command: str | None = None) -> list[Path]:
+    """Write ``pairs.csv``, ``ratings.csv``, ``tournament.json`` (with ``command``
+    if given) and ``tournament.png`` into ``out_dir`` (each atomically); return
+    the paths."""
     from ..history import write_atomic
 
     out = Path(out_dir)
@@ -280,7 +341,7 @@ def write_outputs(result: TournamentResult, out_dir: str | Path) -> list[Path]:
              out / "tournament.png"]
     write_atomic(paths[0], result.pairs_frame().to_csv(index=False).encode())
     write_atomic(paths[1], result.ratings_frame().to_csv(index=False).encode())
-    write_atomic(paths[2], (json.dumps(result.to_json(), indent=2) + "\n").encode())
+    write_atomic(paths[2], (json.dumps(result.to_json(command), indent=2) + "\n").encode())
     buf = io.BytesIO()
     plot(result).savefig(buf, format="png", dpi=110)
     write_atomic(paths[3], buf.getvalue())

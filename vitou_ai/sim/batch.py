@@ -6,7 +6,7 @@ R6 decisions and baraque) with a policy per seat, in a ``prange`` loop that
 writes into one preallocated ``int32[n, N_FIELDS]`` table. Results come back
 as a :class:`SimResult`: named columns and a pandas DataFrame.
 
-Randomness, one set of streams per row (:mod:`vitou_ai.sim.rng`), so the same
+Randomness, one set of streams per row (:mod:`vitou_ai.rng`), so the same
 seed gives the same table on any thread count and for any split of the rows
 into calls (``row0``):
 
@@ -34,6 +34,7 @@ import numpy as np
 
 from .._numba import jit, jit_parallel
 from ..bots.policy import IWORK_SIZE, KIND_RANDOM, Policy, choose_action, pack_policies
+from ..rng import next_below, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import (
@@ -47,7 +48,6 @@ from ..rules.params import (
     VitouParams,
 )
 from .random_play import sample_chance
-from .rng import next_below, row_seed
 
 CHUNK = 256
 

@@ -10,9 +10,9 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
+from ..rng import next_below, next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
-from .rng import next_below, next_float, row_seed
 
 CHUNK = 256
 

@@ -118,3 +118,50 @@ def uniform_policy(tree: GameTree) -> np.ndarray:
     """Every legal action equally likely, ``float64[num_infosets, 5]``."""
     mask = tree.legal_mask()
     return mask / mask.sum(1, keepdims=True)
+
+
+def value_by_position(tree: GameTree, policy: np.ndarray) -> np.ndarray:
+    """Expected return by position at the table, points per deal.
+
+    Position ``k`` is the seat ``(dealer + 1 + k) % players``: 0 is the
+    dealer's left, who leads trick 1 (R1.3), ``players - 1`` the dealer. With
+    a fixed dealer this is :func:`expected_returns` rotated; with the dealer
+    drawn by chance (``params.dealer == -1``, R1.4) it averages over the draw
+    the return of the seat in each position, taking every subtree's dealer
+    from the draw (``(dealer + 1) % players`` would make ``-1`` seat 0, whose
+    average over the draw is no position at all).
+
+    Returns:
+        ``float64[players]``.
+
+    Raises:
+        ValueError: ``policy`` is not a distribution of ``tree``'s shape.
+    """
+    from ..rules import kernel as K
+    from ..rules import layout as L
+
+    _check_policy(tree, policy)
+    p = tree.params
+    n = p.players
+    team_sign = np.array([1.0 if s % 2 == 0 else -1.0 for s in range(n)])
+    if p.dealer >= 0:
+        u = expected_returns(tree, policy)
+        return np.array([u[(p.dealer + 1 + k) % n] for k in range(n)])
+    value = np.empty(tree.num_nodes)
+    CK.expected_values(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild, tree.prob,
+                       tree.util, policy, value)
+    # The root is the dealer draw; its children follow the kernel's chance outcomes.
+    pa = p.to_array()
+    state = K.new_state(pa)
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    m = K.chance_outcomes(pa, state, acts, probs)
+    if state[L.S_PHASE] != L.PH_DRAW_DEALER or m != tree.nchild[0]:
+        raise ValueError("the tree's root is not the dealer draw of its parameters")
+    out = np.zeros(n)
+    for c in range(m):
+        dealer = int(acts[c]) - L.C_DEALER0
+        v0 = value[tree.first[0] + c]
+        for k in range(n):
+            out[k] += probs[c] * team_sign[(dealer + 1 + k) % n] * v0
+    return out

@@ -9,7 +9,7 @@ Both follow OpenSpiel's Python implementations
 (``external_sampling_mccfr.py`` with simple averaging: the average policy is
 accumulated at the other players' nodes; ``outcome_sampling_mccfr.py`` with
 exploration ``epsilon = 0.6`` and no baseline), alternating the updating
-player each iteration pass. One random stream per solver (:mod:`vitou_ai.sim.rng`).
+player each iteration pass. One random stream per solver (:mod:`vitou_ai.rng`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from .._numba import jit
+from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
 from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from ..sim.random_play import sample_chance
-from ..sim.rng import next_float, row_seed
 from .cfr import CheckpointError
 from .infoset_table import pack_key
 from .tree import MAX_INFOSET_ACTIONS

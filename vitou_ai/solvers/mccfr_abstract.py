@@ -45,11 +45,11 @@ import numpy as np
 from .._numba import jit, jit_parallel
 from ..abstraction.config import AbstractionConfig
 from ..abstraction.key import abstract_key
+from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
-from ..sim.rng import next_float, row_seed
 from .atomics import cas_u64
 from .cfr import CheckpointError
 from .mccfr import TableFullError

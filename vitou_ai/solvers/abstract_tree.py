@@ -15,11 +15,11 @@ import dataclasses
 import numpy as np
 
 from .._numba import jit
+from ..abstraction.config import AbstractionConfig
+from ..abstraction.key import abstract_key
 from ..rules import kernel as K
 from ..rules import layout as L
-from ..solvers.tree import KIND_CHANCE, KIND_DECISION, GameTree, enumerate_deals
-from .config import AbstractionConfig
-from .key import abstract_key
+from .tree import KIND_CHANCE, KIND_DECISION, GameTree, enumerate_deals
 
 
 @jit
@@ -151,7 +151,7 @@ def policy_on_tree(tree: GameTree, policy) -> np.ndarray:
     """An :class:`~vitou_ai.bots.abstract.AbstractPolicy` laid out on a real tree's
     information sets (``float64[num_infosets, 5]``; uniform at keys it lacks)."""
     from ..bots.abstract import lookup_row
-    from ..solvers.evaluate import uniform_policy
+    from .evaluate import uniform_policy
 
     keys = infoset_keys(tree, policy.abstraction).astype(np.uint64) | (np.uint64(1) << np.uint64(63))
     out = uniform_policy(tree)

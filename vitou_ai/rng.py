@@ -4,13 +4,17 @@ A stream is a ``uint64[1]`` array advanced by SplitMix64 (Steele, Lea & Flood
 2014, "Fast splittable pseudorandom number generators"). Row ``i`` of a batch
 seeded with ``seed`` starts from :func:`row_seed`, so results do not depend
 on the number of threads or on how rows are chunked.
+
+The bots, the simulator and the sampling solvers all draw from these streams, so
+the module sits below all of them: it imports nothing of the package but the
+numba options.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._numba import jit
+from ._numba import jit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -1,0 +1,147 @@
+"""Plumbing shared by the subcommands of ``vitou-ai``: the help format, fresh output
+folders, progress bars, one-line notes and Ctrl-C.
+
+Library modules return values and raise; everything here talks to the terminal, so
+only the command-line modules (:mod:`vitou_ai.cli`, :mod:`vitou_ai.train`,
+:mod:`vitou_ai.play`, :mod:`vitou_ai.eval.command`) use it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+#: exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's help with every option's default at the end of its line.
+
+    As :class:`argparse.ArgumentDefaultsHelpFormatter`, except that a help text which
+    already states its default (one that depends on other options) is left alone, an
+    on/off flag reads ``(default: off)`` and a list default is written as it is typed.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.default is argparse.SUPPRESS or "default" in text.lower()
+                or not action.option_strings):
+            return text
+        if action.nargs == 0 and action.default in (False, None):
+            shown = "off"
+        elif isinstance(action.default, list | tuple):
+            shown = " ".join(str(v) for v in action.default)
+        else:
+            shown = str(action.default)
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+
+def new_folder(base: str | Path, stem: str) -> Path:
+    """Create and return a new folder ``base/stem-YYYYmmdd-HHMMSS`` (UTC), with ``-2``,
+    ``-3``... appended when that name is taken: never a folder that existed before.
+
+    Raises:
+        OSError: the folder cannot be created (``base`` not writable, a file in the way).
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 10_000):
+        path = Path(base) / (f"{stem}-{stamp}" + (f"-{k}" if k > 1 else ""))
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        return path
+    raise OSError(f"no free folder name {Path(base) / stem}-{stamp}-N")
+
+
+def show_progress(stream: TextIO, no_progress: bool = False) -> bool:
+    """Whether to draw a progress bar on ``stream``: only on a terminal, and not with
+    ``--no-progress`` (a bar in a log file or a pipe is noise)."""
+    if no_progress:
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or a file-less stream
+        return False
+
+
+def note(command: str, text: str, err: TextIO | None = None) -> None:
+    """One line on stderr about a phase that prints nothing for a while."""
+    print(f"vitou-ai {command}: {text}", file=err or sys.stderr, flush=True)
+
+
+#: modules where a KeyboardInterrupt must not be raised: numba's compiled code calls back
+#: into them (``numba.core.serialize._numba_unpickle``...) and does not expect an exception
+#: there; a Ctrl-C landing in such a callback ended the process with a segmentation fault
+UNSAFE_MODULES = ("numba", "llvmlite")
+#: seconds between checks while a Ctrl-C waits for compiled code to return
+RETRY_SECONDS = 0.05
+
+
+def _in_unsafe_code(frame) -> bool:
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] in UNSAFE_MODULES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_sigint(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    if _in_unsafe_code(frame):
+        signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)  # ask again in a moment
+        return
+    raise KeyboardInterrupt
+
+
+def _on_alarm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    signal.raise_signal(signal.SIGINT)  # to whichever SIGINT handler is in place then
+
+
+@contextlib.contextmanager
+def interrupts_outside_numba() -> Iterator[None]:
+    """Ctrl-C raises :class:`KeyboardInterrupt` only in Python code outside numba and
+    llvmlite (:data:`UNSAFE_MODULES`): one that lands in their callbacks waits until
+    control is back, checked every :data:`RETRY_SECONDS`. Outside the main thread the
+    block runs with Python's default handling."""
+    try:
+        previous = signal.signal(signal.SIGINT, _on_sigint)
+    except ValueError:  # not the main thread
+        yield
+        return
+    previous_alarm = signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (writing a checkpoint and its outputs), then
+    raise :class:`KeyboardInterrupt` if it came. Outside the main thread signals cannot
+    be handled; the block then runs unprotected."""
+    caught: list[int] = []
+
+    def hold(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+        caught.append(signum)
+
+    try:
+        previous = signal.signal(signal.SIGINT, hold)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt

@@ -1,0 +1,248 @@
+"""``vitou-ai play --game vint`` and ``vitou-ai tournament --game vint``.
+
+The main command line (:mod:`vitou_ai.cli`) hands any ``play`` or ``tournament``
+command with ``--game vint`` to :func:`main` here.
+
+- ``play``: a rubber in the terminal against bots (you are seat 0, partner seat 2).
+  Type ``pass``, a bid (``2D``, ``3NT``) or a card (``QH``, ``10S``); ``hand``,
+  ``help``, ``quit``. An illegal call or card is refused with the rule it breaks.
+- ``tournament``: duplicate rubbers between bots (:mod:`vitou_ai.vint.tournament`),
+  a table with intervals, and ``--out`` a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from . import layout as L
+from .bots import BOT_NAMES, View, make_bot
+from .game import (
+    VintParams,
+    VintRuleError,
+    action_str,
+    bid_str,
+    card_str,
+    hand_str,
+    parse_bid,
+    parse_card,
+)
+from .rubber import Rubber
+from .table import deal_hands
+
+
+def wants_vint(argv: list[str]) -> bool:
+    """True for ``play ... --game vint`` / ``tournament ... --game=vint``."""
+    if not argv or argv[0] not in ("play", "tournament"):
+        return False
+    for i, a in enumerate(argv):
+        if a == "--game=vint" or (a == "--game" and i + 1 < len(argv) and argv[i + 1] == "vint"):
+            return True
+    return False
+
+
+def _parser() -> argparse.ArgumentParser:
+    from ..console import HelpFormatter
+
+    ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
+                                 formatter_class=HelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("play", "tournament"):
+        p = sub.add_parser(name, formatter_class=HelpFormatter, description=(
+            "play a rubber of Vint in the terminal against bots" if name == "play" else
+            "duplicate rubbers between Vint bots") + " (docs/RULES_vint.md).")
+        p.add_argument("--game", choices=["vint"], required=True,
+                       help="the game: Vint (without it, Vitou; no default)")
+        p.add_argument("--seed", type=int, default=0, help="random seed")
+        p.add_argument("--scoring", choices=["moscow", "foster"], default="moscow",
+                       help="scoring table")
+        p.add_argument("--short-auction", action="store_true", help="V8.1")
+        p.add_argument("--worlds", type=int, default=8, help="search bot: sampled deals")
+        if name == "play":
+            p.add_argument("--partner", choices=BOT_NAMES, default="heuristic",
+                           help="your partner's bot")
+            p.add_argument("--opponents", choices=BOT_NAMES, default="heuristic",
+                           help="the opponents' bot")
+            p.add_argument("--rubbers", type=int, default=1, help="rubbers to play")
+            p.add_argument("--save", metavar="DIR",
+                           help="write each deal as a hand history (replay with vitou-ai "
+                           "replay; default: not saved)")
+        else:
+            p.add_argument("--bots", nargs="+", choices=BOT_NAMES, default=list(BOT_NAMES),
+                           help="bots, space-separated")
+            p.add_argument("--pairs", type=int, default=20, help="duplicate rubber pairs")
+            p.add_argument("--out", help="write the results as JSON here (default: not written)")
+    return ap
+
+
+def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) -> int:
+    args = _parser().parse_args(argv)
+    params = VintParams(scoring=args.scoring, short_auction=args.short_auction)
+    if args.command == "tournament":
+        return tournament(args, params, out or sys.stdout)
+    return Session(args, params, inp or sys.stdin, out or sys.stdout).run()
+
+
+def tournament(args, params: VintParams, out: TextIO) -> int:
+    from ..history import write_atomic
+    from .game import RULES_VERSION
+    from .tournament import round_robin, table_markdown
+
+    if args.pairs < 1 or len(set(args.bots)) < 2:
+        print("error: need --pairs >= 1 and at least two different --bots", file=sys.stderr)
+        return 2
+    t = time.perf_counter()
+    res = round_robin(list(dict.fromkeys(args.bots)), args.pairs, args.seed, params,
+                      args.worlds, progress=lambda r: print(
+                          f"{r.a} v {r.b}: {r.as_dict()['points_per_rubber']:+,.0f} per rubber",
+                          file=out, flush=True))
+    print(table_markdown(res), file=out)
+    if args.out:
+        doc = {"rules_version": RULES_VERSION, "command": "vitou-ai " + " ".join(sys.argv[1:]),
+               "params": params.knobs(), "seed": args.seed, "pairs": args.pairs,
+               "seconds": time.perf_counter() - t, "results": [r.as_dict() for r in res]}
+        write_atomic(Path(args.out), (json.dumps(doc, indent=2) + "\n").encode())
+        print(f"wrote {args.out}", file=out)
+    return 0
+
+
+NAMES = ("You", "Left", "Partner", "Right")
+
+
+class Session:
+    """A rubber in the terminal: the human is seat 0."""
+
+    def __init__(self, args, params: VintParams, inp: TextIO, out: TextIO):
+        self.params, self.inp, self.out = params, inp, out
+        self.rubbers = args.rubbers
+        self.save = Path(args.save) if args.save else None
+        self.rng = random.Random(args.seed)
+        partner, opp = make_bot(args.partner, args.worlds), make_bot(args.opponents, args.worlds)
+        self.bots = [None, opp, partner, opp]
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, view: View) -> int | None:
+        while True:
+            self.out.write("> ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                return None
+            text = line.strip()
+            if text in ("quit", "q"):
+                return None
+            if text in ("hand", "h"):
+                self.say("your hand: " + hand_str(view.hand))
+                continue
+            if text in ("help", "?"):
+                self.say("type pass, a bid like 2D or 3NT, or a card like QH; hand; quit")
+                continue
+            try:
+                a = self.parse(text, view)
+                probe = view.state.clone()
+                probe.apply(a)
+                return a
+            except VintRuleError as e:
+                self.say(f"refused ({e.rule}): {e}")
+            except ValueError as e:
+                self.say(f"not understood: {e}")
+
+    @staticmethod
+    def parse(text: str, view: View) -> int:
+        words = text.split()
+        if words and words[0] in ("bid", "play"):
+            words = words[1:]
+        if len(words) != 1:
+            raise ValueError(f"{text!r}: one call or card")
+        w = words[0]
+        if w.lower() in ("double", "redouble", "x", "xx"):
+            raise VintRuleError("Vint has no double or redouble", "V3.6")
+        if w.lower() in ("pass", "p"):
+            return L.PASS
+        if view.state.contract() is None:
+            try:
+                return L.BID0 + parse_bid(w)
+            except ValueError:
+                parse_card(w)
+                raise VintRuleError("the auction has not ended: pass or bid", "V3.4") from None
+        try:
+            return parse_card(w)
+        except ValueError:
+            parse_bid(w)
+            raise VintRuleError("the auction has ended: play a card", "V3.7") from None
+
+    def save_deal(self, p: VintParams, state, calls, plays, r: int, k: int) -> None:
+        from .history import record
+
+        # every call precedes every card (V3.7), so calls + plays is the order of play
+        hh = record(p, [state.dealt(s) for s in range(4)], [a for _, a in calls + plays])
+        path = self.save / f"rubber{r + 1}_deal{k + 1}.toml"
+        hh.save(path)
+        self.say(f"saved {path}")
+
+    def run(self) -> int:
+        from .game import VintState
+
+        self.say("Vint (docs/RULES_vint.md): you are seat 0 with your partner opposite (seat 2).")
+        for r in range(self.rubbers):
+            rub = Rubber(scoring=self.params.scoring)
+            k = 0
+            while not rub.over:
+                dealer = k % 4
+                p = VintParams(dealer=dealer, short_auction=self.params.short_auction,
+                               scoring=self.params.scoring)
+                state = VintState(p)
+                state.deal(deal_hands(self.rng, dealer))
+                calls, plays = [], []
+                self.say(f"\n-- rubber {r + 1}, deal {k + 1}: {NAMES[dealer]} deals; games "
+                         f"{rub.games[0]}-{rub.games[1]}, below {rub.below[0]}-{rub.below[1]}")
+                self.say("your hand: " + hand_str(state.hand(0)))
+                while not state.is_terminal():
+                    seat = state.current_player()
+                    view = View(seat, state, calls, plays)
+                    if seat == 0:
+                        a = self.ask(view)
+                        if a is None:
+                            self.say("bye")
+                            return 0
+                    else:
+                        a = self.bots[seat].act(view, self.rng)
+                    before = state.contract()
+                    state.apply(a)
+                    (calls if a >= 52 else plays).append((seat, a))
+                    self.say(f"{NAMES[seat]}: {action_str(a)}")
+                    if before is None and state.contract() is not None:
+                        lv, d, decl = state.contract()
+                        self.say(f"contract {bid_str((lv - 1) * 5 + d)} by {NAMES[decl]}; "
+                                 f"{NAMES[(decl + 1) % 4]} leads. Your hand: "
+                                 f"{hand_str(state.hand(0))}")
+                    if a < 52 and not state.current_trick():
+                        w = state.trick_winners()[-1]
+                        self.say(f"   trick to {NAMES[w]} ({card_str(a)} last); tricks "
+                                 f"{state.tricks()[0]}-{state.tricks()[1]}")
+                if self.save is not None:
+                    self.save_deal(p, state, calls, plays, r, k)
+                rec = rub.add_deal(state)
+                if state.end() == "thrown_in":
+                    self.say("all passed: thrown in")
+                else:
+                    sc = state.score_dict()
+                    self.say(f"below {sc['below']}, above {sc['above']} (honours "
+                             f"{sc['honours']}, aces {sc['aces']}, undertricks "
+                             f"{sc['undertricks']}, slam {sc['slam']})")
+                    if rec.game_winner is not None:
+                        self.say(f"game to {'you' if rec.game_winner == 0 else 'them'} at "
+                                 f"trick {rec.game_trick} (+{rec.game_bonus})")
+                k += 1
+            x = rub.settlement()
+            self.say(f"\nrubber to {'you' if rub.winner == 0 else 'them'}; totals "
+                     f"{rub.total[0]} v {rub.total[1]}: you {'win' if x >= 0 else 'lose'} "
+                     f"{abs(x)} (V6.4)")
+        return 0
