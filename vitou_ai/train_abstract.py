@@ -117,16 +117,19 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
     t = [r["seconds"] / 60 for r in rows]
     ax = axes[0]
-    if any("lbr" in r for r in rows):
-        ax.errorbar(t, [r.get("lbr") for r in rows],
-                    yerr=[[r["lbr"] - r["lbr_lo"] for r in rows], [r["lbr_hi"] - r["lbr"] for r in rows]],
+    lrows = [r for r in rows if isinstance(r.get("lbr"), float)]
+    if lrows:
+        ax.errorbar([r["seconds"] / 60 for r in lrows], [r["lbr"] for r in lrows],
+                    yerr=[[r["lbr"] - r["lbr_lo"] for r in lrows],
+                          [r["lbr_hi"] - r["lbr"] for r in lrows]],
                     marker="o", color="black", label="trained policy")
     for k, (b, v) in enumerate(lbr_bots.items()):
         ax.axhline(v["value"], ls="--", color=f"C{k}", label=f"{b}")
     ax.set_xlabel("solver minutes")
     ax.set_ylabel("LBR value (points per deal)")
     ax.set_title("local best response (lower bound on exploitability)")
-    ax.legend(fontsize=8)
+    if ax.lines:
+        ax.legend(fontsize=8)
     for k, b in enumerate(bots):
         if f"{b}_ppd" in rows[0]:
             axes[1].errorbar(t, [r[f"{b}_ppd"] for r in rows],
