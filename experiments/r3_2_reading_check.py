@@ -7,7 +7,7 @@ every card that leaves two or more players to play in the trick, asks both readi
 whether the deal is decided. Prints, per variant, the number of such points and of
 disagreements: the four-player figures on the full deck stand only if it is 0 there.
 
-    python experiments/r3_2_reading_check.py [--deals 20000]
+    python experiments/r3_2_reading_check.py [--deals 5000]
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def check(knobs: dict, deals: int, seed: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--deals", type=int, default=20000, help="random deals per variant (default %(default)s)")
+    ap.add_argument("--deals", type=int, default=5000, help="random deals per variant (default %(default)s)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default %(default)s)")
     ap.add_argument("--out", default=str(ROOT / "results" / "r3_2_reading_check.json"),
                     help="JSON summary (default %(default)s)")

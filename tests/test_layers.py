@@ -19,7 +19,7 @@ PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
     {"_numba", "rng", "console"},
     {"rules"},
-    {"history", "openspiel_game", "abstraction"},
+    {"history", "openspiel_game", "openspiel_observer", "abstraction"},
     {"bots"},
     {"sim"},
     {"solvers", "eval"},

@@ -1,17 +1,23 @@
 """External- and outcome-sampling MCCFR (Lanctot et al. 2009) on the kernel:
 convergence on small variants (exact evaluation on the flat tree), resume from
-a checkpoint reproduces an uninterrupted run, bounded table, bad checkpoints."""
+a checkpoint reproduces an uninterrupted run, bounded table, bad checkpoints,
+episodes as long as the game allows (match mode)."""
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from vitou_ai.rules import VitouParams
+from vitou_ai.rules.game import max_deal_decisions, max_game_decisions
 from vitou_ai.solvers.cfr import CheckpointError
 from vitou_ai.solvers.evaluate import exploitability, nash_conv, uniform_policy
 from vitou_ai.solvers.mccfr import MCCFR, TableFullError
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.tree import KIND_DECISION, build_tree
 
 TINY_2P = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
 TINY_4P = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1)
@@ -83,3 +89,64 @@ def test_full_four_player_game_runs_with_bounded_memory():
     assert 0 < s.num_infosets <= 200_000
     pol = s.average_policy()
     assert np.allclose(pol.sum(1), 1.0)
+
+
+# A four-player match on a 4-card deck (every card dealt, one card each): most
+# deals are void (R2.3) and score nothing, so a match runs through many deals and
+# one outcome-sampling episode passes 128 decisions within ten iterations.
+DEEP_MATCH = dict(profile="vitou", mode="match", ranks=2, copies=2, hand_size=1)
+
+
+def _run_isolated(code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter: a buffer overrun in jitted code aborts
+    the process (heap corruption) instead of raising."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_outcome_sampling_episodes_longer_than_128_decisions():
+    """Issue 14, item 3: the per-episode buffers had 128 slots, unchecked, and a match
+    episode is longer (the process died). They are sized by ``max_game_decisions``."""
+    code = (
+        "import json\n"
+        "from vitou_ai.rules import VitouParams\n"
+        "from vitou_ai.solvers.mccfr import MCCFR\n"
+        f"s = MCCFR(VitouParams(**{DEEP_MATCH!r}), 'outcome', seed=1)\n"
+        "s.iterate(10)\n"
+        "print(json.dumps([s.deepest, s.num_infosets]))\n"
+    )
+    done = _run_isolated(code)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    deepest, infosets = json.loads(done.stdout)
+    assert 128 < deepest <= max_game_decisions(VitouParams(**DEEP_MATCH))
+    assert infosets > 0
+
+
+def test_the_depth_bound_holds_on_every_path_of_small_deal_trees():
+    """The buffers rely on ``max_deal_decisions`` bounding the decisions of every
+    deal; check it on every path of full trees (not only sampled ones), including
+    one-from-end deals and signals."""
+    for params in (VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2),
+                   VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1,
+                               scores=(11, 0)),
+                   VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1),
+                   VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1, signals=True,
+                               signal_seen=1.0),  # every gesture caught: a smaller tree
+                   VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1, signals=True,
+                               scores=(20, 0)),
+                   VitouParams(profile="vitou", ranks=2, copies=2, hand_size=1,
+                               scores=(20, 20))):
+        tree = build_tree(params)
+        depth = np.zeros(tree.num_nodes, np.int64)
+        for i in np.flatnonzero(tree.nchild):  # parents come before their children
+            f, m = tree.first[i], tree.nchild[i]
+            depth[f:f + m] = depth[i] + (tree.kind[i] == KIND_DECISION)
+        assert 0 < depth.max() <= max_deal_decisions(params), params
+
+
+def test_external_sampling_on_a_short_match_stays_within_the_bound():
+    params = VitouParams(profile="vitou_2p", mode="match", ranks=2, copies=2, hand_size=1,
+                         target=3, max_deals=4)
+    s = MCCFR(params, "external", seed=3)
+    s.iterate(50)
+    assert 0 < s.deepest <= max_game_decisions(params)

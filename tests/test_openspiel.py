@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pyspiel
@@ -19,7 +20,7 @@ import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
 from vitou_ai.openspiel_game import VitouState
-from vitou_ai.rules import Game, IllegalActionError, VitouParams
+from vitou_ai.rules import RANK_LETTERS, Game, IllegalActionError, VitouParams
 from vitou_ai.rules.game import max_deal_decisions
 
 SIM_GAMES = [
@@ -347,7 +348,7 @@ def test_observation_tensor_and_string():
     _deal_all(state)
     obs = game.make_py_observer()
     obs.set_from(state, 1)
-    assert set(obs.dict) == {"player", "public", "hand", "partner", "gestures"}
+    assert set(obs.dict) == {"player", "public", "to_act", "hand", "partner", "gestures"}
     assert obs.dict["player"].tolist() == [0, 1, 0, 0]
     assert obs.dict["hand"].sum() == 3
     assert np.array_equal(np.asarray(state.observation_tensor(1), np.float32), obs.tensor)
@@ -393,3 +394,163 @@ def test_cfr_plus_nash_conv_small_4p_variant():
     nash_conv = pyspiel.nash_conv(game, solver.average_policy())
     assert uniform > 0.1
     assert -1e-9 <= nash_conv < 1e-3
+
+
+# ---------------------------------------------------------------------------------------------
+# every observation type (issue 14, item 4)
+
+_T = pyspiel.IIGObservationType
+_PRIV = pyspiel.PrivateInfoType
+ALL_OBS_TYPES = [
+    _T(public_info=pub, perfect_recall=recall, private_info=pit)
+    for pub in (True, False)
+    for recall in (True, False)
+    for pit in (_PRIV.NONE, _PRIV.SINGLE_PLAYER, _PRIV.ALL_PLAYERS)
+]
+
+
+def _obs_id(t) -> str:
+    return f"public={t.public_info}-recall={t.perfect_recall}-{t.private_info.name}"
+
+
+def test_private_only_observation_is_supported():
+    """The issue's case: it raised "observations without public information are not
+    supported"."""
+    game = pyspiel.load_game("python_vitou")
+    obs = game.make_py_observer(
+        _T(public_info=False, perfect_recall=False, private_info=_PRIV.SINGLE_PLAYER))
+    state = game.new_initial_state()
+    _deal_all(state)
+    obs.set_from(state, 1)
+    # first outcomes each time: seat 1 (the dealer's left, R1.2) gets three of the four tens
+    assert obs.string_from(state, 1) == "p1 | hand TTT"
+    assert obs.dict["hand"].sum() == 3 and set(obs.dict) == {"player", "hand", "partner",
+                                                             "gestures"}
+    assert "scores" not in obs.string_from(state, 1)
+
+
+def _dealt_state(game, hands_by_seat, actions):
+    """Deal ``hands_by_seat`` (rank letters per seat; dealer 0, so R1.2 order is seats
+    1, 2, 3, 0) and apply the player actions (strings)."""
+    state = game.new_initial_state()
+    n = game.num_players()
+    for k in range(n):
+        for c in hands_by_seat[(1 + k) % n]:
+            state.apply_action(RANK_LETTERS.index(c))
+    for text in actions:
+        state.apply_action(state.string_to_action(text))
+    return state
+
+
+def test_current_observation_is_not_the_history():
+    """perfect_recall=False is the current observation: two histories that reach the
+    same situation for p1 (trick 1 won by p1 with the same four cards, played in a
+    different order by seats that p1 cannot see into) look alike; the information
+    state (perfect recall) keeps them apart."""
+    game = pyspiel.load_game("python_vitou")
+    a = _dealt_state(game, ["KQJ", "TQJ", "987", "A87"],
+                     ["play T", "play 9", "play A", "play K"])
+    b = _dealt_state(game, ["KQJ", "TQJ", "A87", "987"],
+                     ["play T", "play A", "play 9", "play K"])
+    assert a.current_player() == b.current_player() == 1
+    for pub in (True, False):
+        now = game.make_py_observer(_T(public_info=pub, perfect_recall=False,
+                                       private_info=_PRIV.SINGLE_PLAYER))
+        assert now.string_from(a, 1) == now.string_from(b, 1)
+        now.set_from(a, 1)
+        ta = now.tensor.copy()
+        now.set_from(b, 1)
+        assert np.array_equal(ta, now.tensor)
+    recall = game.make_py_observer(_T(perfect_recall=True))
+    assert recall.string_from(a, 1) != recall.string_from(b, 1)
+    assert "play T,play 9,play A,play K" in recall.string_from(a, 1)
+    # the private part alone is the same in both, with or without recall: p1's cards
+    private = game.make_py_observer(_T(public_info=False, perfect_recall=True,
+                                       private_info=_PRIV.SINGLE_PLAYER))
+    assert private.string_from(a, 1) == private.string_from(b, 1) == "p1 | hand TQJ"
+    # everyone sees the same now; the histories differ in the order of the cards
+    # and, with every player's private information, in the hands as dealt
+    for recall, same in ((False, True), (True, False)):
+        for pit in (_PRIV.NONE, _PRIV.ALL_PLAYERS):
+            view = game.make_py_observer(_T(perfect_recall=recall, private_info=pit))
+            assert (view.string_from(a, 0) == view.string_from(b, 0)) == same
+    everyone = game.make_py_observer(_T(perfect_recall=True, private_info=_PRIV.ALL_PLAYERS))
+    assert "hands KQJ TQJ 987 A87" in everyone.string_from(a, 0)
+
+
+OBS_GAMES = [  # (game, random episodes; 0 = every state)
+    ("python_vitou(profile=vitou_2p,ranks=3,copies=1,hand_size=1,dealer=-1)", 0),
+    ("python_vitou(ranks=2,copies=3,hand_size=1,signals=True,signal_seen=0.5,score1=20)", 150),
+    ("python_vitou(ranks=4,copies=2,hand_size=2,signals=True,dealer=-1,score0=20)", 60),
+    ("python_vitou(profile=vitou_cason,mode=match,dealer=-1,max_deals=3)", 10),
+]
+
+
+@pytest.mark.parametrize("spec, episodes", OBS_GAMES)
+def test_every_observation_type_on_every_state(spec, episodes):
+    """Over every state of a small game (or random episodes of larger ones with
+    signals and shared hands), for each of the 12 observation types:
+    fixed tensor size, string <=> tensor, readable strings; public-only and
+    all-players views the same for every player; the full view (public +
+    the player's private information) equivalent to its two halves."""
+    game = pyspiel.load_game(spec)
+    n = game.num_players()
+    observers = {_obs_id(t): (t, game.make_py_observer(t)) for t in ALL_OBS_TYPES}
+    pairs: dict[str, dict] = {name: {} for name in observers}
+    halves: dict[tuple, set] = {}
+    raw_numbers = re.compile(r"(-?\d+ ){4}-?\d+")
+
+    def visit(state):
+        for name, (t, obs) in observers.items():
+            size = obs.tensor.size
+            views = []
+            for p in range(n):
+                obs.set_from(state, p)
+                text = obs.string_from(state, p)
+                assert obs.tensor.size == size
+                assert not raw_numbers.search(text), (name, text)
+                tensor = obs.tensor.tobytes()
+                # a string names one tensor and back (per observer type)
+                assert pairs[name].setdefault(("s", p, text), tensor) == tensor, (name, text)
+                assert pairs[name].setdefault(("t", p, tensor), text) == text, (name, text)
+                views.append(text)
+                if t.private_info == _PRIV.SINGLE_PLAYER:
+                    assert text.startswith(f"p{p}")
+            if t.private_info != _PRIV.SINGLE_PLAYER:
+                assert len(set(views)) == 1, (name, views)  # the same for everyone
+        for recall in (True, False):
+            for p in range(n):
+                full = observers[f"public=True-recall={recall}-SINGLE_PLAYER"][1]
+                pub = observers[f"public=True-recall={recall}-NONE"][1]
+                priv = observers[f"public=False-recall={recall}-SINGLE_PLAYER"][1]
+                key = (recall, full.string_from(state, p))
+                split = (pub.string_from(state, p), priv.string_from(state, p))
+                halves.setdefault(key, set()).add(split)
+                halves.setdefault(("split", recall) + split, set()).add(key[1])
+
+    def walk(state):
+        visit(state)
+        if state.is_terminal():
+            return
+        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                   else state.legal_actions())
+        for a in actions:
+            walk(state.child(a))
+
+    if episodes == 0:
+        walk(game.new_initial_state())
+    rng = random.Random(spec)
+    for _ in range(episodes):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            visit(state)
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choices([a for a, _ in outcomes],
+                                               [p for _, p in outcomes])[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        visit(state)
+    # public + private information determine the full view, and the full view its halves
+    assert all(len(v) == 1 for v in halves.values())
+    assert len(halves) > 20

@@ -20,10 +20,14 @@ def _cache_dir() -> str:
     Numba's on-disk cache checks the timestamp of a function's own file only,
     not of the functions it calls in other modules, so an edit to the kernel
     could leave stale compiled callers in use. Keying the folder on every
-    source file makes any edit start a fresh cache. ``NUMBA_CACHE_DIR`` set by
-    the user wins; ``VITOU_AI_CACHE`` moves the base folder.
+    source file makes any edit start a fresh cache. The cache does not record
+    ``NUMBA_BOUNDSCHECK`` either (a run with it set would load unchecked code,
+    and leave checked code for later runs), so the setting is part of the key.
+    ``NUMBA_CACHE_DIR`` set by the user wins; ``VITOU_AI_CACHE`` moves the base
+    folder.
     """
     h = hashlib.sha256(numba.__version__.encode())
+    h.update(f"boundscheck={numba.config.BOUNDSCHECK}".encode())
     pkg = Path(__file__).resolve().parent
     for f in sorted(pkg.rglob("*.py")):
         h.update(f.relative_to(pkg).as_posix().encode())

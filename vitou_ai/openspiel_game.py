@@ -16,18 +16,16 @@ The state holds only the kernel's ``int32`` state array (OpenSpiel clones a
 Python state by deep-copying its attributes); every rule decision is the
 kernel's. The numpy parameter array lives on the game object.
 
-Observations (``make_py_observer``):
-
-- ``perfect_recall=True`` (information state): built from
-  :func:`vitou_ai.rules.observe.infostate_key` — seat, dealer, scores, own
-  hand, partner's hand when shared (R6.1), gestures as seen (R7.2), and the
-  public action tokens of the deal. In match mode the key covers the current
-  deal only (plus scores, dealer and the number of deals played), so the
-  information state is *not* perfect recall across deals: use deal mode for
-  solvers that need perfect recall.
-- otherwise (observation): :func:`vitou_ai.rules.observe.public_observation`
-  plus the seat, the player's own remaining cards, the partner's remaining
-  cards when shared (R6.1) and the gestures as this player saw them.
+Observations (``make_py_observer``): every ``pyspiel.IIGObservationType``
+(public and/or private information of one or all players, perfect recall or
+the current observation), see :mod:`vitou_ai.openspiel_observer`. The
+information state (``perfect_recall=True``, the default private and public
+information) is built from :func:`vitou_ai.rules.observe.infostate_key` —
+seat, dealer, scores, own hand, partner's hand when shared (R6.1), gestures as
+seen (R7.2), and the public action tokens of the deal. In match mode it covers
+the current deal only (plus scores, dealer and the number of deals played), so
+it is *not* perfect recall across deals: use deal mode for solvers that need
+perfect recall.
 """
 
 from __future__ import annotations
@@ -42,11 +40,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"(importing pyspiel failed: {exc})"
     ) from exc
 
+from .openspiel_observer import (  # after the guard: it needs pyspiel too
+    VitouObserver,
+    infostate_string,  # noqa: F401  (policy export takes it from here)
+)
 from .rules import kernel as K
 from .rules import layout as L
-from .rules import observe as O
 from .rules.game import Game as RulesGame
-from .rules.game import IllegalActionError, action_to_string, max_deal_decisions
+from .rules.game import IllegalActionError, action_to_string, max_game_decisions
 from .rules.game import State as RulesState
 from .rules.params import RANK_LETTERS, VitouParams
 
@@ -136,12 +137,10 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
     """``GameInfo`` computed from the actual parameters."""
     if params.mode == "match":
         lo, hi = -1.0, 1.0
-        length = max_deal_decisions(params) * params.max_deals
     else:
         # R8.1: v = min(points, target - scorer's score) <= target - min(score).
         hi = float(params.target - min(params.scores))
         lo = -hi
-        length = max_deal_decisions(params)
     return pyspiel.GameInfo(
         num_distinct_actions=L.NUM_ACTIONS,
         max_chance_outcomes=L.MAX_CHANCE_OUTCOMES,
@@ -149,7 +148,7 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
         min_utility=lo,
         max_utility=hi,
         utility_sum=0.0,
-        max_game_length=length,
+        max_game_length=max_game_decisions(params),
     )
 
 
@@ -178,8 +177,6 @@ class VitouGame(pyspiel.Game):
             raise ValueError(f"{SHORT_NAME}: observation parameters not supported; passed {params}")
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
-        if iig_obs_type.perfect_recall:
-            return VitouInfoStateObserver(self, iig_obs_type)
         return VitouObserver(self, iig_obs_type)
 
 
@@ -251,213 +248,25 @@ class VitouState(pyspiel.State):
             for i in range(min(int(a[L.S_NTOK]), L.MAX_TOKENS))
         )
         stake = game.vitou_params.ladder_labels[int(a[L.S_STAKE])]
+        # Gestures and catches (R7) are not in the tokens: without them two different
+        # states would print alike (OpenSpiel's get_all_states tells states apart by
+        # this string).
+        gest = [int(g) for g in a[L.S_GEST : L.S_GEST + n]]
+        signals = ""
+        if any(g >= 0 for g in gest):
+            seen = a[L.S_SEEN : L.S_SEEN + L.MAX_PLAYERS * L.MAX_PLAYERS]
+            caught = [f"p{o} saw p{g}" for o in range(n) for g in range(n)
+                      if seen[o * L.MAX_PLAYERS + g]]
+            signals = " gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest)
+            signals += f" caught [{', '.join(caught)}]"
+            if a[L.S_PHASE] == L.PH_SEEN:
+                signals += f" drawing catch {int(a[L.S_SIGCH]) + 1} of 2"
         return (
             f"phase {int(a[L.S_PHASE])} dealer {int(a[L.S_DEALER])} "
             f"scores {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE0 + 1])} deals {int(a[L.S_DEALS])} "
             f"stake {stake} hands {' '.join(hands)} leader {int(a[L.S_LEADER])} "
-            f"trick [{trick}] tricks {int(a[L.S_NTRICKS])} | {toks}"
+            f"trick [{trick}] tricks {int(a[L.S_NTRICKS])}{signals} | {toks}"
         )
-
-
-# ------------------------------------------------------------------------------------------
-# observers
-
-
-class _Pieces:
-    """A flat float32 tensor and named views into it (the PyObserver layout)."""
-
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...]]]):
-        total = sum(int(np.prod(shape)) for _, shape in pieces)
-        self.tensor = np.zeros(total, np.float32)
-        self.dict = {}
-        i = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[i : i + size].reshape(shape)
-            i += size
-
-
-def _check_obs_type(iig_obs_type) -> bool:
-    """True if private information of the observing player is included."""
-    if not iig_obs_type.public_info:
-        raise ValueError(f"{SHORT_NAME}: observations without public information are not supported")
-    pit = iig_obs_type.private_info
-    if pit == pyspiel.PrivateInfoType.ALL_PLAYERS:
-        raise ValueError(f"{SHORT_NAME}: private_info=ALL_PLAYERS is not supported")
-    return pit == pyspiel.PrivateInfoType.SINGLE_PLAYER
-
-
-def _ranks_str(values) -> str:
-    return "".join(RANK_LETTERS[int(v)] for v in values if v >= 0) or "-"
-
-
-class VitouInfoStateObserver:
-    """Information state (perfect recall within a deal) from ``observe.infostate_key``.
-
-    Tensor, one-hot pieces (all zero where the key holds -1): ``player`` [n],
-    ``dealer`` [n], ``score0`` / ``score1`` [target + 12], ``hand`` [hand_size,
-    ranks] (sorted multiset), ``partner`` [hand_size, ranks] (R6.1), ``gestures``
-    [n, 5] (as seen), ``tokens`` [max_tokens, NUM_ACTIONS], and in match mode
-    ``deals`` [1] (deals played, a plain value).
-    """
-
-    def __init__(self, game: VitouGame, iig_obs_type):
-        self.private = _check_obs_type(iig_obs_type)
-        vp = game.vitou_params
-        self.params_array = game.params_array
-        self.n, self.h, self.ranks, self.target = vp.players, vp.hand_size, vp.ranks, vp.target
-        self.match = vp.mode == "match"
-        # Scores are below the target except at the end of a match, where one
-        # deal (at most 12 points) may carry a score from target - 1 past it.
-        self.score_slots = vp.target + 12
-        self.ntok = min(L.MAX_TOKENS, max_deal_decisions(vp))
-        pieces = [
-            ("player", (self.n,)),
-            ("dealer", (self.n,)),
-            ("score0", (self.score_slots,)),
-            ("score1", (self.score_slots,)),
-        ]
-        if self.private:
-            pieces += [("hand", (self.h, self.ranks)), ("partner", (self.h, self.ranks))]
-        pieces += [("gestures", (self.n, len(L.GESTURES))), ("tokens", (self.ntok, L.NUM_ACTIONS))]
-        if self.match:
-            pieces.append(("deals", (1,)))
-        p = _Pieces(pieces)
-        self.tensor, self.dict = p.tensor, p.dict
-        self._key = np.empty(L.KEY_SIZE, dtype=np.int8)
-
-    def _fill_key(self, state, player) -> np.ndarray:
-        O.infostate_key(self.params_array, state.a, player, self._key)
-        return self._key
-
-    def set_from(self, state, player: int) -> None:
-        k = self._fill_key(state, player)
-        self.tensor.fill(0)
-        d = self.dict
-        d["player"][player] = 1
-        if k[L.K_DEALER] >= 0:
-            d["dealer"][k[L.K_DEALER]] = 1
-        d["score0"][min(int(k[L.K_SCORE0]), self.score_slots - 1)] = 1
-        d["score1"][min(int(k[L.K_SCORE1]), self.score_slots - 1)] = 1
-        if self.private:
-            for i in range(self.h):
-                if k[L.K_HAND + i] >= 0:
-                    d["hand"][i, k[L.K_HAND + i]] = 1
-                if k[L.K_PARTNER + i] >= 0:
-                    d["partner"][i, k[L.K_PARTNER + i]] = 1
-        for s in range(self.n):
-            g = k[L.K_GEST + s]
-            if g >= 0:
-                d["gestures"][s, g] = 1
-        for i in range(min(int(k[L.K_NTOK]), self.ntok)):
-            d["tokens"][i, k[L.K_TOK + i]] = 1
-        if self.match:
-            d["deals"][0] = state.a[L.S_DEALS]
-
-    def string_from(self, state, player: int) -> str:
-        k = self._fill_key(state, player)
-        deals = int(state.a[L.S_DEALS]) if self.match else None
-        return infostate_string(k, self.n, self.h, self.private, deals)
-
-
-def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
-                     deals: int | None = None) -> str:
-    """The information-state string of a kernel key (``observe.infostate_key``):
-    ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
-    mode) is the number of deals played. Used by the observer and by policy export."""
-    k = key
-    parts = [
-        f"p{int(k[L.K_PLAYER])}",
-        f"dealer {int(k[L.K_DEALER])}",
-        f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}",
-    ]
-    if deals is not None:
-        parts.append(f"deals {deals}")
-    if private:
-        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size]))
-        if k[L.K_PARTNER] >= 0:
-            parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size]))
-    gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
-    if any(g >= 0 for g in gest):
-        parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-    toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
-    return " | ".join(parts) + " | " + ",".join(toks)
-
-
-class VitouObserver:
-    """Observation (not perfect recall): the public observation plus private cards.
-
-    Tensor pieces: ``player`` [n] one-hot, ``public`` [OBS_SIZE]
-    (``observe.public_observation`` as plain values, -1 = none), ``hand``
-    [ranks] (own remaining cards per rank), ``partner`` [ranks] (the partner's
-    remaining cards when R6.1 shares them), ``gestures`` [n, 5] (as seen).
-    """
-
-    def __init__(self, game: VitouGame, iig_obs_type):
-        self.private = _check_obs_type(iig_obs_type)
-        vp = game.vitou_params
-        self.params_array = game.params_array
-        self.n, self.ranks = vp.players, vp.ranks
-        pieces = [("player", (self.n,)), ("public", (O.OBS_SIZE,))]
-        if self.private:
-            pieces += [("hand", (self.ranks,)), ("partner", (self.ranks,))]
-        pieces.append(("gestures", (self.n, len(L.GESTURES))))
-        p = _Pieces(pieces)
-        self.tensor, self.dict = p.tensor, p.dict
-        self._pub = np.empty(O.OBS_SIZE, dtype=np.int16)
-        self._key = np.empty(L.KEY_SIZE, dtype=np.int8)
-
-    def _held(self, a, seat) -> np.ndarray:
-        base = L.S_HELD + seat * L.MAX_RANKS
-        return a[base : base + self.ranks]
-
-    def _shared_partner(self, player) -> int:
-        """The partner's seat if R6.1 shows this player the partner's cards (the
-        information-state key holds them, in ``self._key``), else -1."""
-        if self._key[L.K_PARTNER] >= 0:
-            return (player + 2) % self.n
-        return -1
-
-    def set_from(self, state, player: int) -> None:
-        a = state.a
-        O.public_observation(self.params_array, a, self._pub)
-        O.infostate_key(self.params_array, a, player, self._key)
-        self.tensor.fill(0)
-        d = self.dict
-        d["player"][player] = 1
-        d["public"][:] = self._pub
-        if self.private:
-            d["hand"][:] = self._held(a, player)
-            partner = self._shared_partner(player)
-            if partner >= 0:
-                d["partner"][:] = self._held(a, partner)
-        for s in range(self.n):
-            g = self._key[L.K_GEST + s]
-            if g >= 0:
-                d["gestures"][s, g] = 1
-
-    def string_from(self, state, player: int) -> str:
-        a = state.a
-        O.public_observation(self.params_array, a, self._pub)
-        O.infostate_key(self.params_array, a, player, self._key)
-        parts = [f"p{player}", "public " + " ".join(str(int(x)) for x in self._pub)]
-        if self.private:
-            held = self._held(a, player)
-            parts.append(
-                "hand "
-                + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
-            )
-            partner = self._shared_partner(player)
-            if partner >= 0:
-                held = self._held(a, partner)
-                parts.append(
-                    "partner "
-                    + ("".join(RANK_LETTERS[r] * int(held[r]) for r in range(self.ranks)) or "-")
-                )
-        gest = [int(g) for g in self._key[L.K_GEST : L.K_GEST + self.n]]
-        if any(g >= 0 for g in gest):
-            parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-        return " | ".join(parts)
 
 
 pyspiel.register_game(GAME_TYPE, VitouGame)

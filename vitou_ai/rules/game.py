@@ -345,3 +345,15 @@ def max_deal_decisions(params: VitouParams) -> int:
     if n == 4:
         return n + (n if params.signals else 0) + cards + raises + 1
     return 2 + 2 * raises + 2 + 2 + cards + 1
+
+
+def max_game_decisions(params: VitouParams) -> int:
+    """Upper bound on the player decisions in one game: a deal (R8.1), or a match
+    (R8.2) of at most ``max_deals`` deals. Deals that score nothing (``all_void``,
+    ``passed``, ``abandoned``) can make a match last all ``max_deals`` deals, so
+    the bound is ``max_deal_decisions * max_deals`` in match mode.
+
+    This is ``max_game_length`` of ``python_vitou``, and the depth the sampling
+    solvers size their per-episode buffers by (:class:`vitou_ai.solvers.mccfr.MCCFR`).
+    """
+    return max_deal_decisions(params) * (params.max_deals if params.mode == "match" else 1)

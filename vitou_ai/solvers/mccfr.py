@@ -26,6 +26,7 @@ from .._numba import jit
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
+from ..rules.game import max_game_decisions
 from ..rules.observe import infostate_key
 from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from ..sim.random_play import sample_chance
@@ -34,7 +35,6 @@ from .infoset_table import pack_key
 from .tree import MAX_INFOSET_ACTIONS
 
 MCCFR_FORMAT = "vitou_ai-mccfr-checkpoint-1"
-MAX_DEPTH = 128
 TABLE_FULL = -2
 
 
@@ -122,6 +122,8 @@ def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys,
     row = find_or_insert(words, used, slot_row, n_rows, pk, cap_rows)
     if row >= 0 and used[0] == 1:
         m = K.legal_actions(params, state, acts)
+        if m > MAX_INFOSET_ACTIONS:  # cannot happen by R2.1 / R4.2 / R7.1: at most 5
+            raise ValueError("more legal actions than MAX_INFOSET_ACTIONS")
         nact[row] = m
         for a in range(m):
             actions[row, a] = acts[a]
@@ -186,6 +188,8 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
     d = 0
     rows[0] = row
     child[0] = 0
+    if used[2] < 1:
+        used[2] = 1
     _rm(regrets, row, nact[row], sig[0])
     while True:
         r = rows[d]
@@ -203,6 +207,8 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
                 child[d] += 1
             else:
                 d += 1
+                if used[2] < d + 1:
+                    used[2] = d + 1
                 rows[d] = nrow
                 child[d] = 0
                 _rm(regrets, nrow, nact[nrow], sig[d])
@@ -266,6 +272,8 @@ def os_iteration(params, p, rng, tb, regrets, cum, state, path_row, path_a, path
         samp *= probs[a]
         K.apply_action(params, state, actions[row, a])
         n += 1
+    if used[2] < n:
+        used[2] = n
     K.returns(params, state, ret)
     value = ret[p]
     for j in range(n - 1, -1, -1):
@@ -329,11 +337,19 @@ class MCCFR:
     Args:
         params: the game (deal or match mode; match-mode information states cover
             the current deal only, see :func:`vitou_ai.rules.observe.infostate_key`).
+            The per-episode buffers hold ``max_game_decisions(params) + 1`` states
+            (about 800 bytes each; in match mode that grows with ``max_deals``,
+            but only the depth episodes reach is ever touched).
         sampling: ``"external"`` or ``"outcome"``.
         seed: seed of the solver's random stream.
         max_infosets: capacity of the table (rows); memory is about
             ``max_infosets * 150`` bytes. Exceeding it raises :class:`TableFullError`.
         epsilon: outcome sampling's exploration at the updating player's nodes.
+
+    Attributes:
+        deepest: the most decisions on one sampled path so far (outcome sampling:
+            all players' decisions of an episode; external sampling: the
+            updating player's), at most ``max_game_decisions(params)``.
 
     Tables: ``regrets`` / ``cum_policy`` ``float64[max_infosets, 5]`` (only the
     first ``num_infosets`` rows in use), rows in order of first visit,
@@ -370,13 +386,20 @@ class MCCFR:
         self.iteration = 0
         self.nodes_touched = 0
         self.seconds = 0.0
-        self._states = np.zeros((MAX_DEPTH, L.STATE_SIZE), np.int32)
-        self._rows = np.zeros(MAX_DEPTH, np.int64)
-        self._child = np.zeros(MAX_DEPTH, np.int64)
-        self._vals = np.zeros((MAX_DEPTH, MAX_INFOSET_ACTIONS))
-        self._sig = np.zeros((MAX_DEPTH, MAX_INFOSET_ACTIONS))
-        self._path = [np.zeros(MAX_DEPTH, np.int64) for _ in range(3)] + [
-            np.zeros(MAX_DEPTH) for _ in range(4)]
+        self.deepest = 0
+        # Per-episode buffers, one slot per decision on the path (outcome sampling) or
+        # per decision of the updating player (external sampling, plus the root state):
+        # sized by a bound on the game's length, because the jitted loops index them
+        # unchecked. np.zeros maps untouched pages lazily, so a long match's bound
+        # (max_deals deals) costs memory only as deep as episodes actually go.
+        depth = max_game_decisions(params) + 1
+        self._states = np.zeros((depth, L.STATE_SIZE), np.int32)
+        self._rows = np.zeros(depth, np.int64)
+        self._child = np.zeros(depth, np.int64)
+        self._vals = np.zeros((depth, MAX_INFOSET_ACTIONS))
+        self._sig = np.zeros((depth, MAX_INFOSET_ACTIONS))
+        self._path = [np.zeros(depth, np.int64) for _ in range(3)] + [
+            np.zeros(depth) for _ in range(4)]
 
     @property
     def num_infosets(self) -> int:
@@ -405,7 +428,7 @@ class MCCFR:
         key = np.zeros(L.KEY_SIZE, np.int8)
         acts = np.zeros(L.NUM_ACTIONS, np.int64)
         probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
-        used = np.zeros(2, np.int64)
+        used = np.array([0, 0, self.deepest], np.int64)
         ret = np.zeros(L.MAX_PLAYERS)
         growth = np.array([self._pass_growth], np.int64)
         start = time.perf_counter()
@@ -427,6 +450,7 @@ class MCCFR:
                     f"{before:,} before this call); raise max_infosets")
         self.iteration += n
         self.nodes_touched += int(used[1])
+        self.deepest = int(used[2])
         self.seconds += time.perf_counter() - start
 
     def average_policy(self) -> np.ndarray:
@@ -474,7 +498,7 @@ class MCCFR:
 
         n = self.num_infosets
         meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
-                    seconds=self.seconds)
+                    seconds=self.seconds, deepest=self.deepest)
         buf = BytesIO()
         np.savez(buf, keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
                  regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng,
@@ -528,3 +552,4 @@ class MCCFR:
         self.iteration = int(meta["iteration"])
         self.nodes_touched = int(meta["nodes_touched"])
         self.seconds = float(meta["seconds"])
+        self.deepest = int(meta.get("deepest", 0))  # absent from older checkpoints
