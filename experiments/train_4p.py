@@ -1,21 +1,25 @@
-"""Experiment (c): four-player ``vitou`` (full 32-card deck, two-card hands) trained by
-native ES-MCCFR, with win rates and points per deal against the heuristic bots at
-each checkpoint.
+"""Experiment (c): four-player ``vitou`` as people play it — full 32-card deck,
+three-card hands, 0:0, signals off — trained by abstract ES-MCCFR
+(``vitou-ai train --profile vitou``) on a wall-time budget, evaluated against
+the named bots (duplicate deal-mode points per deal, 21-point match win rate)
+and by the local best response (LBR) lower bound on exploitability, for the
+trained policy and for every bot. Writes ``results/train_4p/`` (a
+``vitou-ai train`` run folder: ``curve.csv``, ``curve.png``, ``run.json``,
+``policy.npz``; the checkpoint is left out of git by size).
 
-The four-player game has no tree that fits in memory, so there is no exact
-exploitability here: the curve is the trained policy's results against the bots
-(duplicate deals, teams swapped). With three-card hands the tabular information
-states outgrow memory (about 9 million after 50,000 iterations) long before the
-policy is useful: that needs abstraction, not done here. Writes
-``results/train_4p/`` (a ``vitou-ai train`` run folder).
+    python experiments/train_4p.py [--time 1500] [--signals] [--resume]
 
-    python experiments/train_4p.py [--iterations 200000] [--eval-every 40000]
+``--tabular`` re-runs the earlier experiment instead: tabular ES-MCCFR on
+two-card hands, 200,000 iterations (``results/train_4p_tabular/``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,19 +30,50 @@ from vitou_ai.cli import main as cli_main  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--iterations", type=int, default=200_000)
-    ap.add_argument("--eval-every", type=int, default=40_000)
+    ap.add_argument("--time", type=float, default=1500.0, help="solver seconds")
+    ap.add_argument("--signals", action="store_true")
+    ap.add_argument("--evals", type=int, default=4)
     ap.add_argument("--eval-deals", type=int, default=20_000)
-    ap.add_argument("--out", default=str(ROOT / "results" / "train_4p"))
+    ap.add_argument("--eval-matches", type=int, default=2_000)
+    ap.add_argument("--lbr-deals", type=int, default=200)
+    ap.add_argument("--lbr-samples", type=int, default=12)
+    ap.add_argument("--max-infosets", type=int, default=8_000_000)
+    ap.add_argument("--abstraction", default=None)
+    ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--tabular", action="store_true", help="the earlier two-card tabular run")
     args = ap.parse_args()
-    argv = ["train", "--profile", "vitou", "--hand-size", "2", "--solver", "es-mccfr",
-            "--exact", "no", "--iterations", str(args.iterations), "--eval-every",
-            str(args.eval_every), "--eval-deals", str(args.eval_deals),
-            "--max-infosets", str(1 << 23), "--out", args.out, "--no-progress"]
+    if args.tabular:
+        out = args.out or str(ROOT / "results" / "train_4p_tabular")
+        argv = ["train", "--profile", "vitou", "--hand-size", "2", "--solver", "es-mccfr",
+                "--exact", "no", "--iterations", "200000", "--eval-every", "40000",
+                "--eval-deals", "20000", "--max-infosets", str(1 << 23), "--out", out,
+                "--no-progress"]
+    else:
+        out = args.out or str(ROOT / "results" / ("train_4p_signals" if args.signals else "train_4p"))
+        argv = ["train", "--profile", "vitou", "--time", str(args.time), "--evals",
+                str(args.evals), "--eval-deals", str(args.eval_deals), "--eval-matches",
+                str(args.eval_matches), "--lbr-deals", str(args.lbr_deals), "--lbr-samples",
+                str(args.lbr_samples), "--max-infosets", str(args.max_infosets), "--out", out,
+                "--no-progress"]
+        if args.signals:
+            argv.append("--signals")
+        if args.abstraction:
+            argv += ["--abstraction", args.abstraction]
     if args.resume:
         argv.append("--resume")
-    return cli_main(argv)
+    t0 = time.time()
+    code = cli_main(argv)
+    # peak resident memory of this process (training, evaluation, LBR), into run.json
+    peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    run_json = Path(out) / "run.json"
+    if run_json.exists():
+        rec = json.loads(run_json.read_text())
+        rec["peak_rss_gb"] = round(peak_gb, 2)
+        rec["wall_seconds_this_call"] = round(time.time() - t0, 1)
+        run_json.write_text(json.dumps(rec, indent=2, default=str) + "\n")
+    print(f"peak RSS {peak_gb:.2f} GB, wall {time.time() - t0:.0f} s", flush=True)
+    return code
 
 
 if __name__ == "__main__":

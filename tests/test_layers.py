@@ -19,11 +19,11 @@ PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
     {"_numba", "rng", "console"},
     {"rules"},
-    {"history", "openspiel_game", "openspiel_observer"},
+    {"history", "openspiel_game", "openspiel_observer", "abstraction"},
     {"bots"},
     {"sim"},
     {"solvers", "eval", "envs"},
-    {"__init__", "analysis", "cli", "play", "train", "vint"},
+    {"__init__", "analysis", "cli", "play", "train", "train_abstract", "vint"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 

@@ -66,7 +66,7 @@ class TerminalMatch:
         for p in bots.values():
             if all(p is not q for q in unique):
                 unique.append(p)
-        self.pack = pack_policies(unique)
+        self.pack = pack_policies(unique, params.signals)
         self.pidx = {s: next(k for k, q in enumerate(unique) if q is p) for s, p in bots.items()}
         self.legal, self.keybuf, self.iwork, self.rng_bots = scratch()
         self.rng_chance = np.zeros(1, np.uint64)

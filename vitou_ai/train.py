@@ -49,8 +49,9 @@ from .history import write_atomic
 from .rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
+ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
-SOLVERS = NATIVE + OPENSPIEL
+SOLVERS = NATIVE + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
 #: The settings that make a run, with their defaults: the game, the solver, the evaluation.
@@ -113,6 +114,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "comma-separated form is read too)", nargs="+", metavar="BOT")
     setting("--exact", "exact exploitability / NashConv on the full tree (auto: if it fits)",
             choices=("auto", "yes", "no"))
+    p.add_argument("--abstraction", default=None,
+                   help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
+    p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
+    p.add_argument("--evals", type=int, default=6, help="abstract-mccfr: evaluations in the run")
+    p.add_argument("--eval-matches", type=int, default=2000,
+                   help="abstract-mccfr: 21-point matches per bot at each evaluation")
+    p.add_argument("--lbr-deals", type=int, default=200,
+                   help="abstract-mccfr: deals per team for the LBR bound (0: none)")
+    p.add_argument("--lbr-samples", type=int, default=12,
+                   help="abstract-mccfr: sampled worlds per LBR decision")
     p.add_argument("--iterations", type=int, default=None,
                    help="stop after this many iterations in all (default 1000; MCCFR: "
                    "200000; with --resume: the run's)")
@@ -426,11 +437,53 @@ def run(args: argparse.Namespace, out=None) -> int:
     """
     out = out or sys.stdout
     try:
+        abstract = _abstract_route(args)
+        if abstract is not None:
+            from . import train_abstract
+
+            return train_abstract.run(*abstract, out)
         plan = _plan(args)
     except _BadInput as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
     return _train(plan, out)
+
+
+def _abstract_route(args: argparse.Namespace):
+    """``(args, params)`` for :mod:`vitou_ai.train_abstract` when the run is a four-player
+    abstract-MCCFR run (``--solver abstract-mccfr``, the default for ``--profile vitou``
+    and ``vitou_cason``, where hands default to three cards), else ``None``."""
+    from .bots.named import split_bot_specs
+
+    if args.resume and args.out and (Path(args.out) / "run.json").exists():
+        try:
+            rec = json.loads((Path(args.out) / "run.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(rec, dict) or rec.get("solver") != "abstract-es-mccfr":
+            return None
+        knobs = dict(rec["params"])
+        s = {"bots": rec.get("bots", list(DEFAULT_BOTS)), "seed": rec.get("seed", 0),
+             "eval_deals": rec.get("eval_deals", 20000),
+             "max_infosets": rec.get("max_infosets", 8_000_000)}
+        try:
+            params = VitouParams(**{k: tuple(v) if k == "scores" else v for k, v in knobs.items()})
+        except (TypeError, ValueError) as e:
+            raise _BadInput(f"--resume: {args.out}/run.json: {e}") from None
+    else:
+        profile = args.profile or RUN_DEFAULTS["profile"]
+        if not (args.solver == ABSTRACT
+                or (args.solver is None and profile in ("vitou", "vitou_cason"))):
+            return None
+        s = {**RUN_DEFAULTS, "hand_size": 3, "max_infosets": 8_000_000, **_given(args)}
+        try:
+            params = _params(s)
+        except (ValueError, TypeError) as e:
+            raise _BadInput(str(e)) from None
+    ns = argparse.Namespace(**vars(args))
+    ns.bots = split_bot_specs([s["bots"]] if isinstance(s["bots"], str) else s["bots"])
+    ns.seed, ns.eval_deals, ns.max_infosets = s["seed"], s["eval_deals"], s["max_infosets"]
+    return ns, params
 
 
 @dataclass

@@ -8,9 +8,11 @@ A *bot spec* is a string:
   names the default parameters);
 - ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
   saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
-- a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`),
-  optionally ``path.npz:fallback=counter`` to fall back on a named heuristic
-  bot at unknown information states.
+- a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
+  abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train
+  --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
+  on a named heuristic bot at unknown information states (abstract policies
+  fall back on ``counter`` unless told otherwise).
 
 On the command line a list of bots is space-separated, one spec per argument
 (``--bots random counter``); the older comma form (``--bots random,counter``) is
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from .abstract import AbstractPolicy, is_abstract_file
 from .heuristic import HeuristicParams
 from .neural import NeuralPolicy
 from .policy import HeuristicPolicy, Policy, RandomPolicy
@@ -85,12 +88,17 @@ def parse_bot(spec: str) -> Policy:
         return NeuralPolicy.load(opts)
     if base.endswith(".npz") or Path(base).suffix == ".npz":
         fallback = None
+        abstract = is_abstract_file(base)
+        if abstract:
+            fallback = NAMED_BOTS["counter"]
         if opts:
             key, _, value = opts.partition("=")
             if key != "fallback" or not value:
                 raise ValueError(f"bot {spec!r}: a tabular policy takes only ':fallback=BOT'")
             fb = named_bot(value)
             fallback = fb.params if isinstance(fb, HeuristicPolicy) else None
+        if abstract:
+            return AbstractPolicy.load(base, fallback=fallback)
         return TabularPolicy.load(base, fallback=fallback)
     if base == "heuristic":
         hp = HeuristicParams()

@@ -24,9 +24,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .._numba import jit
+from ..abstraction.config import N_CFG
+from ..abstraction.key import abstract_key
 from ..rng import next_below, next_float
 from ..rules import layout as L
 from ..rules.observe import infostate_key
+from .abstract import AbstractPolicy, lookup_row
 from .heuristic import N_HP, HeuristicParams, heuristic_action
 from .neural import OUTPUT_NAMES as OUTPUTS
 from .neural import NeuralPolicy, neural_action
@@ -36,7 +39,8 @@ KIND_RANDOM = 0
 KIND_HEURISTIC = 1
 KIND_TABULAR = 2
 KIND_NEURAL = 3
-KIND_NAMES = ("random", "heuristic", "tabular", "neural")
+KIND_ABSTRACT = 4
+KIND_NAMES = ("random", "heuristic", "tabular", "neural", "abstract")
 
 # columns of PolicyPack.tab_meta
 TM_SLOT0 = 0  # first hash slot of the policy's table
@@ -83,7 +87,7 @@ class HeuristicPolicy:
         return f"HeuristicPolicy(name={self.name!r}, params={self.params})"
 
 
-Policy = RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
+Policy = RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy | AbstractPolicy
 
 
 class PolicyPack(NamedTuple):
@@ -101,6 +105,10 @@ class PolicyPack(NamedTuple):
         nn_nets: ``int64[N, 3]``: ``NN_*`` columns, one row per network.
         nn_layers: ``int64[K, 4]``: layers of all networks (:mod:`.neural`), concatenated.
         nn_weights: ``float32[W]``: their weights, concatenated.
+        abs_cfg: ``int64[P, N_CFG]``: abstraction knobs (abstract policies).
+        abs_meta: ``int64[P, N_TM]``: ``TM_*`` columns of the abstract tables.
+        abs_slots, abs_keys, abs_nact, abs_probs: the abstract tables, concatenated
+            (:mod:`vitou_ai.bots.abstract`).
     """
 
     kinds: np.ndarray
@@ -113,10 +121,17 @@ class PolicyPack(NamedTuple):
     nn_nets: np.ndarray
     nn_layers: np.ndarray
     nn_weights: np.ndarray
+    abs_cfg: np.ndarray
+    abs_meta: np.ndarray
+    abs_slots: np.ndarray
+    abs_keys: np.ndarray
+    abs_nact: np.ndarray
+    abs_probs: np.ndarray
 
 
-def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
-    """Pack policies (index ``i`` of the list is policy ``pi = i`` of the pack).
+def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPack:
+    """Pack policies (index ``i`` of the list is policy ``pi = i`` of the pack);
+    ``signals``: whether the game played has signals (abstraction knobs).
 
     Raises:
         TypeError: an object that is not one of the policy classes.
@@ -134,6 +149,10 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
     nn_nets: list[tuple[int, int, int]] = []
     nn_layers, nn_weights = [np.zeros((0, 4), np.int64)], [np.zeros(1, np.float32)]
     layer0, w0 = 0, 1
+    acfg = np.zeros((p, N_CFG), np.int64)
+    ameta = np.zeros((p, N_TM), np.int64)
+    aslots, akeys, anact, aprobs = [np.full(1, -1, np.int32)], [], [], []
+    aslot0, arow0 = 1, 0
     for i, pol in enumerate(policies):
         if isinstance(pol, RandomPolicy):
             kinds[i] = KIND_RANDOM
@@ -163,16 +182,68 @@ def pack_policies(policies: Sequence[Policy]) -> PolicyPack:
                 layer0 += len(layers)
                 w0 += weights.shape[0]
             nn_meta[i, NM_SEAT:NM_SEAT + len(pol.seat_net)] = first + pol.seat_net
+        elif isinstance(pol, AbstractPolicy):
+            kinds[i] = KIND_ABSTRACT
+            acfg[i] = pol.abstraction.to_array(signals)
+            ameta[i] = (aslot0, pol.slots.shape[0], arow0,
+                        KIND_RANDOM if pol.fallback is None else KIND_HEURISTIC)
+            if pol.fallback is not None:
+                fparams[i] = pol.fallback.to_array()
+            aslots.append(pol.slots)
+            akeys.append(pol.keys)
+            anact.append(pol.nact)
+            aprobs.append(pol.probs)
+            aslot0 += pol.slots.shape[0]
+            arow0 += len(pol)
         else:
             raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
-                            "HeuristicPolicy, TabularPolicy or NeuralPolicy")
+                            "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy")
     tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
     width = max([L.NUM_ACTIONS] + [q.shape[1] for q in probs])  # 31 columns for family tables
     probs = [np.pad(q, ((0, 0), (0, width - q.shape[1]))) for q in probs]
     tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
-    return PolicyPack(kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs,
-                      nn_meta, np.array(nn_nets, np.int64).reshape(-1, 3),
-                      np.concatenate(nn_layers), np.concatenate(nn_weights))
+    return PolicyPack(
+        kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs,
+        nn_meta, np.array(nn_nets, np.int64).reshape(-1, 3),
+        np.concatenate(nn_layers), np.concatenate(nn_weights), acfg, ameta,
+        np.concatenate(aslots), np.concatenate(akeys) if akeys else np.zeros(0, np.uint64),
+        np.concatenate(anact) if anact else np.zeros(0, np.int8),
+        np.concatenate(aprobs) if aprobs else np.zeros((0, 5), np.float32))
+
+
+_MARK = np.uint64(1) << np.uint64(63)
+
+
+@jit
+def abstract_row(pack, pi, params, state, player, legal, n_legal):
+    """Row of the abstract policy ``pi`` at this decision (absolute index into
+    ``pack.abs_probs``), or -1 when the key is unknown or its action count differs."""
+    meta = pack.abs_meta
+    key = abstract_key(pack.abs_cfg[pi], params, state, player, legal, n_legal)
+    row0 = meta[pi, TM_ROW0]
+    r = lookup_row(pack.abs_slots, meta[pi, TM_SLOT0], meta[pi, TM_CAP], pack.abs_keys, row0,
+                   np.uint64(key) | _MARK)
+    if r < 0 or pack.abs_nact[row0 + r] != n_legal:
+        return -1
+    return row0 + r
+
+
+@jit
+def _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork):
+    r = abstract_row(pack, pi, params, state, player, legal, n_legal)
+    if r >= 0:
+        x = next_float(rng)
+        for i in range(n_legal - 1):
+            x -= pack.abs_probs[r, i]
+            if x < 0.0:
+                return legal[i]
+        for i in range(n_legal - 1, -1, -1):
+            if pack.abs_probs[r, i] > 0.0:
+                return legal[i]
+    if pack.abs_meta[pi, TM_FALLBACK] == KIND_HEURISTIC:
+        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
+                                iwork)
+    return legal[next_below(rng, n_legal)]
 
 
 @jit
@@ -230,6 +301,8 @@ def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, 
         return neural_action(pack.nn_layers[net[NN_ROW0]: net[NN_ROW0] + net[NN_NLAYERS]],
                              pack.nn_weights[net[NN_W0]:], m[NM_DIMS:NM_SEAT], m[NM_OUTPUT],
                              params, state, player, rng, legal, n_legal, keybuf)
+    if kind == KIND_ABSTRACT:
+        return _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork)
     return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
 
 
@@ -250,6 +323,10 @@ def describe(policy: Policy) -> dict:
     if isinstance(policy, NeuralPolicy):
         return {"name": policy.name, "kind": "neural", "algorithm": policy.algorithm,
                 "network": repr(policy)}
+    if isinstance(policy, AbstractPolicy):
+        fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
+        return {"name": policy.name, "kind": "abstract", "infosets": len(policy),
+                "abstraction": policy.abstraction.describe(), "fallback": fb or "random"}
     raise TypeError(f"not a policy: {type(policy).__name__}")
 
 
@@ -261,6 +338,8 @@ def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 __all__ = [
+    "AbstractPolicy",
+    "KIND_ABSTRACT",
     "KIND_HEURISTIC",
     "KIND_NAMES",
     "KIND_NEURAL",

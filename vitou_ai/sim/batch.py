@@ -364,7 +364,7 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
             if id(pol) not in index:
                 index[id(pol)] = len(unique)
                 unique.append(pol)
-    pack = pack_policies(unique)
+    pack = pack_policies(unique, params.signals)
     seats = np.array([[index[id(p)] for p in lu] for lu in lineups], dtype=np.int64)
     out = np.empty((n, N_FIELDS), dtype=np.int32)
     if n:

@@ -1,0 +1,139 @@
+"""The knobs of the information abstraction: one frozen, validated dataclass.
+
+Every lossy feature of :func:`vitou_ai.abstraction.key.abstract_key` is a knob
+here, so the cost of each can be measured alone (``docs/abstraction.md``). The
+jitted code reads the ``int64[N_CFG]`` form (:meth:`AbstractionConfig.to_array`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# index of each knob in the int64 config array
+C_SCORES = 0  # 1: the team scores (own, other) are in the key
+C_PARTNER = 1  # 1: the partner's hand when R6.1 shares it
+C_TRICK = 2  # 0: summary (best card, who holds it, cards played); 1: exact cards in order
+C_COUNT = 3  # number of top ranks whose unseen copies are counted (0 .. 8)
+C_GESTURES = 4  # 1: the gestures seen (R7.2)
+C_HISTORY = 5  # 0: results of completed tricks; 1: results and the cards of each
+N_CFG = 6
+
+#: bits of the abstract key; the stored form sets bit 63 to mark a used slot
+KEY_BITS = 63
+
+TRICKS = ("summary", "exact")
+HISTORIES = ("results", "cards")
+
+
+@dataclass(frozen=True)
+class AbstractionConfig:
+    """Which features the abstract key keeps (``docs/abstraction.md``).
+
+    Always kept, losslessly: the seat relative to the dealer, the player's own
+    held cards (a multiset of ranks), the legal actions, the stake, which team
+    raised last, whether the player has just raised, the results of completed
+    tricks in order (won / lost / void, from the player's team's view) and
+    the number of cards on the table.
+
+    Attributes:
+        scores: keep the two team scores (own, other). Off, a policy trained at
+            one score is used at every score (lossy at other scores; exact at
+            the training score). Costs 14 bits.
+        partner: keep the partner's hand when R6.1 shows it (8 bits).
+        trick: ``"summary"``: the best rank on the table, whether the partner
+            or an opponent played it or it is tied (void so far); ``"exact"``:
+            every card on the table in playing order.
+        count: the unseen copies (not played, not held) of the top ``count``
+            ranks, 0 .. 8 (3 bits each): a card count.
+        gestures: keep each seat's gesture as this player saw it (R7.2; 11 bits).
+            ``None``: on exactly when the game has signals.
+        history: ``"results"``: completed tricks as results only; ``"cards"``:
+            also every card of each completed trick, in order (small games:
+            4 bits a card).
+
+    Raises:
+        ValueError: a value out of range (:meth:`check_game` checks the key fits).
+    """
+
+    scores: bool = False
+    partner: bool = True
+    trick: str = "summary"
+    count: int = 0
+    gestures: bool | None = None
+    history: str = "results"
+
+    def __post_init__(self) -> None:
+        for name in ("scores", "partner"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(f"abstraction knob {name} must be a bool, got {getattr(self, name)!r}")
+        if self.gestures is not None and not isinstance(self.gestures, bool | np.bool_):
+            raise ValueError(f"abstraction knob gestures must be a bool or None, got {self.gestures!r}")
+        if self.trick not in TRICKS:
+            raise ValueError(f"abstraction knob trick must be one of {TRICKS}, got {self.trick!r}")
+        if self.history not in HISTORIES:
+            raise ValueError(f"abstraction knob history must be one of {HISTORIES}, "
+                             f"got {self.history!r}")
+        if isinstance(self.count, bool) or not isinstance(self.count, int | np.integer) \
+                or not 0 <= self.count <= 8:
+            raise ValueError(f"abstraction knob count must be an integer in 0 .. 8, got {self.count!r}")
+
+    def bits(self, params) -> int:
+        """Bits of the abstract key with these knobs for the game ``params``."""
+        from .key import feature_bits
+
+        return int(feature_bits(self.to_array(params.signals), params.players, params.hand_size,
+                                params.copies, params.ranks))
+
+    def check_game(self, params) -> None:
+        """Refuse a game whose abstract key would not fit 63 bits.
+
+        Raises:
+            ValueError: naming the bits needed and the knobs to turn off.
+        """
+        bits = self.bits(params)
+        if bits > KEY_BITS:
+            raise ValueError(f"abstraction {self.describe()} needs a {bits}-bit key for this game, "
+                             f"more than {KEY_BITS}: turn off scores, gestures or history='cards', "
+                             "or lower count")
+
+    def uses_gestures(self, signals: bool) -> bool:
+        return bool(signals) if self.gestures is None else bool(self.gestures)
+
+    def to_array(self, signals: bool) -> np.ndarray:
+        """``int64[N_CFG]`` for jitted code, for a game with or without signals."""
+        a = np.zeros(N_CFG, np.int64)
+        a[C_SCORES] = int(self.scores)
+        a[C_PARTNER] = int(self.partner)
+        a[C_TRICK] = TRICKS.index(self.trick)
+        a[C_COUNT] = int(self.count)
+        a[C_GESTURES] = int(self.uses_gestures(signals))
+        a[C_HISTORY] = HISTORIES.index(self.history)
+        return a
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready knobs (what checkpoints and policy files record)."""
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.describe(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> AbstractionConfig:
+        """Inverse of :meth:`to_json`.
+
+        Raises:
+            ValueError: not a JSON object of known knobs.
+        """
+        try:
+            d = json.loads(text)
+            return cls(**d)
+        except (TypeError, json.JSONDecodeError) as e:
+            raise ValueError(f"not an abstraction record: {e}") from None
+
+    def replace(self, **changes: Any) -> AbstractionConfig:
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,183 @@
+"""Abstract policies: action probabilities indexed by abstract information state.
+
+What :class:`vitou_ai.solvers.mccfr_abstract.AbstractMCCFR` exports: for each
+stored abstract key (:func:`vitou_ai.abstraction.key.abstract_key`, with bit
+63 set), the probabilities of its legal actions in ascending action-id order.
+At play time the bot computes the key of its information state, looks it up
+in an open-addressing table (SplitMix64 hash, linear probing, exact compare)
+and samples; an unknown key (or one whose action count differs) falls back on
+a heuristic bot (by default ``counter``) or uniform play.
+
+File format (``.npz``, no pickle): ``keys uint64[M]``, ``nact int8[M]``,
+``probs float32[M, 5]``, ``abstraction`` (JSON of
+:class:`~vitou_ai.abstraction.config.AbstractionConfig`), ``params`` (JSON of
+the game trained), ``rules_version``, ``format`` (``vitou_ai-abstract-policy-1``),
+``name``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .._numba import jit
+from ..abstraction.config import AbstractionConfig
+from ..rules.params import RULES_VERSION, VitouParams
+from .heuristic import HeuristicParams
+
+FORMAT = "vitou_ai-abstract-policy-1"
+MAX_ACTIONS = 5
+_MARK = np.uint64(1) << np.uint64(63)
+
+
+@jit
+def _mix64(x):
+    z = np.uint64(x)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def build_slots(keys, slots):
+    """Insert every row of ``keys`` into ``slots`` (int32, -1 empty); return the
+    first duplicated row or -1."""
+    mask = slots.shape[0] - 1
+    for r in range(keys.shape[0]):
+        i = np.int64(_mix64(keys[r]) & np.uint64(mask))
+        while slots[i] >= 0:
+            if keys[slots[i]] == keys[r]:
+                return r
+            i = (i + 1) & mask
+        slots[i] = r
+    return -1
+
+
+@jit
+def lookup_row(slots, slot0, cap, keys, row0, stored):
+    """Row (relative to ``row0``) of ``stored`` in a table, or -1."""
+    mask = cap - 1
+    i = np.int64(_mix64(stored) & np.uint64(mask))
+    for _ in range(cap):
+        r = slots[slot0 + i]
+        if r < 0:
+            return -1
+        if keys[row0 + r] == stored:
+            return r
+        i = (i + 1) & mask
+    return -1
+
+
+def _capacity(m: int) -> int:
+    cap = 1
+    while cap < 2 * max(m, 1):
+        cap *= 2
+    return cap
+
+
+class AbstractPolicy:
+    """A policy over abstract information states (module docstring).
+
+    Args:
+        keys: ``uint64[M]`` stored keys (bit 63 set), distinct.
+        nact: ``int8[M]`` legal actions at each key.
+        probs: ``float32[M, 5]``: probability of the k-th legal action.
+        abstraction: the abstraction the keys come from.
+        params: the game it was trained for.
+        fallback: heuristic parameters used at unknown keys (``None``: uniform).
+
+    Raises:
+        ValueError: shapes that do not match, bad probabilities, duplicated keys.
+    """
+
+    kind_name = "abstract"
+
+    def __init__(self, keys, nact, probs, abstraction: AbstractionConfig, params: VitouParams,
+                 name: str = "abstract", fallback: HeuristicParams | None = None):
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        nact = np.ascontiguousarray(nact, dtype=np.int8)
+        probs = np.ascontiguousarray(probs, dtype=np.float32)
+        m = keys.shape[0]
+        if keys.ndim != 1 or nact.shape != (m,) or probs.shape != (m, MAX_ACTIONS):
+            raise ValueError(f"abstract policy: keys {keys.shape}, nact {nact.shape}, probs "
+                             f"{probs.shape} do not match (M, M, M x {MAX_ACTIONS})")
+        if not np.isfinite(probs).all() or (probs < 0).any():
+            raise ValueError("abstract policy: probs must be finite and non-negative")
+        if m and ((keys & _MARK) == 0).any():
+            raise ValueError("abstract policy: every key must have bit 63 set")
+        abstraction.check_game(params)
+        slots = np.full(_capacity(m), -1, np.int32)
+        dup = build_slots(keys, slots)
+        if dup >= 0:
+            raise ValueError(f"abstract policy: key of row {dup} appears twice")
+        self.keys, self.nact, self.probs, self.slots = keys, nact, probs, slots
+        self.abstraction = abstraction
+        self.params = params
+        self.name = name
+        self.fallback = fallback
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def __repr__(self) -> str:
+        return f"AbstractPolicy(name={self.name!r}, infosets={len(self)})"
+
+    def cfg_array(self, params: VitouParams) -> np.ndarray:
+        return self.abstraction.to_array(params.signals)
+
+    def save(self, path: str | Path) -> None:
+        """Write the ``.npz`` file atomically."""
+        from ..history import write_atomic
+
+        p = self.params
+        buf = io.BytesIO()
+        np.savez_compressed(
+            buf, keys=self.keys, nact=self.nact, probs=self.probs,
+            abstraction=np.array(self.abstraction.to_json()),
+            params=np.array(json.dumps({"profile": p.profile, **p.knobs()})),
+            rules_version=np.array(RULES_VERSION), format=np.array(FORMAT),
+            name=np.array(self.name))
+        write_atomic(Path(path), buf.getvalue())
+
+    @classmethod
+    def load(cls, path: str | Path, fallback: HeuristicParams | None = None) -> AbstractPolicy:
+        """Read :meth:`save`'s file.
+
+        Raises:
+            ValueError: one line: not such a file, another rules version, a bad
+                abstraction or game record.
+            OSError: the file cannot be read.
+        """
+        try:
+            z = np.load(path, allow_pickle=False)
+        except (ValueError, EOFError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{path}: not a policy file: {type(e).__name__}") from None
+        with z:
+            if "format" not in z.files or str(z["format"]) != FORMAT:
+                raise ValueError(f"{path}: not an abstract policy ({FORMAT})")
+            version = str(z["rules_version"])
+            if version != RULES_VERSION:
+                raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
+            try:
+                abstraction = AbstractionConfig.from_json(str(z["abstraction"]))
+                d = json.loads(str(z["params"]))
+                if "scores" in d:
+                    d["scores"] = tuple(d["scores"])
+                params = VitouParams(**d)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"{path}: bad abstraction or game record: {e}") from None
+            return cls(z["keys"], z["nact"], z["probs"], abstraction, params,
+                       name=str(z["name"]), fallback=fallback)
+
+
+def is_abstract_file(path: str | Path) -> bool:
+    """True if ``path`` is an ``.npz`` written by :meth:`AbstractPolicy.save`."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return hasattr(z, "files") and "format" in z.files and str(z["format"]) == FORMAT
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return False

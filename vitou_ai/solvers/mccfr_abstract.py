@@ -1,0 +1,503 @@
+"""External-sampling MCCFR on an abstract game, for the full four-player ``vitou``.
+
+Information states are the abstract keys of :mod:`vitou_ai.abstraction`; the
+game itself is played by the kernel. What the large-game literature adds to
+the ES-MCCFR of :mod:`.mccfr` (Lanctot et al. 2009, section 3.1):
+
+- *Linear averaging by discounting* (Brown & Sandholm 2019, "Solving
+  imperfect-information games via discounted regret minimization", LCFR;
+  as in Pluribus, Brown & Sandholm 2019 Science, supplement "Linear CFR"):
+  at the end of each discount interval ``k`` (solver seconds), while
+  ``k <= discount_intervals``, regrets and the average policy are multiplied
+  by ``k / (k + 1)``, which weights the work of interval ``k`` by ``k``.
+- *Regret-based pruning* after a warm-up (Pluribus, supplement Alg. 1): in a
+  fraction ``prune_prob`` of traversals, actions of the traverser whose regret
+  is below ``prune_threshold`` are not explored (never all of a node's actions,
+  and never where no regret is positive: there the policy is uniform).
+- *Shared memory, both cores*: ``threads`` workers traverse at once and update
+  one table. Insertion is a compare-and-swap on the slot's key
+  (:func:`.atomics.cas_u64`), so no information state is ever lost or
+  duplicated; regret and average-policy additions race (lock-free "Hogwild"
+  updates, Recht, Re, Wright & Niu 2011: with sparse updates, rare lost
+  additions do not stop convergence; the shared roots are the only hot rows).
+  Runs are reproducible with ``threads = 1``.
+- *A memory bound*: the table is allocated once for ``max_infosets``
+  information states (at load at most 3/4); when it is full the solver stops
+  with :class:`TableFullError` and the last checkpoint is intact.
+
+Decision nodes with a single legal action are not stored. The average policy
+is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
+``external_sampling_mccfr``). Units: regrets in points per deal (R8.1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from .._numba import jit, jit_parallel
+from ..abstraction.config import AbstractionConfig
+from ..abstraction.key import abstract_key
+from ..rng import next_float, row_seed
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
+from ..sim.random_play import sample_chance
+from .atomics import cas_u64
+from .cfr import CheckpointError
+from .mccfr import TableFullError
+from .tree import MAX_INFOSET_ACTIONS
+
+FORMAT = "vitou_ai-abstract-mccfr-1"
+MARK = np.uint64(1) << np.uint64(63)  # set in every stored key: 0 marks an empty slot
+MAX_PROBE = 1 << 12
+MAX_DEPTH = 48  # the traverser's own decisions in one deal, with margin
+MAX_LOAD = 0.75
+FULL = -2
+REGRET_FLOOR = -1e7  # keeps float32 regrets finite on very long runs (Pluribus floors too)
+
+# per-worker counters
+W_INSERTED = 0
+W_FULL = 1
+W_TOUCHED = 2
+N_W = 3
+
+A = MAX_INFOSET_ACTIONS
+
+
+@jit
+def mix64(x):
+    """SplitMix64 finaliser: the hash of a stored key."""
+    z = np.uint64(x)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def slot_of(slots, stored):
+    """Slot of ``stored`` (a key with ``MARK`` set), inserting it if absent.
+
+    Returns ``(slot, inserted)``; slot ``FULL`` when ``MAX_PROBE`` probes found
+    no room. Safe with concurrent callers (compare-and-swap)."""
+    mask = np.uint64(slots.shape[0] - 1)
+    i = np.int64(mix64(stored) & mask)
+    for _ in range(MAX_PROBE):
+        cur = slots[i]
+        if cur == stored:
+            return i, 0
+        if cur == 0:
+            old = cas_u64(slots, i, np.uint64(0), stored)
+            if old == 0:
+                return i, 1
+            if old == stored:
+                return i, 0
+        i = (i + 1) & np.int64(mask)
+    return FULL, 0
+
+
+@jit
+def find_slot(slots, stored):
+    """Slot of ``stored``, or -1 if absent (read only)."""
+    mask = np.uint64(slots.shape[0] - 1)
+    i = np.int64(mix64(stored) & mask)
+    for _ in range(slots.shape[0]):
+        cur = slots[i]
+        if cur == stored:
+            return i
+        if cur == 0:
+            return -1
+        i = (i + 1) & np.int64(mask)
+    return -1
+
+
+@jit
+def _rm(regrets, row, m, out):
+    s = 0.0
+    for a in range(m):
+        if regrets[row, a] > 0.0:
+            s += regrets[row, a]
+    for a in range(m):
+        if s > 0.0:
+            out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
+        else:
+            out[a] = 1.0 / m
+    return s
+
+
+@jit
+def _sample(probs, m, rng):
+    u = next_float(rng)
+    for a in range(m - 1):
+        u -= probs[a]
+        if u < 0.0:
+            return a
+    return m - 1
+
+
+@jit
+def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt):
+    """Sample chance and the other players' actions until ``p`` has a real choice.
+    Returns p's slot (``mout[0]`` its number of actions, ``acts`` its legal
+    actions), -1 at a terminal state, ``FULL`` when the table is full."""
+    while True:
+        if K.is_terminal(state):
+            return -1
+        if K.is_chance(state):
+            K.apply_action(params, state, sample_chance(params, state, rng, acts, probs))
+            continue
+        q = K.current_player(params, state)
+        m = K.legal_actions(params, state, acts)
+        if m == 1:
+            K.apply_action(params, state, acts[0])
+            continue
+        key = abstract_key(cfg, params, state, q, acts, m)
+        slot, new = slot_of(slots, np.uint64(key) | MARK)
+        if slot < 0:
+            return FULL
+        cnt[W_TOUCHED] += 1
+        if new == 1:
+            cnt[W_INSERTED] += 1
+            nact[slot] = m
+        if q == p:
+            mout[0] = m
+            return slot
+        _rm(regrets, slot, m, sig)
+        for a in range(m):
+            cum[slot, a] += sig[a]
+        K.apply_action(params, state, acts[_sample(sig, m, rng)])
+
+
+@jit
+def _explore(regrets, slot, m, possum, prune, thr, out):
+    for a in range(m):
+        out[a] = True
+    if prune and possum > 0.0:
+        for a in range(m):
+            if regrets[slot, a] < thr:
+                out[a] = False
+
+
+@jit
+def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mrow, child, vals,
+                sig, acts, explore, probs, ret, mout, cnt, prune, thr):
+    """One external-sampling traversal for traverser ``p``; returns p's sampled
+    value (points per deal), NaN when the table is full."""
+    K.init_state(params, states[0])
+    slot = _advance(cfg, params, states[0], p, rng, slots, nact, regrets, cum, acts[0], probs,
+                    sig[0], mout, cnt)
+    if slot == FULL:
+        return np.nan
+    if slot < 0:
+        K.returns(params, states[0], ret)
+        return ret[p]
+    d = 0
+    srow[0] = slot
+    mrow[0] = mout[0]
+    child[0] = 0
+    s = _rm(regrets, slot, mout[0], sig[0])
+    _explore(regrets, slot, mout[0], s, prune, thr, explore[0])
+    while True:
+        r = srow[d]
+        m = mrow[d]
+        while child[d] < m and not explore[d, child[d]]:
+            child[d] += 1
+        if child[d] < m:
+            K.copy_state(states[d], states[d + 1])
+            K.apply_action(params, states[d + 1], acts[d, child[d]])
+            nslot = _advance(cfg, params, states[d + 1], p, rng, slots, nact, regrets, cum,
+                             acts[d + 1], probs, sig[d + 1], mout, cnt)
+            if nslot == FULL:
+                return np.nan
+            if nslot < 0:
+                K.returns(params, states[d + 1], ret)
+                vals[d, child[d]] = ret[p]
+                child[d] += 1
+            else:
+                if d + 2 >= states.shape[0]:
+                    raise ValueError("traversal deeper than MAX_DEPTH")
+                d += 1
+                srow[d] = nslot
+                mrow[d] = mout[0]
+                child[d] = 0
+                s = _rm(regrets, nslot, mout[0], sig[d])
+                _explore(regrets, nslot, mout[0], s, prune, thr, explore[d])
+        else:
+            v = 0.0
+            for a in range(m):
+                if explore[d, a]:
+                    v += sig[d, a] * vals[d, a]
+            for a in range(m):
+                if explore[d, a]:
+                    x = regrets[r, a] + (vals[d, a] - v)
+                    regrets[r, a] = x if x > REGRET_FLOOR else REGRET_FLOOR
+            if d == 0:
+                return v
+            d -= 1
+            vals[d, child[d]] = v
+            child[d] += 1
+
+
+@jit_parallel
+def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr):
+    """``rngs.shape[0]`` workers, each ``iters`` iterations of one traversal per
+    player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes."""
+    players = params[P_PLAYERS]
+    for w in numba.prange(rngs.shape[0]):
+        states = np.zeros((MAX_DEPTH, L.STATE_SIZE), np.int32)
+        srow = np.zeros(MAX_DEPTH, np.int64)
+        mrow = np.zeros(MAX_DEPTH, np.int64)
+        child = np.zeros(MAX_DEPTH, np.int64)
+        vals = np.zeros((MAX_DEPTH, L.NUM_ACTIONS))
+        sig = np.zeros((MAX_DEPTH, L.NUM_ACTIONS))
+        acts = np.zeros((MAX_DEPTH, L.NUM_ACTIONS), np.int64)
+        explore = np.zeros((MAX_DEPTH, L.NUM_ACTIONS), np.bool_)
+        probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
+        ret = np.zeros(L.MAX_PLAYERS)
+        mout = np.zeros(1, np.int64)
+        rng = rngs[w]
+        cnt = counters[w]
+        for _ in range(iters):
+            for p in range(players):
+                prune = prune_prob > 0.0 and next_float(rng) < prune_prob
+                v = es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow,
+                                mrow, child, vals, sig, acts, explore, probs, ret, mout, cnt,
+                                prune, thr)
+                if np.isnan(v):
+                    cnt[W_FULL] = 1
+                    break
+            if cnt[W_FULL] == 1:
+                break
+
+
+@jit_parallel
+def discount(slots, regrets, cum, factor):
+    """Multiply the regrets and the average policy of used rows by ``factor`` (LCFR)."""
+    for i in numba.prange(slots.shape[0]):
+        if slots[i] != 0:
+            for a in range(regrets.shape[1]):
+                regrets[i, a] *= factor
+                cum[i, a] *= factor
+
+
+@jit
+def _reinsert(slots, keys, rows_out):
+    for j in range(keys.shape[0]):
+        s, _ = slot_of(slots, keys[j])
+        rows_out[j] = s
+
+
+def _capacity(max_infosets: int) -> int:
+    need = int(math.ceil(max_infosets / MAX_LOAD))
+    return 1 << max(10, (need - 1).bit_length())
+
+
+class AbstractMCCFR:
+    """ES-MCCFR over abstract information states (module docstring).
+
+    Args:
+        params: the game (deal mode; the dealer may be drawn, ``dealer=-1``).
+        abstraction: the :class:`AbstractionConfig`.
+        seed: seed of the workers' random streams.
+        max_infosets: the memory bound; about 60 bytes per information state
+            (``max_infosets / 0.75`` slots, rounded up to a power of two).
+        threads: workers (each its own random stream; the numba thread pool runs
+            them, so ``numba.set_num_threads(1)`` runs the same work on one core).
+        prune_after: solver seconds before pruning starts (Pluribus: 200 minutes of 8 days).
+        prune_prob: fraction of traversals that prune (Pluribus: 0.95).
+        prune_threshold: regret below which an action is pruned (points per deal).
+        discount_interval: seconds per discount interval (LCFR); 0 = none.
+        discount_intervals: number of intervals discounted.
+
+    Raises:
+        ValueError: a bad setting, or an abstraction whose key does not fit the game.
+    """
+
+    def __init__(self, params: VitouParams, abstraction: AbstractionConfig | None = None,
+                 seed: int = 0, max_infosets: int = 1 << 22, threads: int = 2,
+                 prune_after: float = math.inf, prune_prob: float = 0.95,
+                 prune_threshold: float = -20.0, discount_interval: float = 0.0,
+                 discount_intervals: int = 0):
+        if params.mode != "deal":
+            raise ValueError("abstract MCCFR trains deal mode (R8.1); got mode='match'")
+        self.abstraction = abstraction or AbstractionConfig()
+        self.abstraction.check_game(params)
+        if max_infosets < 1 or threads < 1:
+            raise ValueError("max_infosets and threads must be positive")
+        if not 0.0 <= prune_prob <= 1.0:
+            raise ValueError(f"prune_prob must be in [0, 1], got {prune_prob}")
+        self.params = params
+        self.seed = int(seed)
+        self.threads = int(threads)
+        self.max_infosets = int(max_infosets)
+        self.prune_after = float(prune_after)
+        self.prune_prob = float(prune_prob)
+        self.prune_threshold = float(prune_threshold)
+        self.discount_interval = float(discount_interval)
+        self.discount_intervals = int(discount_intervals)
+        self._pa = params.to_array()
+        self._cfg = self.abstraction.to_array(params.signals)
+        cap = _capacity(self.max_infosets)
+        self.slots = np.zeros(cap, np.uint64)
+        self.nact = np.zeros(cap, np.int8)
+        self.regrets = np.zeros((cap, A), np.float32)
+        self.cum_policy = np.zeros((cap, A), np.float32)
+        self.rngs = np.array([[row_seed(self.seed, w)] for w in range(self.threads)], np.uint64)
+        self.counters = np.zeros((self.threads, N_W), np.int64)
+        self.iteration = 0
+        self.seconds = 0.0
+        self.discounts_done = 0
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.counters[:, W_INSERTED].sum())
+
+    @property
+    def nodes_touched(self) -> int:
+        return int(self.counters[:, W_TOUCHED].sum())
+
+    @property
+    def capacity(self) -> int:
+        """Slots of the table (the bound is ``MAX_LOAD`` of it)."""
+        return int(self.slots.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.slots, self.nact, self.regrets, self.cum_policy))
+
+    def warm_up(self) -> None:
+        """Compile the traversal (no iteration is run), so the first timed call
+        does not count the compilation as solver time."""
+        run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
+                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0)
+        discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
+
+    def pruning(self) -> bool:
+        return self.seconds >= self.prune_after
+
+    def iterate(self, n: int = 1) -> None:
+        """About ``n`` iterations (rounded up to a multiple of ``threads``), each one
+        traversal per player; discounts at interval ends.
+
+        Raises:
+            TableFullError: the table reached its bound (the tables keep what was
+                done; the last checkpoint is intact).
+        """
+        per = max(1, -(-int(n) // self.threads))
+        start = time.perf_counter()
+        run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
+                    self.cum_policy, self.counters,
+                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold)
+        self.seconds += time.perf_counter() - start
+        self.iteration += per * self.threads
+        self._maybe_discount()
+        if self.counters[:, W_FULL].any() or self.num_infosets > MAX_LOAD * self.capacity:
+            raise TableFullError(
+                f"abstract information-state table full ({self.num_infosets:,} states, bound "
+                f"{self.max_infosets:,}): raise --max-infosets or coarsen the abstraction")
+
+    def _maybe_discount(self) -> None:
+        if self.discount_interval <= 0:
+            return
+        while (self.discounts_done < self.discount_intervals
+               and self.seconds >= (self.discounts_done + 1) * self.discount_interval):
+            k = self.discounts_done + 1
+            discount(self.slots, self.regrets, self.cum_policy, np.float32(k / (k + 1)))
+            self.discounts_done = k
+
+    # ---- policies ---------------------------------------------------------------------------
+    def used_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.slots)
+
+    def average_policy(self):
+        """``(keys uint64[M], nact int8[M], probs float32[M, 5])``: the average policy at
+        every stored information state whose average has mass (the others are left
+        to the bot's fallback)."""
+        rows = self.used_rows()
+        cum = self.cum_policy[rows].astype(np.float64)
+        nact = self.nact[rows]
+        mask = np.arange(A)[None, :] < nact[:, None]
+        cum = np.where(mask, cum, 0.0)
+        tot = cum.sum(1)
+        keep = tot > 0
+        probs = (cum[keep] / tot[keep, None]).astype(np.float32)
+        return self.slots[rows][keep], nact[keep], probs
+
+    def policy(self, name: str = "abstract"):
+        """The average policy as a bot (:class:`vitou_ai.bots.abstract.AbstractPolicy`)."""
+        from ..bots.abstract import AbstractPolicy
+
+        keys, nact, probs = self.average_policy()
+        return AbstractPolicy(keys, nact, probs, self.abstraction, self.params, name=name)
+
+    # ---- checkpoints ------------------------------------------------------------------------
+    def _config(self) -> dict:
+        p = self.params
+        return {"format": FORMAT, "rules_version": RULES_VERSION, "seed": self.seed,
+                "threads": self.threads, "abstraction": self.abstraction.describe(),
+                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
+                           "scores": list(p.scores)}}
+
+    def save(self, path: str | Path) -> None:
+        """Checkpoint (``.npz``, no pickle, written atomically): used rows and streams."""
+        from ..history import write_atomic
+
+        rows = self.used_rows()
+        meta = dict(self._config(), iteration=self.iteration, seconds=self.seconds,
+                    discounts_done=self.discounts_done, counters=self.counters.tolist(),
+                    prune_after=self.prune_after, prune_prob=self.prune_prob,
+                    prune_threshold=self.prune_threshold,
+                    discount_interval=self.discount_interval,
+                    discount_intervals=self.discount_intervals)
+        buf = BytesIO()
+        np.savez(buf, keys=self.slots[rows], nact=self.nact[rows], regrets=self.regrets[rows],
+                 cum_policy=self.cum_policy[rows], rngs=self.rngs,
+                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+        write_atomic(Path(path), buf.getvalue())
+
+    def load(self, path: str | Path) -> None:
+        """Resume from :meth:`save`'s file for the same game, abstraction, seed and threads.
+
+        Raises:
+            CheckpointError: one line: an unreadable file, another format, rules
+                version, game, abstraction, seed or thread count, or more
+                information states than this solver's bound.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(bytes(z["meta"]).decode())
+                data = {k: z[k] for k in ("keys", "nact", "regrets", "cum_policy", "rngs")}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
+                json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(f"{path}: not a readable abstract-MCCFR checkpoint ({e})") from None
+        for k, v in self._config().items():
+            if meta.get(k) != v:
+                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
+                                      f"this run's {v!r}")
+        n = data["keys"].shape[0]
+        if n > self.max_infosets:
+            raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets "
+                                  f"{self.max_infosets:,}")
+        self.slots[:] = 0
+        rows = np.zeros(n, np.int64)
+        _reinsert(self.slots, data["keys"].astype(np.uint64), rows)
+        if (rows < 0).any():
+            raise CheckpointError(f"{path}: the table is too small to reload it")
+        self.nact[:] = 0
+        self.regrets[:] = 0
+        self.cum_policy[:] = 0
+        self.nact[rows] = data["nact"]
+        self.regrets[rows] = data["regrets"]
+        self.cum_policy[rows] = data["cum_policy"]
+        self.rngs[:] = data["rngs"]
+        self.iteration = int(meta["iteration"])
+        self.seconds = float(meta["seconds"])
+        self.discounts_done = int(meta["discounts_done"])
+        self.counters[:] = np.array(meta["counters"], np.int64)

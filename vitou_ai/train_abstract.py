@@ -1,0 +1,349 @@
+"""``vitou-ai train --profile vitou``: the four-player strategy, trained by
+abstract ES-MCCFR (:mod:`vitou_ai.solvers.mccfr_abstract`) on the information
+abstraction of :mod:`vitou_ai.abstraction`, on a wall-time budget.
+
+The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.train`):
+
+- ``curve.csv``, one row per evaluation: iteration, solver seconds, abstract
+  information states, nodes touched, the LBR lower bound on exploitability
+  (:mod:`vitou_ai.eval.lbr`) with its 95% interval, and per opponent bot the
+  duplicate deal-mode points per deal (95% interval, duplicate pairs as units)
+  and the 21-point match win rate (95% Wilson interval);
+- ``curve.png``; ``run.json`` (configuration, versions, commit, command, the
+  latest row and the LBR of every opponent bot);
+- ``policy.npz``: the average policy (:class:`~vitou_ai.bots.abstract.AbstractPolicy`),
+  a bot for ``vitou-ai tournament`` / ``vitou-ai play`` (falls back on
+  ``counter`` at unseen abstract states);
+- ``checkpoint.npz``: ``--resume --out FOLDER`` continues the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .abstraction.config import AbstractionConfig
+from .history import write_atomic
+from .rules.params import RULES_VERSION, VitouParams
+
+DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterations is given
+
+
+def parse_abstraction(text: str | None) -> AbstractionConfig:
+    """``"count=2,trick=exact"`` -> :class:`AbstractionConfig` (empty: the defaults).
+
+    Raises:
+        ValueError: an unknown knob or a bad value, naming it.
+    """
+    if not text:
+        return AbstractionConfig()
+    changes: dict[str, Any] = {}
+    fields = AbstractionConfig.__dataclass_fields__
+    for item in text.split(","):
+        k, eq, v = item.partition("=")
+        k = k.strip()
+        if not eq or k not in fields:
+            raise ValueError(f"--abstraction: expected knob=value with knob in "
+                             f"{', '.join(fields)}, got {item!r}")
+        v = v.strip()
+        if k in ("scores", "partner", "gestures"):
+            if v.lower() not in ("on", "off", "true", "false", "1", "0"):
+                raise ValueError(f"--abstraction: {k} must be on or off, got {v!r}")
+            changes[k] = v.lower() in ("on", "true", "1")
+        elif k == "count":
+            try:
+                changes[k] = int(v)
+            except ValueError:
+                raise ValueError(f"--abstraction: count must be an integer, got {v!r}") from None
+        else:
+            changes[k] = v
+    return AbstractionConfig(**changes)
+
+
+def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, matches: int,
+                    seed: int) -> dict[str, Any]:
+    """Duplicate deal-mode points per deal and 21-point match win rate against each bot.
+
+    Returns keys ``{bot}_ppd``, ``_ppd_lo``, ``_ppd_hi`` (the policy's team's
+    return per deal, R8.1, pairs of duplicate deals as units) and ``{bot}_match_win``,
+    ``_match_lo``, ``_match_hi`` (decisive matches, Wilson 95%)."""
+    from .bots.named import parse_bot
+    from .eval.stats import ratio_interval, wilson_interval
+    from .sim.batch import simulate
+
+    row: dict[str, Any] = {}
+    dp = params.replace(dealer=-1, mode="deal")
+    mp = params.replace(dealer=-1, mode="match", scores=(0, 0))
+    for b in bots:
+        bot = parse_bot(b)
+        lineup = [policy, bot] * (params.players // 2)
+        if deals:
+            res = simulate(dp, lineup, deals + deals % 2, seed=seed, duplicate=True,
+                           rotate_dealer=True)
+            v = np.asarray(res["variant"])
+            ret = np.where(v == 0, res["return0"], res["return1"]).astype(float)
+            pair = ret.reshape(-1, 2).sum(1)
+            m, lo, hi = ratio_interval(pair, np.full(len(pair), 2.0))
+            row.update({f"{b}_ppd": m, f"{b}_ppd_lo": lo, f"{b}_ppd_hi": hi})
+        if matches:
+            res = simulate(mp, lineup, matches + matches % 2, seed=seed + 1, duplicate=True,
+                           rotate_dealer=True)
+            v = np.asarray(res["variant"])
+            w = np.asarray(res["winner"])
+            wins = int(((w >= 0) & (w == v)).sum())
+            decided = int((w >= 0).sum())
+            lo, hi = wilson_interval(wins, decided)
+            row.update({f"{b}_match_win": wins / decided if decided else math.nan,
+                        f"{b}_match_lo": lo, f"{b}_match_hi": hi})
+    return row
+
+
+def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any], path: Path,
+          title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
+    t = [r["seconds"] / 60 for r in rows]
+    ax = axes[0]
+    lrows = [r for r in rows if isinstance(r.get("lbr"), float)]
+    if lrows:
+        ax.errorbar([r["seconds"] / 60 for r in lrows], [r["lbr"] for r in lrows],
+                    yerr=[[r["lbr"] - r["lbr_lo"] for r in lrows],
+                          [r["lbr_hi"] - r["lbr"] for r in lrows]],
+                    marker="o", color="black", label="trained policy")
+    for k, (b, v) in enumerate(lbr_bots.items()):
+        ax.axhline(v["value"], ls="--", color=f"C{k}", label=f"{b}")
+    ax.set_xlabel("solver minutes")
+    ax.set_ylabel("LBR value (points per deal)")
+    ax.set_title("local best response (lower bound on exploitability)")
+    if ax.lines:
+        ax.legend(fontsize=8)
+    for k, b in enumerate(bots):
+        if f"{b}_ppd" in rows[0]:
+            axes[1].errorbar(t, [r[f"{b}_ppd"] for r in rows],
+                             yerr=[[r[f"{b}_ppd"] - r[f"{b}_ppd_lo"] for r in rows],
+                                   [r[f"{b}_ppd_hi"] - r[f"{b}_ppd"] for r in rows]],
+                             marker="o", color=f"C{k}", label=f"vs {b}")
+        if f"{b}_match_win" in rows[0]:
+            axes[2].errorbar(t, [r[f"{b}_match_win"] for r in rows],
+                             yerr=[[r[f"{b}_match_win"] - r[f"{b}_match_lo"] for r in rows],
+                                   [r[f"{b}_match_hi"] - r[f"{b}_match_win"] for r in rows]],
+                             marker="o", color=f"C{k}", label=f"vs {b}")
+    axes[1].axhline(0, color="grey", lw=0.6)
+    axes[1].set_xlabel("solver minutes")
+    axes[1].set_ylabel("points per deal (95% CI)")
+    axes[1].set_title("duplicate deals, deal mode at 0:0")
+    axes[1].legend(fontsize=8)
+    axes[2].axhline(0.5, color="grey", lw=0.6)
+    axes[2].set_xlabel("solver minutes")
+    axes[2].set_ylabel("match win rate (95% Wilson)")
+    axes[2].set_title("21-point matches, duplicate")
+    axes[2].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(path, buf.getvalue())
+
+
+def run(args, params: VitouParams, out=None) -> int:
+    """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``);
+    returns the exit code (0 done, 2 bad input or table full, 130 interrupted)."""
+    from .solvers.cfr import CheckpointError
+    from .solvers.mccfr import TableFullError
+    from .solvers.mccfr_abstract import AbstractMCCFR
+    from .train import _git_commit, _num, _versions
+
+    out = out or sys.stdout
+
+    def bad(msg: str) -> int:
+        print(f"vitou-ai train: {msg}", file=sys.stderr)
+        return 2
+
+    try:
+        abstraction = parse_abstraction(getattr(args, "abstraction", None))
+        abstraction.check_game(params)
+    except ValueError as e:
+        return bad(str(e))
+    if params.players != 4:
+        return bad("the abstract trainer is for four players (--profile vitou or vitou_cason)")
+    budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
+    if budget is not None and not (budget > 0 and math.isfinite(budget)):
+        return bad(f"--time must be a positive number of seconds, got {budget}")
+    evals = max(1, int(getattr(args, "evals", 6)))
+    bots = list(args.bots) if not isinstance(args.bots, str) else [
+        b.strip() for b in args.bots.split(",") if b.strip()]
+    from .bots.named import parse_bot
+
+    try:
+        for b in bots:
+            parse_bot(b)
+    except (ValueError, OSError) as e:
+        return bad(str(e))
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    folder = Path(args.out or f"runs/{params.profile}-abstract-mccfr-{stamp}")
+    if folder.exists() and not folder.is_dir():
+        return bad(f"--out {folder}: exists and is not a folder")
+    saved: dict[str, Any] = {}
+    if args.resume:
+        if not (folder / "run.json").exists():
+            return bad(f"--resume: no run in {folder}")
+        try:
+            saved = json.loads((folder / "run.json").read_text())
+        except (OSError, ValueError) as e:
+            return bad(f"--resume: cannot read {folder / 'run.json'}: {e}")
+        budget = args.time if args.time is not None else saved.get("time_budget", budget)
+    elif (folder / "run.json").exists():
+        return bad(f"{folder} holds a run already: continue it with --resume, or choose another --out")
+    folder.mkdir(parents=True, exist_ok=True)
+    budget = float(budget) if budget is not None else None
+    iterations = args.iterations
+    prune_after = 0.1 * budget if budget else 60.0
+    solver = AbstractMCCFR(
+        params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
+        threads=getattr(args, "threads", 2), prune_after=prune_after,
+        discount_interval=(budget / 40 if budget else 30.0), discount_intervals=20)
+    rows: list[dict[str, Any]] = []
+    if args.resume:
+        try:
+            solver.load(folder / "checkpoint.npz")
+        except CheckpointError as e:
+            return bad(f"cannot resume: {e}")
+        if (folder / "curve.csv").exists():
+            with open(folder / "curve.csv") as f:
+                rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)]
+        print(f"resumed at iteration {solver.iteration:,} ({solver.seconds:.0f} s)", file=out,
+              flush=True)
+    record = {
+        "command": " ".join(sys.argv), "rules_version": RULES_VERSION, "seed": args.seed,
+        "solver": "abstract-es-mccfr", "params": {**params.knobs(), "profile": params.profile},
+        "abstraction": abstraction.describe(), "time_budget": budget, "iterations": iterations,
+        "threads": solver.threads, "max_infosets": solver.max_infosets,
+        "table_bytes": solver.nbytes, "prune_after": solver.prune_after,
+        "prune_prob": solver.prune_prob, "prune_threshold": solver.prune_threshold,
+        "discount_interval": solver.discount_interval,
+        "discount_intervals": solver.discount_intervals, "evals": evals,
+        "eval_deals": args.eval_deals, "eval_matches": getattr(args, "eval_matches", 2000),
+        "lbr_deals": getattr(args, "lbr_deals", 200), "lbr_samples": getattr(args, "lbr_samples", 12),
+        "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
+        "started": saved.get("started", stamp), "lbr_bots": saved.get("lbr_bots", {}),
+    }
+    print(f"vitou-ai train: {params.profile} (hand size {params.hand_size}, signals "
+          f"{'on' if params.signals else 'off'}), abstract ES-MCCFR, {solver.threads} threads, "
+          f"table {solver.nbytes / 2**30:.2f} GiB for {solver.max_infosets:,} states; budget "
+          + (f"{budget:.0f} s" if budget else f"{iterations:,} iterations")
+          + f"; run folder {folder}", file=out, flush=True)
+
+    def done() -> bool:
+        if budget is not None and solver.seconds >= budget:
+            return True
+        return iterations is not None and solver.iteration >= iterations
+
+    def next_eval() -> float:
+        k = len(rows) + 1
+        if budget is not None:
+            return budget * k / evals
+        return iterations * k / evals
+
+    code = 0
+    chunk = 2000
+    solver.warm_up()
+    try:
+        if not record["lbr_bots"] and record["lbr_deals"]:
+            from .eval.lbr import local_best_response
+
+            t = time.perf_counter()
+            for b in bots:
+                r = local_best_response(parse_bot(b), params.replace(dealer=-1),
+                                        deals=record["lbr_deals"], samples=record["lbr_samples"],
+                                        seed=args.seed + 7)
+                record["lbr_bots"][b] = {"value": r.value, "lo": r.lo, "hi": r.hi,
+                                         "deals": r.deals, "samples": r.samples}
+                print(f"LBR of {b}: {r.value:+.3f} [{r.lo:+.3f}, {r.hi:+.3f}] points per deal",
+                      file=out, flush=True)
+            record["lbr_bots_seconds"] = round(time.perf_counter() - t, 1)
+        while not done():
+            target = next_eval()
+            while not done() and (solver.seconds if budget else solver.iteration) < target:
+                t = time.perf_counter()
+                solver.iterate(chunk)
+                dt = time.perf_counter() - t
+                chunk = int(min(max(chunk * (5.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
+            row = _evaluate(solver, params, bots, args, record)
+            rows.append(row)
+            _write(folder, solver, rows, bots, record, params)
+            print(_short(row), file=out, flush=True)
+    except KeyboardInterrupt:
+        code = 130
+        print("\ninterrupted: the last evaluation's outputs and checkpoint are kept",
+              file=sys.stderr)
+    except TableFullError as e:
+        code = 2
+        kept = ("the last evaluation's checkpoint and outputs are kept" if rows
+                else "no evaluation was reached, nothing was saved")
+        print(f"\nvitou-ai train: {e} ({kept})", file=sys.stderr)
+    if code == 0:
+        print(f"done: {solver.iteration:,} iterations in {solver.seconds:.0f} s; run folder: "
+              f"{folder}", file=out)
+    return code
+
+
+def _evaluate(solver, params: VitouParams, bots, args, record) -> dict[str, Any]:
+    from .bots.named import NAMED_BOTS
+    from .eval.lbr import local_best_response
+
+    t = time.perf_counter()
+    policy = solver.policy(f"{params.profile}-abstract")
+    policy.fallback = NAMED_BOTS["counter"]
+    row: dict[str, Any] = {"iteration": solver.iteration, "seconds": round(solver.seconds, 1),
+                           "infosets": solver.num_infosets, "policy_rows": len(policy),
+                           "nodes_touched": solver.nodes_touched}
+    if record["lbr_deals"]:
+        r = local_best_response(policy, params.replace(dealer=-1), deals=record["lbr_deals"],
+                                samples=record["lbr_samples"], seed=args.seed + 7)
+        row.update({"lbr": r.value, "lbr_lo": r.lo, "lbr_hi": r.hi})
+    row.update(evaluate_policy(policy, params, bots, args.eval_deals, record["eval_matches"],
+                               args.seed + 1))
+    row["eval_seconds"] = round(time.perf_counter() - t, 1)
+    return row
+
+
+def _short(row: dict[str, Any]) -> str:
+    parts = [f"it {row['iteration']:,}", f"{row['seconds']:.0f} s", f"{row['infosets']:,} states"]
+    if "lbr" in row:
+        parts.append(f"LBR {row['lbr']:+.3f}")
+    for k, v in row.items():
+        if k.endswith("_ppd"):
+            parts.append(f"vs {k[:-4]} {v:+.3f}")
+        if k.endswith("_match_win"):
+            parts.append(f"match {v:.3f}")
+    return ", ".join(parts)
+
+
+def _write(folder: Path, solver, rows, bots, record, params) -> None:
+    solver.save(folder / "checkpoint.npz")
+    solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(folder / "curve.csv", buf.getvalue().encode())
+    rec = dict(record, latest=rows[-1], iterations_done=solver.iteration,
+               solver_seconds=solver.seconds, infosets=solver.num_infosets)
+    write_atomic(folder / "run.json", (json.dumps(rec, indent=2, default=str) + "\n").encode())
+    _plot(rows, bots, record["lbr_bots"], folder / "curve.png",
+          f"{params.profile}, {params.hand_size}-card hands — abstract ES-MCCFR")
