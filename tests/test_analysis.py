@@ -140,3 +140,13 @@ def test_score_sweep_rates_carry_their_base():
     assert row["raise_reach"] > 0 and row["answer_reach"] > 0 and row["raises"] > 0
     # the raises are the raise rate times the decisions where a raise was allowed
     assert row["raises"] == pytest.approx(row["raise_rate"] * row["raise_reach"])
+
+
+def test_plot_summary_on_a_four_player_one_trick_game():
+    """Found by a new user: a four-player run with one card each (a single trick
+    in the raise table) made plot_summary fail with a KeyError."""
+    tree = build_tree(VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1))
+    df = A.infoset_table(tree, uniform_policy(tree))
+    fig = A.plot_summary(df, "four players")
+    bars = fig.axes[0].patches
+    assert len(bars) == len(A.raise_frequencies(df)) > 0

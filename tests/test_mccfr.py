@@ -150,3 +150,13 @@ def test_external_sampling_on_a_short_match_stays_within_the_bound():
     s = MCCFR(params, "external", seed=3)
     s.iterate(50)
     assert 0 < s.deepest <= max_game_decisions(params)
+
+
+def test_checkpoint_with_pickled_objects_is_refused_without_numpys_hint(tmp_path):
+    """A damaged or hostile checkpoint holding object arrays: one line, and never
+    NumPy's suggestion to load it unsafely with allow_pickle."""
+    path = tmp_path / "checkpoint.npz"
+    np.savez(path, meta=np.array([{"format": "x"}], dtype=object))
+    with pytest.raises(CheckpointError) as e:
+        MCCFR(TINY_4P, sampling="external", seed=1).load(path)
+    assert "never loads" in str(e.value) and "allow_pickle" not in str(e.value)

@@ -281,7 +281,7 @@ def plot_summary(df: pd.DataFrame, title: str = "", min_reach: float = MIN_REACH
     tab10 = [f"C{i}" for i in range(10)]
     rf = raise_frequencies(df)
     order = [c for c in ["-", *RANK_LETTERS] if c in rf.index.get_level_values(0)]
-    rf = rf.loc[order]
+    rf = rf.reindex(order, level=0)  # .loc[list] fails on a one-trick MultiIndex (pandas)
     _bars(axes[0], rf, "raise", "reach", min_reach, tab10)
     axes[0].set_title("raise frequency by best card and trick")
     axes[0].set_ylabel("P(raise | raise allowed)")

@@ -41,6 +41,14 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be resumed here: damaged, another game or rules version."""
 
 
+def unreadable_reason(e: Exception) -> str:
+    """Why a file could not be read as a checkpoint, for a one-line message. NumPy's
+    hint to load pickled data unsafely is never passed on: checkpoints hold no pickle."""
+    if "pickle" in str(e):
+        return "it holds pickled objects, which vitou_ai never loads"
+    return str(e)
+
+
 def tree_fingerprint(tree: GameTree) -> str:
     """SHA-256 over the tree's structure and information-state keys."""
     h = hashlib.sha256()
@@ -157,7 +165,7 @@ class TabularCFR:
                 regrets, cum = z["regrets"], z["cum_policy"]
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
                 json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
         want = self._config()
         try:
             check_rules_version(meta.get("rules_version"), self.tree.params.players, str(path))

@@ -30,7 +30,7 @@ from ..rules.game import max_game_decisions, max_legal_actions
 from ..rules.observe import infostate_key
 from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from ..sim.random_play import sample_chance
-from .cfr import CheckpointError
+from .cfr import CheckpointError, unreadable_reason
 from .infoset_table import pack_key
 from .tree import MAX_INFOSET_ACTIONS
 
@@ -523,7 +523,7 @@ class MCCFR:
                                           "rng")}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
                 json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
         want = self._config()
         try:
             check_rules_version(meta.get("rules_version"), self.params.players, str(path))

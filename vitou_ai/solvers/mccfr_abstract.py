@@ -51,7 +51,7 @@ from ..rules import layout as L
 from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
-from .cfr import CheckpointError
+from .cfr import CheckpointError, unreadable_reason
 from .mccfr import TableFullError
 from .tree import MAX_INFOSET_ACTIONS
 
@@ -476,7 +476,7 @@ class AbstractMCCFR:
                 data = {k: z[k] for k in ("keys", "nact", "regrets", "cum_policy", "rngs")}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
                 json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable abstract-MCCFR checkpoint ({e})") from None
+            raise CheckpointError(f"{path}: not a readable abstract-MCCFR checkpoint ({unreadable_reason(e)})") from None
         for k, v in self._config().items():
             if meta.get(k) != v:
                 raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "

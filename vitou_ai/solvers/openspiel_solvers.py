@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.params import RULES_VERSION, VitouParams
-from .cfr import CheckpointError
+from .cfr import CheckpointError, unreadable_reason
 
 OPENSPIEL_FORMAT = "vitou_ai-openspiel-checkpoint-1"
 #: ``vitou-ai train`` names of the OpenSpiel solvers and their pyspiel classes
@@ -148,7 +148,7 @@ class OpenSpielSolver:
                 meta = json.loads(bytes(z["meta"]).decode())
                 text = bytes(z["state"])
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
         for key, want in self._meta().items():
             if meta.get(key) != want:
                 raise CheckpointError(f"{path}: checkpoint {key} {meta.get(key)!r} does not "

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..rules.params import RULES_VERSION, VitouParams
 from . import public_kernels as PK
-from .cfr import VARIANTS, CheckpointError
+from .cfr import VARIANTS, CheckpointError, unreadable_reason
 from .cfr_kernels import RM_TOLERANCE
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree
 
@@ -294,7 +294,7 @@ class PublicCFR:
                 regrets, cum = z["regrets"], z["cum_policy"]
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
                 json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({e})") from None
+            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
         want = self._config()
         for key in ("format", "rules_version", "variant", "params", "tree", "alpha", "beta",
                     "gamma"):
