@@ -230,18 +230,22 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                        help="hand history files, or folders searched for *.toml")
     p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
     p_sim = add("simulate", "a batch of deals or matches between bots, any profile")
-    p_sim.add_argument("--profile", default="vitou", choices=ALL_PROFILES)
+    p_sim.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
+                       help="game profile (docs/RULES.md section 9, docs/RULES_family.md)")
     p_sim.add_argument("--deals", type=int, default=100_000, help="deals (or matches)")
-    p_sim.add_argument("--mode", default="deal", choices=("deal", "match"))
+    p_sim.add_argument("--mode", default="deal", choices=("deal", "match"),
+                       help="one deal at a time, or whole matches")
     p_sim.add_argument("--bots", nargs="+", default=["random"], metavar="BOT",
                        help="bot per seat, in turn (named, NAME:field=value, or FILE.npz)")
-    p_sim.add_argument("--seed", type=int, default=0)
-    p_sim.add_argument("--target", type=int, default=None)
-    p_sim.add_argument("--ranks", type=int, default=None)
-    p_sim.add_argument("--copies", type=int, default=4)
-    p_sim.add_argument("--hand-size", type=int, default=3)
+    p_sim.add_argument("--seed", type=int, default=0, help="random seed")
+    p_sim.add_argument("--target", type=int, default=None,
+                       help="match target (None: the profile's)")
+    p_sim.add_argument("--ranks", type=int, default=None,
+                       help="research variant: the top N ranks (None: the profile's deck)")
+    p_sim.add_argument("--copies", type=int, default=4, help="research variant: copies of each rank")
+    p_sim.add_argument("--hand-size", type=int, default=3, help="cards per hand")
     tournament_cli.add_arguments(add(
-        "tournament", "round robin between bots: win rates, points per deal, Elo"))
+        "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
     train_cli.add_arguments(add(
         "train", "train a betting strategy (CFR family, MCCFR), log exploitability and win rates"))
