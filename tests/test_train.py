@@ -342,7 +342,7 @@ def test_progress_bar_only_on_a_terminal_and_long_phases_are_announced(tmp_path,
 def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
     """SIGINT 0.5 s or 3 s into ``vitou-ai train`` on the default game (importing,
     loading compiled code, building the tree): exit code 130, one line, no traceback,
-    no segmentation fault, no empty run folder. The probe says 'ready' once the package
+    no segmentation fault, no empty or partial run folder. The probe says 'ready' once the package
     is imported, right before the command runs (a Ctrl-C during Python's own start-up
     and ``import vitou_ai`` is out of reach)."""
     import os
@@ -368,7 +368,16 @@ def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith("vitou-ai train: interrupted") and last.count("\n") == 0
-    assert not out.exists()
+    # a fast machine may finish the first evaluation before the Ctrl-C: then its outputs
+    # are there, whole; otherwise no (empty) run folder is left behind
+    if "nothing was saved yet" in last:
+        assert not out.exists()
+    else:
+        assert "outputs are kept" in last, last
+        import json
+
+        assert json.loads((out / "run.json").read_text())["iterations"] > 0
+        assert (out / "policy.npz").stat().st_size > 0 and (out / "curve.csv").exists()
 
 
 def test_four_player_curve_without_exact_evaluation_draws_the_tables_growth(tmp_path):

@@ -635,8 +635,8 @@ def _train(plan: _Plan, out) -> int:
             if plan.folder is None:
                 plan.folder = created = new_folder("runs", f"{plan.params.profile}-{s['solver']}")
             elif not plan.folder.exists():
+                created = plan.folder  # before mkdir: a Ctrl-C right after it still cleans up
                 plan.folder.mkdir(parents=True)
-                created = plan.folder
         except OSError as e:
             raise _BadInput(f"--out {plan.folder}: {e.strerror or e}") from None
         folder = plan.folder
@@ -678,7 +678,7 @@ def _train(plan: _Plan, out) -> int:
                 break
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-        if not rows and created is not None and not any(created.iterdir()):
+        if not rows and created is not None and created.is_dir() and not any(created.iterdir()):
             created.rmdir()  # nothing was written: no empty run folder left behind
         kept = ("nothing was saved yet" if not rows else
                 "the last evaluation's outputs are kept" + (
