@@ -29,7 +29,7 @@ lint: $(STAMP)
 test: lint
 	$(VENV)/bin/python -m pytest -q
 	@echo "--- kernel bodies as plain Python (NUMBA_DISABLE_JIT=1): golden histories, round trips"
-	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_vint_golden.py
+	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_vint_golden.py tests/test_golden_family.py
 	@echo "--- jitted buffers bounds-checked (NUMBA_BOUNDSCHECK=1, own numba cache): solvers, simulator, bots"
 	NUMBA_BOUNDSCHECK=1 $(VENV)/bin/python -m pytest -q tests/test_boundscheck.py tests/test_mccfr.py \
 		tests/test_solvers.py tests/test_sim_batch.py tests/test_batch.py tests/test_bots.py \

@@ -53,8 +53,9 @@ def test_random_game_invariants(params, seed):
         a = state.array
         # cards conserved: undealt + held + played = copies of each rank (R1.1)
         held = a[L.S_HELD:L.S_HELD + L.MAX_PLAYERS * L.MAX_RANKS].reshape(L.MAX_PLAYERS, -1)
-        total = a[L.S_DECK:L.S_DECK + 8] + held.sum(0) + a[L.S_PLAYED:L.S_PLAYED + 8]
-        want = np.array([params.copies if r < params.ranks else 0 for r in range(8)])
+        total = (a[L.S_DECK:L.S_DECK + L.MAX_RANKS] + held.sum(0)
+                 + a[L.S_PLAYED:L.S_PLAYED + L.MAX_RANKS])
+        want = np.array([params.copies if r < params.ranks else 0 for r in range(L.MAX_RANKS)])
         assert (total == want).all()
         if state.is_chance_node():
             probs = [p for _, p in state.chance_outcomes()]

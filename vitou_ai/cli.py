@@ -5,6 +5,8 @@ Subcommands:
 - ``vitou-ai demo``: replay the example hand histories shipped with the package
   and simulate a batch of random deals, printing a summary.
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
+- ``vitou-ai simulate --profile P --deals N [--bots B ...]``: a batch of deals (or
+  matches) between bots, any profile of the Vitou or Truc / Put family.
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
 - ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.train`).
@@ -145,6 +147,58 @@ def demo(n_deals: int, seed: int, out=None) -> int:
     return code
 
 
+def simulate_command(args, out=None, err=None) -> int:
+    """``vitou-ai simulate``: play deals (or matches) between bots and print how they ended.
+
+    Seats take the ``--bots`` specs in turn (seat ``s`` plays ``bots[s % len(bots)]``).
+    Exit code 0, or 2 on bad input (one line on ``err`` naming what and the rule).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    import numpy as np
+
+    from .bots.named import parse_bot
+    from .bots.tabular import TabularPolicy, check_fits
+    from .rules import VitouParams
+    from .rules.layout import END_NAMES
+    from .sim.batch import simulate
+
+    try:
+        if not 1 <= args.deals <= 50_000_000:
+            raise ValueError(f"--deals must be in 1 .. 50,000,000, got {args.deals}")
+        if not 0 <= args.seed < 2**63:
+            raise ValueError(f"--seed must be in 0 .. 2**63 - 1, got {args.seed}")
+        params = VitouParams(profile=args.profile, mode=args.mode, dealer=-1, target=args.target,
+                             ranks=args.ranks, copies=args.copies, hand_size=args.hand_size)
+        bots = [parse_bot(b) for b in args.bots]
+        for b in bots:
+            if isinstance(b, TabularPolicy):
+                check_fits(b, params)
+    except (ValueError, OSError) as e:
+        print(f"vitou-ai simulate: error: {e}", file=err)
+        return 2
+    lineup = [bots[s % len(bots)] for s in range(params.players)]
+    simulate(params, lineup, min(64, args.deals), seed=args.seed)  # compile outside the timing
+    t = time.perf_counter()
+    res = simulate(params, lineup, args.deals, seed=args.seed)
+    rate = args.deals / (time.perf_counter() - t)
+    a = res.arrays()
+    unit = "matches" if params.mode == "match" else "deals"
+    names = ", ".join(f"seat {s}: {p.name}" for s, p in enumerate(lineup))
+    print(f"{params.profile} ({unit}, {names}): {args.deals:,} {unit}, {rate:,.0f} {unit}/s",
+          file=out)
+    ends = np.bincount(a["end"], minlength=len(END_NAMES)) / args.deals
+    print("last deal ended: " + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
+                                          for e in range(1, len(END_NAMES)) if ends[e] > 0),
+          file=out)
+    ret = a["return0"].astype(float)
+    ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
+    what = "points per deal" if params.mode == "deal" else "match result (+1/-1)"
+    print(f"team 0 ({lineup[0].name}): {ret.mean():+.4f} ± {ci:.4f} {what}; mean raises "
+          f"{a['raises'].mean():.3f}", file=out)
+    return 0
+
+
 DESCRIPTION = ("Vitou, the trick-and-bluff card game of Nice: replay hand histories, simulate "
                "random deals, run tournaments between bots, play against them, train a strategy.")
 
@@ -155,6 +209,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     from . import train as train_cli
     from .console import HelpFormatter
     from .eval import command as tournament_cli
+    from .rules.params import ALL_PROFILES
 
     parser = argparse.ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
                                      formatter_class=HelpFormatter)
@@ -174,6 +229,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p_rep.add_argument("paths", nargs="+", metavar="PATH",
                        help="hand history files, or folders searched for *.toml")
     p_rep.add_argument("--json", action="store_true", help="one JSON object per file")
+    p_sim = add("simulate", "a batch of deals or matches between bots, any profile")
+    p_sim.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
+                       help="game profile (docs/RULES.md section 9, docs/RULES_family.md)")
+    p_sim.add_argument("--deals", type=int, default=100_000, help="deals (or matches)")
+    p_sim.add_argument("--mode", default="deal", choices=("deal", "match"),
+                       help="one deal at a time, or whole matches")
+    p_sim.add_argument("--bots", nargs="+", default=["random"], metavar="BOT",
+                       help="bot per seat, in turn (named, NAME:field=value, or FILE.npz)")
+    p_sim.add_argument("--seed", type=int, default=0, help="random seed")
+    p_sim.add_argument("--target", type=int, default=None,
+                       help="match target (None: the profile's)")
+    p_sim.add_argument("--ranks", type=int, default=None,
+                       help="research variant: the top N ranks (None: the profile's deck)")
+    p_sim.add_argument("--copies", type=int, default=4, help="research variant: copies of each rank")
+    p_sim.add_argument("--hand-size", type=int, default=3, help="cards per hand")
     tournament_cli.add_arguments(add(
         "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
@@ -210,6 +280,8 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         return train_cli.run(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
+    if args.command == "simulate":
+        return simulate_command(args)
     if args.command == "tournament":
         from .eval import command as tournament_cli
 

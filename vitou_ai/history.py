@@ -31,12 +31,15 @@ from typing import Any
 import tomli_w
 
 from .rules import layout as L
-from .rules.game import Game, IllegalActionError, State, action_to_string, string_to_action
-from .rules.params import RANK_LETTERS, VitouParams
+from .rules.game import RAISE_NAMES, Game, IllegalActionError, State
+from .rules.params import VitouParams
 
-KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size")
-TOP_KEYS = ("profile", "dealer", "scores", "hands", "actions", "expect", "expect_error") + KNOBS
-EXPECT_KEYS = ("points", "end", "stake", "tricks", "winner", "returns")
+KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size",
+         "direction", "games", "games_won")
+TOP_KEYS = ("profile", "dealer", "scores", "hands", "hands2", "actions", "expect",
+            "expect_error") + KNOBS
+EXPECT_KEYS = ("points", "end", "stake", "tricks", "winner", "returns", "scores_after",
+               "games_after")
 
 
 class HistoryError(ValueError):
@@ -75,6 +78,7 @@ class HandHistory:
     actions: list[str]
     expect: dict[str, Any] = field(default_factory=dict)
     expect_error: dict[str, Any] | None = None
+    hands2: list[str] = field(default_factory=list)  # F2.3: the fresh deal's hands
 
     # ---- TOML ----------------------------------------------------------------------------
     @classmethod
@@ -96,6 +100,8 @@ class HandHistory:
         if isinstance(dealer, bool) or not isinstance(dealer, int) or dealer < 0:
             raise HistoryError(f"dealer must be a seat (an integer, 0 or more), got {dealer!r}")
         knobs = {k: data[k] for k in KNOBS if k in data}
+        if "games_won" in knobs and isinstance(knobs["games_won"], list):
+            knobs["games_won"] = tuple(knobs["games_won"])
         if "scores" in data:
             sc = data["scores"]
             if not isinstance(sc, list) or len(sc) != 2 or any(
@@ -106,15 +112,23 @@ class HandHistory:
         try:
             params = VitouParams(profile=data.get("profile", "vitou"), dealer=dealer, **knobs)
         except (ValueError, TypeError) as e:
-            raise HistoryError(f"bad parameters: {e}") from None
+            cited = re.search(r"RULES_family\.md ([A-Z][0-9.]*)", str(e))
+            raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
+                from None
         expect = data.get("expect", {})
         if not isinstance(expect, dict):
             raise HistoryError("[expect] must be a table")
         bad = sorted(set(expect) - set(EXPECT_KEYS))
         if bad:
             raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        hands2 = data.get("hands2", [])
+        if not isinstance(hands2, list) or not all(isinstance(h, str) for h in hands2):
+            raise HistoryError("hands2 must be a list of strings (the fresh deal, F2.3)")
+        if hands2 and params.profile != "truc_1912":
+            raise HistoryError("hands2 is for a French Truc fresh deal (docs/RULES_family.md F2.3)",
+                               rule="F2.3")
         hh = cls(params, list(data["hands"]), list(data["actions"]), dict(expect),
-                 data.get("expect_error"))
+                 data.get("expect_error"), list(hands2))
         hh.check_hands()
         return hh
 
@@ -147,8 +161,10 @@ class HandHistory:
             "hands": list(self.hands),
             "actions": list(self.actions),
         }
+        if self.hands2:
+            d["hands2"] = list(self.hands2)
         for k, v in self.params.knobs().items():
-            if k in KNOBS:
+            if k in KNOBS and v is not None:
                 d[k] = v
         if self.expect:
             d["expect"] = dict(self.expect)
@@ -162,6 +178,9 @@ class HandHistory:
     def parsed_hands(self) -> list[list[int]]:
         return [_parse_hand(h, s, self.params) for s, h in enumerate(self.hands)]
 
+    def parsed_hands2(self) -> list[list[int]]:
+        return [_parse_hand(h, s, self.params) for s, h in enumerate(self.hands2)]
+
     def check_hands(self) -> None:
         """R1.1, R1.2: one hand per seat, ``hand_size`` cards each, at most
         ``copies`` of each rank. Raises :class:`HistoryError`."""
@@ -170,14 +189,17 @@ class HandHistory:
             return
         if len(self.hands) != p.players:
             raise HistoryError(f"hands: {len(self.hands)} given, {p.players} players", rule="R1.2")
+        if self.hands2 and len(self.hands2) != p.players:
+            raise HistoryError(f"hands2: {len(self.hands2)} given, {p.players} players", rule="F2.3")
         counts: Counter[int] = Counter()
-        for hand in self.parsed_hands():
+        for hand in self.parsed_hands() + self.parsed_hands2():
             counts.update(hand)
+        labels = p.rank_labels
         for r, c in sorted(counts.items()):
             if c > p.copies:
                 raise HistoryError(
-                    f"impossible deal: {c} cards of rank {RANK_LETTERS[r]}, the deck has {p.copies}",
-                    rule="R1.1",
+                    f"impossible deal: {c} cards of rank {labels[r]}, the deck has {p.copies}",
+                    rule="G0.3" if p.family else "R1.1",
                 )
 
     def deal_sequence(self) -> list[int]:
@@ -195,9 +217,15 @@ class HandHistory:
         seq: list[int] = []
         if not hands:
             return seq
-        for k in range(p.players):
-            seq.extend(hands[(p.dealer + 1 + k) % p.players])
+        for hs in (hands, self.parsed_hands2()):
+            for k in range(p.players if hs else 0):
+                seq.extend(_deal_id(r) for r in hs[(p.dealer + 1 + k) % p.players])
         return seq
+
+
+def _deal_id(rank: int) -> int:
+    """Chance id of a dealt rank (docs/kernel_interface.md; family ranks 8.. at 14..)."""
+    return rank if rank < 8 else L.C_DEAL_HI0 + rank - 8
 
 
 def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
@@ -207,15 +235,20 @@ def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
             f"hands[{seat}] = {text!r}: {len(cards)} cards, hand_size is {p.hand_size}", rule="R1.2"
         )
     out = []
+    labels = p.rank_labels
     for c in cards:
-        if len(c) != 1 or c not in RANK_LETTERS[: p.ranks]:
+        if c not in labels:
             raise HistoryError(
                 f"hands[{seat}] = {text!r}: {c!r} is not a rank of this deck "
-                f"({' '.join(RANK_LETTERS[: p.ranks])})",
-                rule="R1.1",
+                f"({' '.join(labels)})",
+                rule=_FAMILY_DECK_RULE.get(p.profile, "R1.1"),
             )
-        out.append(RANK_LETTERS.index(c))
+        out.append(labels.index(c))
     return out
+
+
+_FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_1912": "F1.1",
+                     "trut": "T1.1", "put": "P1.1"}
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -309,15 +342,18 @@ def replay(hh: HandHistory) -> State:
         player = state.current_player()
         if seat != player:
             rule = _PHASE_RULE.get(int(state.array[L.S_PHASE]), "R2.1")
+            if hh.params.family:  # G3.4: a raise out of turn does not count; G1.1 order of play
+                rule = "G3.4" if verb_text.split()[0] in ("raise", "rest", *RAISE_NAMES) else "G1.1"
             raise HistoryError(
                 f"action {i} {text!r}: it is seat {player}'s turn, not seat {seat}'s", i, text, rule
             )
         _check_raise_step(state, verb_text, text, i)
         try:
-            action = string_to_action(_verb_only(verb_text))
+            action = game.string_action(_verb_only(verb_text))
         except ValueError as e:
-            raise HistoryError(f"action {i} {text!r}: {e}", i, text, "R10") from None
-        if pending_accept >= 0 and not (L.A_PLAY0 <= action < L.A_RAISE):
+            raise HistoryError(f"action {i} {text!r}: {e}", i, text,
+                               "H" if game.params.family else "R10") from None
+        if pending_accept >= 0 and not _is_play(action):
             raise HistoryError(
                 f"action {i} {text!r}: after accepting, the player plays a card", i, text, "R4.3"
             )
@@ -338,6 +374,10 @@ def replay(hh: HandHistory) -> State:
         except IllegalActionError as e:
             raise HistoryError(f"action {i} {text!r}: {e}", i, text, e.rule) from None
         i += 1
+
+
+def _is_play(action: int) -> bool:
+    return L.A_PLAY0 <= action < L.A_RAISE or L.A_PLAY_HI0 <= action < L.A_CONCEDE
 
 
 def _apply_chance(state: State, text: str, i: int) -> None:
@@ -380,6 +420,12 @@ def _parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
 def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
     """``raise 3|6|12|B`` must name the next step of the ladder (R4.1)."""
     words = verb_text.split()
+    if words and words[0] in RAISE_NAMES and len(words) == 1:  # "truc", "put": named steps
+        labels = state.game.params.ladder_labels
+        nxt = int(state.array[L.S_STAKE]) + 1
+        if nxt < len(labels) and labels[nxt] != words[0]:
+            raise HistoryError(f"action {i} {text!r}: the next step is {labels[nxt]}", i, text, "G3.1")
+        return
     if not words or words[0] != "raise" or len(words) == 1:
         return
     labels = state.game.params.ladder_labels
@@ -413,6 +459,8 @@ def result_dict(hh: HandHistory, state: State) -> dict[str, Any]:
         "tricks": list(d.tricks),
         "end": d.end,
         "returns": [int(r) if float(r).is_integer() else r for r in state.returns()],
+        "scores_after": list(d.scores_after),
+        "games_after": list(d.games_after),
     }
 
 
@@ -447,6 +495,7 @@ def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
     state = game.new_initial_state()
     p = game.params
     hands: list[list[str]] = [[] for _ in range(p.players)]
+    hands2: list[list[str]] = [[] for _ in range(p.players)]
     actions: list[str] = []
     for a in chance_and_actions:
         if state.is_chance_node():
@@ -456,11 +505,13 @@ def record(game: Game, chance_and_actions: list[int]) -> HandHistory:
             elif phase == L.PH_DEAL:
                 nd = int(state.array[L.S_NDEALT])
                 seat = (int(state.array[L.S_DEALER]) + 1 + nd // p.hand_size) % p.players
-                hands[seat].append(RANK_LETTERS[a])
+                into = hands2 if int(state.array[L.S_REDEAL]) == 2 else hands
+                into[seat].append(game.action_string(a, True).split()[1])
             elif phase == L.PH_SEEN:
-                actions.append(f"c {action_to_string(a, True)} p{_seen_observer(state)}")
+                actions.append(f"c {game.action_string(a, True)} p{_seen_observer(state)}")
         else:
-            actions.append(f"p{state.current_player()} {action_to_string(a)}")
+            actions.append(f"p{state.current_player()} {game.action_string(a)}")
         state.apply_action(a)
     dealt = any(hands)
-    return HandHistory(p, [" ".join(h) for h in hands] if dealt else [], actions)
+    return HandHistory(p, [" ".join(h) for h in hands] if dealt else [], actions,
+                       hands2=[" ".join(h) for h in hands2] if any(hands2) else [])

@@ -9,8 +9,13 @@ Parameters (all in ``parameter_specification``; unknown names and invalid
 values are refused): ``profile`` ("vitou"), ``mode`` ("deal"), ``dealer`` (0;
 -1 = drawn by chance), ``score0``, ``score1`` (0), ``target`` (-1 = the
 profile's), ``early_end`` ("card"), ``signals`` (False), ``signal_seen``
-(0.5), ``ranks`` (8), ``copies`` (4), ``hand_size`` (3), ``max_deals`` (100).
-They map one to one onto :class:`vitou_ai.rules.VitouParams`.
+(0.5), ``ranks`` (-1 = the profile's whole deck, 8 for Vitou), ``copies`` (4),
+``hand_size`` (3), ``max_deals`` (100), and for the Truc / Put family
+(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put``,
+``docs/RULES_family.md``) ``direction`` ("" = the profile's), ``games`` (-1 =
+the profile's), ``games_won0``, ``games_won1`` (0). They map one to one onto
+:class:`vitou_ai.rules.VitouParams`; a family knob given to a profile without it
+is refused, naming the rule.
 
 The state holds only the kernel's ``int32`` state array (OpenSpiel clones a
 Python state by deep-copying its attributes); every rule decision is the
@@ -47,9 +52,9 @@ from .openspiel_observer import (  # after the guard: it needs pyspiel too
 from .rules import kernel as K
 from .rules import layout as L
 from .rules.game import Game as RulesGame
-from .rules.game import IllegalActionError, action_to_string, max_game_decisions
+from .rules.game import IllegalActionError, max_game_decisions
 from .rules.game import State as RulesState
-from .rules.params import RANK_LETTERS, VitouParams
+from .rules.params import VitouParams
 
 SHORT_NAME = "python_vitou"
 
@@ -63,10 +68,14 @@ _DEFAULTS = {
     "early_end": "card",
     "signals": False,
     "signal_seen": 0.5,
-    "ranks": 8,
+    "ranks": -1,
     "copies": 4,
     "hand_size": 3,
     "max_deals": 100,
+    "direction": "",
+    "games": -1,
+    "games_won0": 0,
+    "games_won1": 0,
 }
 
 GAME_TYPE = pyspiel.GameType(
@@ -97,6 +106,11 @@ def game_string(params: VitouParams) -> str:
         "signal_seen": float(params.signal_seen), "ranks": params.ranks, "copies": params.copies,
         "hand_size": params.hand_size, "max_deals": params.max_deals,
     }
+    if params.family:
+        d["direction"] = params.direction
+        if params.profile in ("truc_1912", "trut"):  # the profiles with a match of games (G4.1)
+            d.update(games=params.games, games_won0=params.games_won[0],
+                     games_won1=params.games_won[1])
     args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
     return f"{SHORT_NAME}({args})"
 
@@ -124,10 +138,13 @@ def params_from_dict(d: dict) -> VitouParams:
             early_end=p["early_end"],
             signals=bool(p["signals"]),
             signal_seen=float(p["signal_seen"]),
-            ranks=int(p["ranks"]),
+            ranks=None if int(p["ranks"]) == -1 else int(p["ranks"]),
             copies=int(p["copies"]),
             hand_size=int(p["hand_size"]),
             max_deals=int(p["max_deals"]),
+            direction=p["direction"] or None,
+            games=None if int(p["games"]) == -1 else int(p["games"]),
+            games_won=(int(p["games_won0"]), int(p["games_won1"])),
         )
     except ValueError as exc:
         raise ValueError(f"{SHORT_NAME}: {exc}") from None
@@ -138,12 +155,15 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
     if params.mode == "match":
         lo, hi = -1.0, 1.0
     else:
-        # R8.1: v = min(points, target - scorer's score) <= target - min(score).
+        # R8.1: v = min(points, target - scorer's score) <= target - min(score); Trut's
+        # returns are not capped (T5): at most the trut, 3.
         hi = float(params.target - min(params.scores))
+        if params.profile == "trut":
+            hi = float(max(params.ladder))
         lo = -hi
     return pyspiel.GameInfo(
-        num_distinct_actions=L.NUM_ACTIONS,
-        max_chance_outcomes=L.MAX_CHANCE_OUTCOMES,
+        num_distinct_actions=params.num_actions,
+        max_chance_outcomes=params.num_chance_ids,
         num_players=params.players,
         min_utility=lo,
         max_utility=hi,
@@ -230,23 +250,29 @@ class VitouState(pyspiel.State):
         K.apply_action(game.params_array, self.a, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return action_to_string(int(action), chance=player == pyspiel.PlayerId.CHANCE)
+        return self.get_game().rules_game.action_string(
+            int(action), chance=player == pyspiel.PlayerId.CHANCE)
 
     # -- display --------------------------------------------------------------------------
     def __str__(self) -> str:
         a, game = self.a, self.get_game()
         n = game.n
+        labels = game.vitou_params.rank_labels
+        sep = " " if game.vitou_params.family else ""
         hands = []
         for s in range(n):
             base = L.S_HELD + s * L.MAX_RANKS
             hands.append(
-                "".join(RANK_LETTERS[r] * int(a[base + r]) for r in range(L.MAX_RANKS)) or "-"
+                sep.join(labels[r] for r in range(len(labels)) for _ in range(int(a[base + r])))
+                or "-"
             )
-        trick = "".join(RANK_LETTERS[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
+        trick = sep.join(labels[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
         toks = " ".join(
-            action_to_string(int(a[L.S_TOK + i]))
+            game.rules_game.action_string(int(a[L.S_TOK + i]))
             for i in range(min(int(a[L.S_NTOK]), L.MAX_TOKENS))
         )
+        if game.vitou_params.family:
+            hands = [f"[{h}]" for h in hands]
         stake = game.vitou_params.ladder_labels[int(a[L.S_STAKE])]
         # Gestures and catches (R7) are not in the tokens: without them two different
         # states would print alike (OpenSpiel's get_all_states tells states apart by

@@ -41,7 +41,9 @@ from .rules.game import action_to_string, max_deal_decisions
 from .rules.params import RANK_LETTERS
 
 _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures", "gesture caught?",
-           "play", "answer", "abandon", "over")
+           "play", "answer", "abandon", "over",
+           # the Truc / Put family (docs/RULES_family.md P5.3, F2.1, F2.2)
+           "concede or put", "fresh deal?", "fresh deal: agree?")
 _TRICK_RESULTS = ("0", "1", "void")
 
 
@@ -59,18 +61,23 @@ class _Pieces:
             i += size
 
 
-def _ranks_str(values) -> str:
-    """Rank letters of the rank indices in ``values`` (-1 skipped); ``-`` if none."""
+def _ranks_str(values, labels: tuple[str, ...] | None = None) -> str:
+    """Rank letters of the rank indices in ``values`` (-1 skipped); ``-`` if none. A family
+    game's ``labels`` (several characters, docs/RULES_family.md) are spaced."""
+    if labels is not None:
+        return " ".join(labels[int(v)] for v in values if v >= 0) or "-"
     return "".join(RANK_LETTERS[int(v)] for v in values if v >= 0) or "-"
 
 
-def _counts_str(counts) -> str:
+def _counts_str(counts, labels: tuple[str, ...] | None = None) -> str:
     """Rank letters of per-rank copy counts (``[1, 0, 2] -> "TAA"``); ``-`` if none."""
+    if labels is not None:
+        return " ".join(labels[r] for r, c in enumerate(counts) for _ in range(int(c))) or "-"
     return "".join(RANK_LETTERS[r] * int(c) for r, c in enumerate(counts)) or "-"
 
 
 def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
-                     deals: int | None = None) -> str:
+                     deals: int | None = None, labels: tuple[str, ...] | None = None) -> str:
     """The information-state string of a kernel key (``observe.infostate_key``):
     ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
     mode) is the number of deals played. Used by the observer and by policy export.
@@ -85,13 +92,15 @@ def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = Tr
     if deals is not None:
         parts.append(f"deals {deals}")
     if private:
-        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size]))
-        if k[L.K_PARTNER] >= 0:
-            parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size]))
+        parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size], labels))
+        if k[L.K_PARTNER] >= 0:  # R6.1 partner's hand; a family fresh deal: the hand thrown in
+            parts.append(("partner " if labels is None else "thrown ")
+                         + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size], labels))
     gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
     if any(g >= 0 for g in gest):
         parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-    toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
+    toks = [action_to_string(int(t), labels=labels)
+            for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
     return " | ".join(parts) + " | " + ",".join(toks)
 
 
@@ -193,6 +202,8 @@ class VitouObserver:
         vp = game.vitou_params
         self.params_array = game.params_array
         self.labels = vp.ladder_labels
+        self.rank_labels = game.rules_game.labels  # None for Vitou (the contract's letters)
+        self.family = vp.family
         self.n, self.h, self.ranks = vp.players, vp.hand_size, vp.ranks
         self.match = vp.mode == "match"
         # Scores are below the target except at the end of a match, where one
@@ -220,7 +231,7 @@ class VitouObserver:
         if self.public and not (self.single or self.all):
             pieces.append(("gestured", (n,)))
         if self.public and self.recall:
-            pieces.append(("tokens", (self.ntok, L.NUM_ACTIONS)))
+            pieces.append(("tokens", (self.ntok, vp.num_actions)))
         if self.public and self.match:
             pieces.append(("deals", (1,)))
         p = _Pieces(pieces)
@@ -286,7 +297,7 @@ class VitouObserver:
                         d["partner"][i, k[L.K_PARTNER + i]] = 1
             else:
                 d["hand"][:] = self._held(a, player)
-                if k[L.K_PARTNER] >= 0:  # R6.1: the partner's cards are shown
+                if k[L.K_PARTNER] >= 0 and not self.family:  # R6.1: the partner's cards are shown
                     d["partner"][:] = self._held(a, (player + 2) % self.n)
             for s, g in enumerate(self._known_gestures(a, player)):
                 if g >= 0:
@@ -331,7 +342,7 @@ class VitouObserver:
         k = self._key
         deals = int(a[L.S_DEALS]) if self.match else None
         if self.recall and self.public and self.single:
-            return infostate_string(k, self.n, self.h, True, deals)  # the information state
+            return infostate_string(k, self.n, self.h, True, deals, self.rank_labels)
         parts = [f"p{player}"] if self.single else []
         if self.public:
             parts += [f"dealer {int(k[L.K_DEALER])}",
@@ -342,13 +353,15 @@ class VitouObserver:
                 parts += self._public_now(state)
         if self.single:
             if self.recall:
-                parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + self.h]))
+                parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + self.h],
+                                                  self.rank_labels))
                 if k[L.K_PARTNER] >= 0:
-                    parts.append("partner " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + self.h]))
+                    parts.append(("thrown " if self.family else "partner ") + _ranks_str(
+                        k[L.K_PARTNER : L.K_PARTNER + self.h], self.rank_labels))
             else:
-                parts.append("hand " + _counts_str(self._held(a, player)))
+                parts.append("hand " + _counts_str(self._held(a, player), self.rank_labels))
                 partner = self._held(a, (player + 2) % self.n)
-                if k[L.K_PARTNER] >= 0 and partner.any():  # R6.1, while cards are left
+                if k[L.K_PARTNER] >= 0 and partner.any() and not self.family:  # R6.1
                     parts.append("partner " + _counts_str(partner))
             gest = self._known_gestures(a, player)
             if any(g >= 0 for g in gest):
@@ -356,9 +369,9 @@ class VitouObserver:
                                                     for g in gest))
         if self.all:
             if self.recall:
-                hands = [_ranks_str(self._dealt(a, s)) for s in range(self.n)]
+                hands = [_ranks_str(self._dealt(a, s), self.rank_labels) for s in range(self.n)]
             else:
-                hands = [_counts_str(self._held(a, s)) for s in range(self.n)]
+                hands = [_counts_str(self._held(a, s), self.rank_labels) for s in range(self.n)]
             parts.append("hands " + " ".join(hands))
             gest = [int(g) for g in a[L.S_GEST : L.S_GEST + self.n]]
             if any(g >= 0 for g in gest):
@@ -373,7 +386,8 @@ class VitouObserver:
             if (gest >= 0).any():
                 parts.append("gestures " + " ".join("made" if g >= 0 else "?" for g in gest))
         if self.public and self.recall:
-            toks = [action_to_string(int(t)) for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
+            toks = [action_to_string(int(t), labels=self.rank_labels)
+                    for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
             parts.append(",".join(toks))
         return " | ".join(parts)
 
@@ -394,13 +408,15 @@ class VitouObserver:
             out.append("one from the end" if o[O.O_R6MODE] == 1 else "both one from the end")
         ntricks = int(o[O.O_NTRICKS])
         nplayed = int(o[O.O_NPLAYED])
-        trick = [RANK_LETTERS[int(c)] for c in o[O.O_TRICK : O.O_TRICK + nplayed]]
+        trick = [_ranks_str([c], self.rank_labels) for c in o[O.O_TRICK : O.O_TRICK + nplayed]]
         out.append(f"trick {ntricks + 1} led by p{int(o[O.O_LEADER])}: "
                    + (" ".join(trick) if trick else "no card yet"))
         if ntricks:
             out.append("tricks " + ",".join(_TRICK_RESULTS[int(t)]
                                             for t in o[O.O_TRES : O.O_TRES + ntricks]))
-        out.append("played " + _counts_str(o[O.O_PLAYED : O.O_PLAYED + self.ranks]))
+        played = list(o[O.O_PLAYED : O.O_PLAYED + min(self.ranks, 8)]) + list(
+            o[O.O_PLAYED_HI : O.O_PLAYED_HI + max(self.ranks - 8, 0)])  # family ranks 8..
+        out.append("played " + _counts_str(played, self.rank_labels))
         out.append("cards left " + " ".join(str(int(c)) for c in
                                             o[O.O_HELD_COUNT : O.O_HELD_COUNT + self.n]))
         return out

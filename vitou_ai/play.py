@@ -27,9 +27,8 @@ import numpy as np
 from .bots.named import parse_bot
 from .bots.policy import Policy, choose_action, pack_policies, scratch
 from .rng import row_seed
-from .rules import Game, VitouParams, action_to_string, string_to_action
+from .rules import Game, VitouParams
 from .rules import layout as L
-from .rules.params import RANK_LETTERS
 from .sim.random_play import sample_chance
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
@@ -58,6 +57,7 @@ class TerminalMatch:
         self.game = Game(params)
         self.params = params
         self.n = params.players
+        self.labels = params.rank_labels
         self.human = human_seat
         self.bots = bots
         self.inp = inp
@@ -120,7 +120,7 @@ class TerminalMatch:
         npl = int(a[L.S_NPLAYED])
         if npl:
             leader = int(a[L.S_LEADER])
-            cards = [f"{self.who((leader + k) % self.n)} {RANK_LETTERS[int(a[L.S_TRICK + k])]}"
+            cards = [f"{self.who((leader + k) % self.n)} {self.labels[int(a[L.S_TRICK + k])]}"
                      for k in range(npl)]
             lines.append("This trick: " + ", ".join(cards))
         elif a[L.S_PHASE] == L.PH_PLAY:
@@ -139,12 +139,12 @@ class TerminalMatch:
         if a[L.S_NDEALT] < self.n * p.hand_size:
             lines.append("Your cards: not dealt yet.")
         else:
-            lines.append("Your cards: " + (" ".join(RANK_LETTERS[r] for r in hand) or "none left"))
+            lines.append("Your cards: " + (" ".join(self.labels[r] for r in hand) or "none left"))
         partner = (self.human + 2) % self.n
         if self.n == 4 and a[L.S_SHARED] and int(a[L.S_R6TEAM]) == me:
             ph = self.state.hand(partner)
             lines.append("Partner's cards (shown, R6.1): "
-                         + (" ".join(RANK_LETTERS[r] for r in ph) or "none left"))
+                         + (" ".join(self.labels[r] for r in ph) or "none left"))
         if self.n == 4 and a[L.S_ANSWER_SEAT] == self.human:
             lines.append("A raise waits for your answer: play a card to accept, "
                          + ("raise to re-raise, " if self.state.legal_actions().count(L.A_RAISE)
@@ -158,7 +158,7 @@ class TerminalMatch:
     # ---- input ------------------------------------------------------------------------------
     def ask(self, legal: list[int]) -> int:
         """Read the person's action; re-ask until it is legal."""
-        names = [action_to_string(x) for x in legal]
+        names = [self.game.action_string(x) for x in legal]
         menu = "  ".join(f"{i + 1}) {s}" for i, s in enumerate(names))
         while True:
             self.say("Your options: " + menu)
@@ -189,7 +189,7 @@ class TerminalMatch:
                 return legal[k - 1], ""
             return None, f"{text!r}: choose a number from 1 to {len(legal)}."
         words = text.split()
-        if len(words) == 1 and words[0].upper() in RANK_LETTERS:
+        if len(words) == 1 and words[0].upper() in self.labels:
             words = ["play", words[0]]
         if len(words) == 2 and words[0].lower() == "play":
             words = ["play", words[1].upper()]
@@ -198,7 +198,7 @@ class TerminalMatch:
         if words and words[0] == "accept" and self.n == 4:
             return None, "With four players you accept a raise by playing a card."
         try:
-            action = string_to_action(" ".join(words))
+            action = self.game.string_action(" ".join(words))
         except ValueError:
             return None, f"{text!r} is not an action; type 'help' for the list."
         if action not in legal:
@@ -222,7 +222,7 @@ class TerminalMatch:
             if phase == L.PH_DEAL and a[L.S_PHASE] != L.PH_DEAL:
                 self.say(f"\n=== Deal {int(a[L.S_DEALS]) + 1}: {self.who(int(a[L.S_DEALER]))} "
                          f"dealt. Your cards: "
-                         + " ".join(RANK_LETTERS[r] for r in st.hand(self.human)))
+                         + " ".join(self.labels[r] for r in st.hand(self.human)))
             seen_after = a[L.S_SEEN + self.human * L.MAX_PLAYERS:
                            (self.human + 1) * L.MAX_PLAYERS + L.S_SEEN]
             for s in np.flatnonzero(seen_after != seen_before):
@@ -235,7 +235,7 @@ class TerminalMatch:
                 self.say("")
                 self.say(self.render())
                 x = self.ask(legal)
-                self.say(f"You: {action_to_string(x)}")
+                self.say(f"You: {self.game.action_string(x)}")
             else:
                 for i, v in enumerate(legal):
                     self.legal[i] = v
@@ -246,7 +246,7 @@ class TerminalMatch:
                     if self.team_of(seat) == self.team_of(self.human):
                         self.say(f"Your partner gestures: {L.GESTURES[x - L.A_SIGNAL0]}.")
                 else:
-                    self.say(f"{self.who(seat)}: {action_to_string(x)}")
+                    self.say(f"{self.who(seat)}: {self.game.action_string(x)}")
             st.apply_action(x)
         if int(a[L.S_DEALS]) != deals_before or st.is_terminal():
             self.report_deal()
@@ -300,7 +300,7 @@ class TerminalMatch:
 def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None = None,
                opponents: str = "counter", seed: int | None = None, signals: bool = False,
                target: int | None = None, inp: TextIO | None = None,
-               out: TextIO | None = None, ranks: int = 8, copies: int = 4,
+               out: TextIO | None = None, ranks: int | None = None, copies: int = 4,
                hand_size: int = 3) -> int:
     """Play a match in the terminal; return the exit code (0 done or left, 130 Ctrl-C).
 
@@ -350,10 +350,10 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
 
 def add_arguments(p) -> None:
     """The options of ``vitou-ai play``."""
-    from .rules.params import PROFILES
+    from .rules.params import ALL_PROFILES
 
-    p.add_argument("--profile", default="vitou", choices=PROFILES,
-                   help="game profile (RULES.md section 9)")
+    p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
+                   help="game profile: RULES.md section 9 or docs/RULES_family.md")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 .. players-1")
     p.add_argument("--partner", default=None,
                    help="your partner's bot spec (four-player profiles only; default: counter)")
@@ -362,7 +362,8 @@ def add_arguments(p) -> None:
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
     p.add_argument("--target", type=int, default=None,
                    help="match target (default: the profile's, RULES.md section 9)")
-    p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
+    p.add_argument("--ranks", type=int, default=None,
+                   help="research variant: top N ranks (default: the whole deck)")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
 

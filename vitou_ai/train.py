@@ -46,8 +46,7 @@ import numpy as np
 
 from .console import EXIT_INTERRUPTED, interrupts_deferred, new_folder, note, show_progress
 from .history import write_atomic
-from .rules import layout as L
-from .rules.params import RULES_VERSION, VitouParams
+from .rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
 ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
@@ -90,7 +89,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "the run's)", **kw)
 
     setting("--profile", "game profile (RULES.md section 9)",
-            choices=("vitou", "vitou_cason", "vitou_2p"))
+            choices=ALL_PROFILES)
     setting("--ranks", "research variant: the top N ranks of T 9 A K Q J 8 7", type=int)
     setting("--copies", "research variant: copies of each rank", type=int)
     setting("--hand-size", "cards per hand (2 with the full deck: two-card hands)", type=int)
@@ -291,7 +290,7 @@ class _Adapter:
         else:
             t = self.tree
             keys, nact, actions, pol = t.is_keys, t.is_nact, t.is_actions, self.policy_on_tree()
-        probs = np.zeros((keys.shape[0], L.NUM_ACTIONS), np.float32)
+        probs = np.zeros((keys.shape[0], self.params.num_actions), np.float32)
         rows = np.repeat(np.arange(keys.shape[0]), nact.astype(np.int64))
         slots = np.concatenate([np.arange(m) for m in nact]) if len(nact) else np.zeros(0, int)
         probs[rows, actions[rows, slots].astype(np.int64)] = pol[rows, slots]

@@ -32,8 +32,8 @@ import numpy as np
 from .._numba import jit
 from ..rng import next_below, next_float
 from ..rules import layout as L
-from ..rules.params import P_COPIES, P_HAND, P_PLAYERS, P_RANKS
-from ..rules.tables import DEAL_DECIDED
+from ..rules.params import P_COPIES, P_DEAL_RULE, P_HAND, P_PLAYERS, P_RANKS
+from ..rules.tables import DEAL_DECIDED, DEAL_DECIDED_RULES, RULE_PUT
 
 # ---- parameter vector ----------------------------------------------------------------------------
 HP_RAISE_AT = 0
@@ -232,9 +232,9 @@ def strength(hp, params, state, player, iwork):
     partner = (player + 2) % n if n == 4 else -1
     shared = partner >= 0 and state[L.S_SHARED] == 1 and state[L.S_R6TEAM] == team
     count = hp[HP_COUNT] >= 0.5
-    u = iwork[0:8]
-    mine = iwork[8:12]  # own held ranks, best first
-    pcards = iwork[12:16]  # partner's held ranks when shared, best first
+    u = iwork[0:L.MAX_RANKS]
+    mine = iwork[13:17]  # own held ranks, best first
+    pcards = iwork[17:21]  # partner's held ranks when shared, best first
     nmine = 0
     npc = 0
     pop = 0
@@ -327,7 +327,7 @@ def strength(hp, params, state, player, iwork):
             p_cur_void = 1.0 - p_cur_win
     m_f = h - ntr - (1 if cur else 0)
     # ---- future tricks j = 1 .. m_f (pooled order statistics, see the docstring)
-    known = iwork[16:24]  # the team's known cards after the current trick
+    known = iwork[21:29]  # the team's known cards after the current trick
     nk = 0
     for i in range(nmine):
         if i != used:
@@ -449,7 +449,7 @@ def strength(hp, params, state, player, iwork):
                     code = code * 3 + (1 - team)
             if prob <= 0.0:
                 continue
-            d = DEAL_DECIDED[h, h, code]
+            d = _deal_result(params, state, h, code)
             if d == team:
                 win += prob
             elif d == 2:
@@ -462,17 +462,40 @@ def strength(hp, params, state, player, iwork):
     return s
 
 
+@jit
+def _deal_result(params, state, h, code):
+    """R3.1, or the family's G2 rule (docs/RULES_family.md), on ``h`` complete results."""
+    rule = params[P_DEAL_RULE]
+    if rule == 0:
+        return DEAL_DECIDED[h, h, code]
+    row = RULE_PUT if rule == 2 else 1 + (state[L.S_DEALER] + 1) % params[P_PLAYERS] % 2
+    return DEAL_DECIDED_RULES[row, h, h, code]
+
+
 # ---- decisions ----------------------------------------------------------------------------------
 
 
 @jit
 def _choose_card(hp, params, state, player, rng, legal, n_legal, iwork):
     """A card for the card turn (R2.1): the legal plays are the held ranks,
-    best first (``legal`` is ascending and rank index 0 is the highest)."""
+    best first (rank index 0 is the highest; the family's ranks 8.. have play ids
+    ``A_PLAY_HI0 + r - 8``, after the other actions). Returns a play action id."""
+    plays = iwork[29:32]  # the held ranks, best first (at most 3 distinct)
     nplays = 0
     for i in range(n_legal):
-        if legal[i] < L.A_RAISE:
+        a = legal[i]
+        if a < L.A_RAISE:
+            plays[nplays] = a
             nplays += 1
+        elif L.A_PLAY_HI0 <= a < L.A_CONCEDE:
+            plays[nplays] = a - L.A_PLAY_HI0 + 8
+            nplays += 1
+    r = _pick_rank(hp, params, state, player, rng, plays, nplays)
+    return r if r < 8 else L.A_PLAY_HI0 + r - 8
+
+
+@jit
+def _pick_rank(hp, params, state, player, rng, legal, nplays):
     top = legal[0]
     low = legal[nplays - 1]
     n = params[P_PLAYERS]
@@ -558,6 +581,15 @@ def heuristic_action(hp, params, state, player, rng, legal, n_legal, iwork):
         return L.A_GO if s >= hp[HP_GO_ROUND_AT] else L.A_PASS
     if ph == L.PH_ABANDON:
         return L.A_AGREE if s < hp[HP_AGREE_BELOW] else L.A_REJECT
+    # the Truc / Put family (docs/RULES_family.md): fresh deal (F2), Put's decision (P5.3)
+    if ph == L.PH_REDEAL:
+        return L.A_REDEAL if s < hp[HP_ABANDON_BELOW] else L.A_KEEP
+    if ph == L.PH_REDEAL_ANSWER:
+        return L.A_AGREE if s < hp[HP_AGREE_BELOW] else L.A_REJECT
+    if ph == L.PH_DECIDE:
+        if s >= hp[HP_RAISE_AT] or next_float(rng) < hp[HP_BLUFF]:
+            return L.A_RAISE
+        return L.A_CONCEDE
     can_raise = _has(legal, n_legal, L.A_RAISE)
     if ph == L.PH_ANSWER or _has(legal, n_legal, L.A_REFUSE):  # R4.3, R9.2
         if can_raise and (s >= hp[HP_RERAISE_AT] or (s >= hp[HP_REFUSE_BELOW]
@@ -571,6 +603,10 @@ def heuristic_action(hp, params, state, player, rng, legal, n_legal, iwork):
     if ph == L.PH_PLAY:
         if _has(legal, n_legal, L.A_ABANDON) and s < hp[HP_ABANDON_BELOW]:
             return L.A_ABANDON
+        if _has(legal, n_legal, L.A_CONCEDE) and s < hp[HP_ABANDON_BELOW]:  # Put P5
+            return L.A_CONCEDE
+        if _has(legal, n_legal, L.A_REST) and s >= hp[HP_RERAISE_AT]:  # F3.3
+            return L.A_REST
         if can_raise and (s >= hp[HP_RAISE_AT] or next_float(rng) < hp[HP_BLUFF]):
             return L.A_RAISE
         return _choose_card(hp, params, state, player, rng, legal, n_legal, iwork)

@@ -199,6 +199,8 @@ def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPa
             raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
                             "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy")
     tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
+    width = max([L.NUM_ACTIONS] + [q.shape[1] for q in probs])  # 31 columns for family tables
+    probs = [np.pad(q, ((0, 0), (0, width - q.shape[1]))) for q in probs]
     tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
     return PolicyPack(
         kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs,

@@ -136,8 +136,10 @@ class TabularPolicy:
         probs = np.array(probs, dtype=np.float32, copy=True, order="C")
         if keys.dtype != np.int8 or keys.ndim != 2 or keys.shape[1] != L.KEY_SIZE:
             raise ValueError(f"keys must be int8[M, {L.KEY_SIZE}], got {keys.dtype}{list(keys.shape)}")
-        if probs.ndim != 2 or probs.shape != (keys.shape[0], L.NUM_ACTIONS):
-            raise ValueError(f"probs must be float32[{keys.shape[0]}, {L.NUM_ACTIONS}], "
+        if probs.ndim != 2 or probs.shape[0] != keys.shape[0] or probs.shape[1] not in (
+                L.NUM_ACTIONS, L.NUM_ACTIONS_FAMILY):
+            raise ValueError(f"probs must be float32[{keys.shape[0]}, {L.NUM_ACTIONS}] "
+                             f"(or {L.NUM_ACTIONS_FAMILY} columns for the Truc / Put family), "
                              f"got {list(probs.shape)}")
         if not np.isfinite(probs).all() or (probs < 0).any():
             raise ValueError("probs must be finite and non-negative")
@@ -195,9 +197,12 @@ class TabularPolicy:
             raise ValueError(f"compact policy of {m} keys: actions {actions.shape}, "
                              f"n_actions {n_actions.shape}, probs {probs.shape} do not match")
         used = np.arange(actions.shape[1])[None, :] < n_actions[:, None]
-        if ((actions < 0) | (actions >= L.NUM_ACTIONS))[used].any():
-            raise ValueError(f"action ids must be in 0..{L.NUM_ACTIONS - 1}")
-        full = np.zeros((m, L.NUM_ACTIONS), np.float32)
+        width = L.NUM_ACTIONS
+        if (actions[used] >= L.NUM_ACTIONS).any():  # the family's ids (concede, low ranks)
+            width = L.NUM_ACTIONS_FAMILY
+        if ((actions < 0) | (actions >= width))[used].any():
+            raise ValueError(f"action ids must be in 0..{width - 1}")
+        full = np.zeros((m, width), np.float32)
         rows = np.nonzero(used)[0]
         full[rows, actions[used].astype(np.int64)] = probs[used]
         return cls(keys, full, **kwargs)

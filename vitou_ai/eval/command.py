@@ -19,14 +19,15 @@ PROGRESS_FROM = 20_000
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``vitou-ai tournament``."""
     from ..bots.named import NAMED_BOTS
-    from ..rules.params import PROFILES
+    from ..rules.params import ALL_PROFILES
 
     p.add_argument("--bots", nargs="+", default=list(NAMED_BOTS), metavar="BOT",
                    help="bot specs, space-separated: a name (" + ", ".join(NAMED_BOTS) + "), "
                    "NAME:field=value,... for a heuristic variant, or a tabular policy "
                    "FILE.npz[:fallback=NAME]")
-    p.add_argument("--profile", default="vitou", choices=PROFILES,
-                   help="game profile (RULES.md section 9)")
+    p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
+                   help="game profile: RULES.md section 9, or a Truc / Put family profile "
+                   "(docs/RULES_family.md)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--deals", type=int,
                       help="deals per pairing (deal mode, R8.1; default: match mode)")
@@ -35,7 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed, 0 .. 2**64-1")
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
-    p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
+    p.add_argument("--ranks", type=int, default=None,
+                   help="research variant: top N ranks (default: the whole deck)")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
     p.add_argument("--out", default=None,
@@ -59,7 +61,7 @@ def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path)
         words += ["--target", str(args.target)]
     if args.signals:
         words.append("--signals")
-    for opt, value, default in (("--ranks", args.ranks, 8), ("--copies", args.copies, 4),
+    for opt, value, default in (("--ranks", args.ranks, None), ("--copies", args.copies, 4),
                                 ("--hand-size", args.hand_size, 3)):
         if value != default:
             words += [opt, str(value)]

@@ -29,12 +29,24 @@ class IllegalActionError(ValueError):
         self.rule = rule
 
 
-def action_to_string(action: int, chance: bool = False) -> str:
+#: Family verbs (docs/RULES_family.md H) and the names a raise may be written by.
+_FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP}
+RAISE_NAMES = ("truc", "retruc", "trut", "put")
+
+
+def action_to_string(action: int, chance: bool = False,
+                     labels: tuple[str, ...] | None = None) -> str:
     """The contract's string for a player action or chance outcome id.
+
+    Args:
+        labels: the game's rank labels (``VitouParams.rank_labels``) for a family
+            game (docs/RULES_family.md), whose ids go beyond Vitou's; ``None``: Vitou.
 
     Raises:
         ValueError: for an id outside the action (or chance outcome) range.
     """
+    if labels is not None:
+        return _family_action_to_string(action, chance, labels)
     if chance:
         if 0 <= action < L.C_SEEN:
             return f"deal {RANK_LETTERS[action]}"
@@ -65,6 +77,50 @@ def action_to_string(action: int, chance: bool = False) -> str:
     raise ValueError(f"action id {action} out of range 0..{L.NUM_ACTIONS - 1}")
 
 
+def _family_action_to_string(action: int, chance: bool, labels: tuple[str, ...]) -> str:
+    if chance:
+        r = action if 0 <= action < 8 else action - L.C_DEAL_HI0 + 8
+        if (0 <= action < 8 or L.C_DEAL_HI0 <= action < L.MAX_CHANCE_IDS_FAMILY) and r < len(labels):
+            return f"deal {labels[r]}"
+        if L.C_DEALER0 <= action < L.C_DEALER0 + 4:
+            return f"dealer {action - L.C_DEALER0}"
+        raise ValueError(f"chance outcome id {action} is not an outcome of this game")
+    r = action if 0 <= action < 8 else action - L.A_PLAY_HI0 + 8
+    if (0 <= action < 8 or L.A_PLAY_HI0 <= action < L.A_CONCEDE) and r < len(labels):
+        return f"play {labels[r]}"
+    for verb, a in _FAMILY_VERBS.items():
+        if a == action:
+            return verb
+    if L.A_RAISE <= action < L.NUM_ACTIONS and not L.A_SIGNAL0 <= action < L.A_ABANDON:
+        return action_to_string(action)
+    raise ValueError(f"action id {action} is not an action of this game (0..{L.NUM_ACTIONS_FAMILY - 1})")
+
+
+def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -> int:
+    words = text.split()
+    if chance:
+        if len(words) == 2 and words[0] == "deal" and words[1] in labels:
+            r = labels.index(words[1])
+            return r if r < 8 else L.C_DEAL_HI0 + r - 8
+        if len(words) == 2 and words[0] == "dealer" and words[1] in "0123" and len(words[1]) == 1:
+            return L.C_DEALER0 + int(words[1])
+        raise ValueError(f"bad chance outcome {text!r}; expected 'deal R' or 'dealer S'")
+    if len(words) == 2 and words[0] == "play" and words[1] in labels:
+        r = labels.index(words[1])
+        return r if r < 8 else L.A_PLAY_HI0 + r - 8
+    if len(words) == 1 and words[0] in RAISE_NAMES:
+        return L.A_RAISE
+    if len(words) == 1 and words[0] in _FAMILY_VERBS:
+        return _FAMILY_VERBS[words[0]]
+    if len(words) == 1 and words[0] in _VERB_IDS and words[0] != "abandon":
+        return _VERB_IDS[words[0]]
+    raise ValueError(
+        f"bad action {text!r}; expected 'play R' (R in {' '.join(labels)}), raise (or "
+        f"{', '.join(RAISE_NAMES)}), or one of accept, refuse, go, pass, decline, agree, reject, "
+        f"{', '.join(_FAMILY_VERBS)}"
+    )
+
+
 _VERB_IDS = {
     "raise": L.A_RAISE,
     "accept": L.A_ACCEPT,
@@ -78,12 +134,15 @@ _VERB_IDS = {
 }
 
 
-def string_to_action(text: str, chance: bool = False) -> int:
-    """Inverse of :func:`action_to_string` (exact strings only).
+def string_to_action(text: str, chance: bool = False,
+                     labels: tuple[str, ...] | None = None) -> int:
+    """Inverse of :func:`action_to_string` (exact strings only; ``labels`` as there).
 
     Raises:
         ValueError: naming the string and what is allowed.
     """
+    if labels is not None:
+        return _family_string_to_action(text, chance, labels)
     words = text.split()
     if chance:
         if len(words) == 2 and words[0] == "deal" and words[1] in RANK_LETTERS:
@@ -118,6 +177,8 @@ class DealResult:
     tricks: tuple[str, ...]
     raises: int
     refusals: int
+    scores_after: tuple[int, int] = (0, 0)
+    games_after: tuple[int, int] = (0, 0)
 
 
 class Game:
@@ -138,6 +199,16 @@ class Game:
         self.params = params
         self.array = params.to_array()
         self.num_players = params.players
+        #: rank labels for action strings: ``None`` for Vitou (the contract's letters)
+        self.labels = params.rank_labels if params.family else None
+
+    def action_string(self, action: int, chance: bool = False) -> str:
+        """:func:`action_to_string` for this game's actions and ranks."""
+        return action_to_string(action, chance, self.labels)
+
+    def string_action(self, text: str, chance: bool = False) -> int:
+        """:func:`string_to_action` for this game's actions and ranks."""
+        return string_to_action(text, chance, self.labels)
 
     def new_initial_state(self) -> State:
         return State(self, K.new_state(self.array))
@@ -231,7 +302,7 @@ class State:
         if self.is_chance_node():
             allowed = [a for a, _ in self.chance_outcomes()]
             if action not in allowed:
-                names = ", ".join(action_to_string(a, True) for a in allowed)
+                names = ", ".join(self.game.action_string(a, True) for a in allowed)
                 raise IllegalActionError(
                     f"chance outcome {self._name(action, True)!r} impossible here; possible: {names}",
                     "R1.2" if self.array[L.S_PHASE] == L.PH_DEAL else "R7.2",
@@ -240,7 +311,7 @@ class State:
             legal = self.legal_actions()
             if action not in legal:
                 rule, why = self.explain_illegal(action)
-                names = ", ".join(action_to_string(a) for a in legal)
+                names = ", ".join(self.game.action_string(a) for a in legal)
                 raise IllegalActionError(
                     f"{self._name(action)!r} by seat {self.current_player()} is illegal ({rule}: "
                     f"{why}); legal: {names}",
@@ -250,7 +321,7 @@ class State:
 
     def _name(self, action: int, chance: bool = False) -> str:
         try:
-            return action_to_string(action, chance)
+            return self.game.action_string(action, chance)
         except ValueError:
             return f"id {action}"
 
@@ -258,6 +329,8 @@ class State:
         """The rule an illegal player action breaks, and why (diagnostics only:
         legality itself is decided by the kernel)."""
         a, p = self.array, self.game.params
+        if p.family:
+            return self._explain_family(action)
         ph = int(a[L.S_PHASE])
         seat = self.current_player()
         two = p.players == 2
@@ -314,6 +387,73 @@ class State:
             return "R9.2", "abandon must be answered: agree or reject"
         return "R8", "no player action here"
 
+    def _explain_family(self, action: int) -> tuple[str, str]:
+        """:meth:`explain_illegal` for the family, citing docs/RULES_family.md."""
+        a, p = self.array, self.game.params
+        ph = int(a[L.S_PHASE])
+        seat = self.current_player()
+        game = {"truc_catalan": "C", "truc_catalan_2p": "C", "truc_1912": "F", "trut": "T",
+                "put": "P"}[p.profile]
+        if not 0 <= action < L.NUM_ACTIONS_FAMILY:
+            return "H", f"action id {action} is not an action (0..{L.NUM_ACTIONS_FAMILY - 1})"
+        is_play = action < L.A_RAISE or L.A_PLAY_HI0 <= action < L.A_CONCEDE
+        if L.A_SIGNAL0 <= action < L.A_SIGNAL0 + len(L.GESTURES):
+            return "C6", "no signals in the family games"
+        if action in (L.A_ABANDON,):
+            return "H", "abandon is a vitou_2p action"
+        if action == L.A_CONCEDE and p.profile != "put":
+            return "P5", "concede is a Put action"
+        if action in (L.A_REDEAL, L.A_KEEP) and ph != L.PH_REDEAL:
+            return "F2.1", "only the first leader, right after the deal, proposes a fresh deal"
+        if action == L.A_REST and not p.profile == "truc_1912":
+            return "F3.3", "our rest is a French Truc (1912) raise"
+        if ph == L.PH_REDEAL:
+            return "F2.1", "the first leader says redeal or keep"
+        if ph == L.PH_REDEAL_ANSWER:
+            return "F2.2", "a fresh deal is answered: agree or reject"
+        if ph == L.PH_DECIDE:
+            return "P5.3", "before trick 2 the non-dealer concedes or puts"
+        if action in (L.A_GO, L.A_DECLINE) and ph != L.PH_ONE_FROM_END:
+            return ("C5.1" if game in "CF" else f"{game}5"), "go / decline only when a side is at 11"
+        if ph == L.PH_ONE_FROM_END:
+            if action == L.A_RAISE:
+                return "C5.2", "no raises one point from the end"
+            return "C5.1", "one from the end: go or decline"
+        if ph == L.PH_ANSWER:
+            if action in (L.A_RAISE, L.A_REST):
+                return "G3.1", "the stake is at the top of the ladder"
+            return "G3.7", "a raise must first be answered: accept, raise or refuse"
+        if ph == L.PH_PLAY:
+            if a[L.S_LOCKED] or a[L.S_RAISED_NOW]:
+                if is_play:
+                    return "G1.1", f"seat {seat} holds no such card"
+                return "G3.6" if p.players == 4 else "G3.7", "after a raise the player plays a card"
+            if is_play:
+                r = action if action < 8 else action - L.A_PLAY_HI0 + 8
+                if r >= p.ranks:
+                    return f"{game}1", f"rank id {r} is not in this {p.ranks}-rank deck"
+                return "G1.1", f"seat {seat} holds no {p.rank_labels[r]}"
+            if action in (L.A_RAISE, L.A_REST):
+                if a[L.S_STAKE] >= len(p.ladder) - 1:
+                    return "G3.1", "the stake is at the top of the ladder"
+                if a[L.S_R6MODE] != 0:
+                    return "C5.2", "no raises one point from the end"
+                if a[L.S_LASTRAISE] == seat % 2:
+                    return "G3.5", "raises alternate between the sides"
+                if p.profile == "put":
+                    return "P5", "a put only at trick 1 or the decision before trick 2"
+                if action == L.A_REST:
+                    return "F3.3", "rest only where it is more than the next raise"
+                return "G3.6", "the last player of a trick may not raise"
+            if action == L.A_REFUSE:
+                return "G3.6", "only the next player, right after the raise and its card, may refuse"
+            if action == L.A_CONCEDE:
+                return "P5", "concede only before a put is accepted, in trick 1 or before trick 2"
+            if action == L.A_ACCEPT:
+                return "G3.6", "no raise is waiting for an answer (4p: accept by playing a card)"
+            return "G1.1", "not an action of a card turn"
+        return "G4", "no player action here"
+
     def last_deal(self) -> DealResult | None:
         """Summary of the latest finished deal, ``None`` before any."""
         a = self.array
@@ -331,6 +471,8 @@ class State:
             tricks=tuple(res_names[int(a[L.S_RES_TRES + t])] for t in range(nt)),
             raises=int(a[L.S_RES_RAISES]),
             refusals=int(a[L.S_RES_REFUSALS]),
+            scores_after=(int(a[L.S_AFTER_SCORE]), int(a[L.S_AFTER_SCORE + 1])),
+            games_after=(int(a[L.S_AFTER_GAMES]), int(a[L.S_AFTER_GAMES + 1])),
         )
 
 
@@ -342,9 +484,22 @@ def max_deal_decisions(params: VitouParams) -> int:
     one-from-end round + cards + a final refuse/agree.
     """
     n, cards, raises = params.players, params.players * params.hand_size, len(params.ladder) - 1
+    if params.family:  # fresh deal round (F2) + one-from-end + cards + raises and answers
+        return n + 1 + cards + 2 * raises + 2 + 1
     if n == 4:
         return n + (n if params.signals else 0) + cards + raises + 1
     return 2 + 2 * raises + 2 + 2 + cards + 1
+
+
+def max_legal_actions(params: VitouParams) -> int:
+    """Upper bound on the legal actions at one decision node (solvers size their tables by
+    it): the distinct cards of a hand plus the verbs of a card turn, or 5 gestures (R7.1)."""
+    plays = min(params.hand_size, params.ranks)
+    if params.family:  # raise; refuse (4p, G3.6); concede (Put P5); rest (F3.3)
+        extra = 1 + (params.players == 4) + (params.profile == "put") + (
+            params.profile == "truc_1912")
+        return max(3, plays + extra)
+    return max(5 if params.signals else 3, plays + 2)
 
 
 def max_game_decisions(params: VitouParams) -> int:

@@ -21,15 +21,21 @@ from .layout import (
     A_ABANDON,
     A_ACCEPT,
     A_AGREE,
+    A_CONCEDE,
     A_DECLINE,
     A_GO,
+    A_KEEP,
     A_PASS,
     A_PLAY0,
+    A_PLAY_HI0,
     A_RAISE,
+    A_REDEAL,
     A_REFUSE,
     A_REJECT,
+    A_REST,
     A_SIGNAL0,
     C_DEAL0,
+    C_DEAL_HI0,
     C_DEALER0,
     C_SEEN,
     C_UNSEEN,
@@ -38,7 +44,9 @@ from .layout import (
     DEAL_STOP,
     END_ABANDONED,
     END_ALL_VOID,
+    END_CONCEDED,
     END_DECLINED,
+    END_DRAW,
     END_PASSED,
     END_REFUSED,
     END_TRICKS,
@@ -50,14 +58,19 @@ from .layout import (
     PH_ANSWER,
     PH_BLIND,
     PH_DEAL,
+    PH_DECIDE,
     PH_DRAW_DEALER,
     PH_ONE_FROM_END,
     PH_PLAY,
+    PH_REDEAL,
+    PH_REDEAL_ANSWER,
     PH_SEEN,
     PH_SIGNAL,
     PH_TERMINAL,
     RES_VOID,
     S_ABANDON_USED,
+    S_AFTER_GAMES,
+    S_AFTER_SCORE,
     S_ANSWER_SEAT,
     S_BEST,
     S_BESTSEAT,
@@ -68,6 +81,8 @@ from .layout import (
     S_END,
     S_EXCH_ANSWER,
     S_EXCH_CARD,
+    S_FIRSTHAND,
+    S_GAMES,
     S_GEST,
     S_HAND,
     S_HELD,
@@ -84,10 +99,14 @@ from .layout import (
     S_PHASE,
     S_PLAYED,
     S_POINTS,
+    S_PREV_STAKE,
+    S_PUTSTEP,
     S_R6MODE,
     S_R6POS,
     S_R6TEAM,
     S_RAISED_NOW,
+    S_REDEAL,
+    S_REDEALPOS,
     S_RES_NTRICKS,
     S_RES_RAISES,
     S_RES_REFUSALS,
@@ -110,16 +129,29 @@ from .layout import (
 )
 from .params import (
     MATCH_STAKE,
+    P_ABANDON,
+    P_BLIND,
+    P_CARRY,
     P_COPIES,
+    P_DEAL_RULE,
     P_DEALER,
     P_EARLY_CARD,
+    P_GAMES,
+    P_GAMES0,
     P_HAND,
     P_LADDER,
+    P_LINEAR,
     P_MATCH,
     P_MAX_DEALS,
     P_NLADDER,
+    P_NO_CAP,
+    P_OFE,
+    P_PARTNER_TIE,
     P_PLAYERS,
+    P_PUT,
     P_RANKS,
+    P_REDEAL,
+    P_REST,
     P_SCORE0,
     P_SCORE1,
     P_SEEN_PPB,
@@ -128,7 +160,7 @@ from .params import (
     P_TWO_PLAYER_RAISES,
     PPB,
 )
-from .tables import DEAL_DECIDED
+from .tables import DEAL_DECIDED, DEAL_DECIDED_RULES, RULE_PUT
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
@@ -142,7 +174,10 @@ def team_of(params, seat):
 
 @jit
 def one_from_end(params, state):
-    """True when a team is at ``target - 1`` (R4.2d, R6, R9.3)."""
+    """True when a team is at ``target - 1`` (R4.2d, R6, R9.3; family C5, F4.2), and the
+    game has a one-from-end rule (not Trut T5, Put P6)."""
+    if params[P_OFE] == 0:
+        return False
     t1 = params[P_TARGET] - 1
     return state[S_SCORE0] == t1 or state[S_SCORE0 + 1] == t1
 
@@ -159,7 +194,10 @@ def _push_token(state, action):
 def _stake_points(params, state, ladder_index, team):
     """Points of a ladder step for ``team``: its value, or what the team needs
     to reach the target when the step stakes the match (R5.2, R9 table)."""
-    v = params[P_LADDER + ladder_index]
+    if params[P_LINEAR] == 1:  # F3.1: 1, 2, ..., then the game
+        v = ladder_index + 1 if ladder_index < params[P_NLADDER] - 1 else MATCH_STAKE
+    else:
+        v = params[P_LADDER + ladder_index]
     if v == MATCH_STAKE:
         return params[P_TARGET] - state[S_SCORE0 + team]
     return v
@@ -180,6 +218,8 @@ def init_state(params, state):
     state[:] = 0
     state[S_SCORE0] = params[P_SCORE0]
     state[S_SCORE0 + 1] = params[P_SCORE1]
+    state[S_GAMES] = params[P_GAMES0]
+    state[S_GAMES + 1] = params[P_GAMES0 + 1]
     state[S_END] = 0
     state[S_WINNER] = -1
     if params[P_DEALER] < 0:
@@ -202,10 +242,11 @@ def new_state(params: np.ndarray) -> np.ndarray:
 @jit
 def _start_deal(params, state):
     state[DEAL_START:DEAL_STOP] = 0
-    for r in range(MAX_RANKS):
-        state[S_DECK + r] = params[P_COPIES] if r < params[P_RANKS] else 0
+    for r in range(params[P_RANKS]):  # the other ranks' counts were just zeroed
+        state[S_DECK + r] = params[P_COPIES]
     for i in range(MAX_PLAYERS * MAX_HAND):
         state[S_HAND + i] = -1
+    # S_FIRSTHAND is read only after a fresh deal (F2.3), which writes all of it
     for s in range(MAX_PLAYERS):
         state[S_GEST + s] = -1
     state[S_BEST] = -1
@@ -221,7 +262,7 @@ def _start_deal(params, state):
     state[S_R6TEAM] = -1
     state[S_LEADER] = (state[S_DEALER] + 1) % params[P_PLAYERS]
     # R9.2 blind window, except in one-from-end deals (R9.3, R4.2d).
-    if params[P_TWO_PLAYER_RAISES] == 1 and not one_from_end(params, state):
+    if params[P_BLIND] == 1 and not one_from_end(params, state):
         state[S_PHASE] = PH_BLIND
     else:
         state[S_PHASE] = PH_DEAL
@@ -229,16 +270,22 @@ def _start_deal(params, state):
 
 @jit
 def _after_deal(params, state):
+    if params[P_REDEAL] == 1 and state[S_REDEAL] == 0:  # F2.1
+        state[S_PHASE] = PH_REDEAL
+        return
+    if params[P_OFE] == 0:  # T5, P6
+        state[S_PHASE] = PH_PLAY
+        return
     t1 = params[P_TARGET] - 1
     at0 = state[S_SCORE0] == t1
     at1 = state[S_SCORE0 + 1] == t1
-    if at0 and at1:  # R6.2
+    if at0 and at1:  # R6.2; C5.3: played for 1, no round
         state[S_R6MODE] = 2
-        state[S_PHASE] = PH_ONE_FROM_END
-    elif at0 or at1:  # R6.1, R9.3
+        state[S_PHASE] = PH_ONE_FROM_END if params[P_OFE] == 1 else PH_PLAY
+    elif at0 or at1:  # R6.1, R9.3, C5.1
         state[S_R6MODE] = 1
         state[S_R6TEAM] = 0 if at0 else 1
-        state[S_SHARED] = 1 if params[P_PLAYERS] == 4 else 0
+        state[S_SHARED] = 1 if params[P_PLAYERS] == 4 and params[P_OFE] == 1 else 0
         state[S_PHASE] = PH_ONE_FROM_END
     else:
         _start_signals(params, state)
@@ -312,6 +359,10 @@ def current_player(params, state):
         return (dealer + 1 + state[S_BLINDPOS]) % n
     if ph == PH_SIGNAL:
         return (dealer + 1 + state[S_SIGPOS]) % n
+    if ph == PH_DECIDE or ph == PH_REDEAL:  # P5.3: the non-dealer; F2.1: the first leader
+        return (dealer + 1) % n
+    if ph == PH_REDEAL_ANSWER:  # F2.2: the others in playing order
+        return (dealer + 2 + state[S_REDEALPOS]) % n
     # PH_ONE_FROM_END
     if state[S_R6MODE] == 2:  # R6.2: once round from the dealer's left
         return (dealer + 1 + state[S_R6POS]) % n
@@ -352,17 +403,21 @@ def legal_actions(params, state, out):
     if ph == PH_PLAY:
         seat = (state[S_LEADER] + state[S_NPLAYED]) % params[P_PLAYERS]
         base = S_HELD + seat * MAX_RANKS
-        for r in range(params[P_RANKS]):  # R2.1: any card held
+        nranks = params[P_RANKS]
+        for r in range(min(nranks, 8)):  # R2.1, G1.1: any card held
             if state[base + r] > 0:
                 out[n] = A_PLAY0 + r
                 n += 1
+        can_rest = False
         if params[P_TWO_PLAYER_RAISES] == 1:
             if state[S_LOCKED] == 0:
                 if _can_raise(params, state, seat):
                     out[n] = A_RAISE
                     n += 1
+                    can_rest = params[P_REST] == 1
                 if (
-                    state[S_NTRICKS] == 0
+                    params[P_ABANDON] == 1
+                    and state[S_NTRICKS] == 0
                     and state[S_NPLAYED] == 0
                     and state[S_ABANDON_USED] == 0
                     and not one_from_end(params, state)
@@ -373,10 +428,22 @@ def legal_actions(params, state, out):
             if _can_raise(params, state, seat):
                 out[n] = A_RAISE
                 n += 1
+                can_rest = params[P_REST] == 1
             if state[S_ANSWER_SEAT] == seat:  # R4.3, R4.4
                 out[n] = A_REFUSE
                 n += 1
-    elif ph == PH_ANSWER:  # R9.2
+        if nranks > 8:  # the family's low ranks: ids after the Vitou actions
+            for r in range(8, nranks):
+                if state[base + r] > 0:
+                    out[n] = A_PLAY_HI0 + r - 8
+                    n += 1
+        if params[P_PUT] == 1 and state[S_LOCKED] == 0 and state[S_STAKE] == 0:  # P5.1, P5.2
+            out[n] = A_CONCEDE
+            n += 1
+        if can_rest and state[S_STAKE] + 2 < params[P_NLADDER]:  # F3.3
+            out[n] = A_REST
+            n += 1
+    elif ph == PH_ANSWER:  # R9.2, G3.7
         if state[S_STAKE] < params[P_NLADDER] - 1:
             out[n] = A_RAISE
             n += 1
@@ -384,6 +451,21 @@ def legal_actions(params, state, out):
         n += 1
         out[n] = A_REFUSE
         n += 1
+        if params[P_REST] == 1 and state[S_STAKE] + 2 < params[P_NLADDER]:
+            out[n] = A_REST
+            n += 1
+    elif ph == PH_DECIDE:  # P5.3
+        out[0] = A_RAISE
+        out[1] = A_CONCEDE
+        n = 2
+    elif ph == PH_REDEAL:  # F2.1
+        out[0] = A_REDEAL
+        out[1] = A_KEEP
+        n = 2
+    elif ph == PH_REDEAL_ANSWER:  # F2.2
+        out[0] = A_AGREE
+        out[1] = A_REJECT
+        n = 2
     elif ph == PH_BLIND:
         out[0] = A_RAISE
         out[1] = A_PASS
@@ -418,13 +500,14 @@ def chance_outcomes(params, state, actions, probs):
     ph = state[S_PHASE]
     n = 0
     if ph == PH_DEAL:
+        nranks = params[P_RANKS]
         total = 0
-        for r in range(MAX_RANKS):
+        for r in range(nranks):
             total += state[S_DECK + r]
-        for r in range(MAX_RANKS):
+        for r in range(nranks):
             c = state[S_DECK + r]
             if c > 0:
-                actions[n] = C_DEAL0 + r
+                actions[n] = C_DEAL0 + r if r < 8 else C_DEAL_HI0 + r - 8
                 probs[n] = c / total
                 n += 1
     elif ph == PH_SEEN:
@@ -522,8 +605,70 @@ def trick_outcomes(params, state):
 
 
 @jit
+def trick_outcomes_family(params, state):
+    """:func:`trick_outcomes` under G1.3: ties between partners go to the first card.
+
+    Only the teams of the players still to play matter: ``m[t]`` of them are of
+    team ``t``. With ``F`` the remaining players who play the highest rank of
+    the completion:
+
+    - nobody beats the best card: the standing result stays, except that an
+      opponent of the best card's player who ties it voids the trick; partners
+      of that player may tie it harmlessly;
+    - a higher rank ``r`` is played by a set ``F`` of one team only: that team
+      wins (``|F|`` copies of ``r``, the others below ``r``); by both teams: void.
+
+    Returns:
+        Bit mask over results: bit 0 team 0 wins, bit 1 team 1 wins, bit 2 void.
+    """
+    nplayers = params[P_PLAYERS]
+    copies = params[P_COPIES]
+    nranks = params[P_RANKS]
+    best = state[S_BEST]
+    nrem = nplayers - state[S_NPLAYED]
+    m0 = 0
+    m1 = 0
+    for k in range(state[S_NPLAYED], nplayers):
+        if team_of(params, (state[S_LEADER] + k) % nplayers) == 0:
+            m0 += 1
+        else:
+            m1 += 1
+    below = 0
+    for r in range(best + 1, nranks):
+        below += copies - state[S_PLAYED + r]
+    unseen_best = copies - state[S_PLAYED + best]
+    mask = 0
+    if state[S_NBEST] > 1:  # already void: stays void unless beaten
+        if below + min(unseen_best, nrem) >= nrem:
+            mask |= 1 << RES_VOID
+    else:
+        t = team_of(params, state[S_BESTSEAT])
+        same = m0 if t == 0 else m1
+        other = nrem - same
+        if below + min(unseen_best, same) >= nrem:
+            mask |= 1 << t
+        if other >= 1 and unseen_best >= 1 and below + min(unseen_best, nrem) >= nrem:
+            mask |= 1 << RES_VOID
+    below += unseen_best
+    for r in range(best - 1, -1, -1):
+        unseen_r = copies - state[S_PLAYED + r]
+        if unseen_r >= 1:
+            if m0 >= 1 and below + min(unseen_r, m0) >= nrem:
+                mask |= 1
+            if m1 >= 1 and below + min(unseen_r, m1) >= nrem:
+                mask |= 2
+            if m0 >= 1 and m1 >= 1 and unseen_r >= 2 and below + min(unseen_r, nrem) >= nrem:
+                mask |= 1 << RES_VOID
+        below += unseen_r
+    return mask
+
+
+@jit
 def _decided_now(params, state):
-    """The deal's result if certain now (team, 2 = nobody), else -1 (R3.1, R3.2)."""
+    """The deal's result if certain now (team, 2 = nobody), else -1 (R3.1, R3.2; G2)."""
+    rule = params[P_DEAL_RULE]
+    if rule != 0:
+        return _decided_now_family(params, state, rule)
     h = params[P_HAND]
     k = state[S_NTRICKS]
     code = state[S_TCODE]
@@ -549,6 +694,41 @@ def _decided_now(params, state):
     return result
 
 
+@jit
+def _decided_now_family(params, state, rule):
+    """:func:`_decided_now` under the family's G2 rules and G1.3 ties (G2.4)."""
+    if rule == 1:  # G2.3: all void -> the non-dealers' team
+        row = 1 + team_of(params, (state[S_DEALER] + 1) % params[P_PLAYERS])
+    else:
+        row = RULE_PUT
+    h = params[P_HAND]
+    k = state[S_NTRICKS]
+    code = state[S_TCODE]
+    if state[S_NPLAYED] == 0:
+        return DEAL_DECIDED_RULES[row, h, k, code]
+    if params[P_EARLY_CARD] == 0:
+        return -1
+    base = code * 3
+    if (
+        DEAL_DECIDED_RULES[row, h, k + 1, base] < 0
+        and DEAL_DECIDED_RULES[row, h, k + 1, base + 1] < 0
+        and DEAL_DECIDED_RULES[row, h, k + 1, base + 2] < 0
+    ):
+        return -1
+    if params[P_PARTNER_TIE] == 1:
+        mask = trick_outcomes_family(params, state)
+    else:
+        mask = trick_outcomes(params, state)
+    result = -2
+    for res in range(3):
+        if (mask >> res) & 1:
+            d = DEAL_DECIDED_RULES[row, h, k + 1, code * 3 + res]
+            if d < 0 or (result != -2 and d != result):
+                return -1
+            result = d
+    return result
+
+
 # ---------------------------------------------------------------------------------------------
 # transitions
 
@@ -564,7 +744,7 @@ def apply_action(params, state, action):
     if ph == PH_PLAY:
         _apply_play_phase(params, state, action)
     elif ph == PH_DEAL:
-        _deal_card(params, state, action - C_DEAL0)
+        _deal_card(params, state, action - C_DEAL0 if action < 8 else action - C_DEAL_HI0 + 8)
     elif ph == PH_ANSWER:
         _apply_answer(params, state, action)
     elif ph == PH_SEEN:
@@ -601,6 +781,45 @@ def apply_action(params, state, action):
     elif ph == PH_DRAW_DEALER:
         state[S_DEALER] = action - C_DEALER0
         _start_deal(params, state)
+    elif ph == PH_DECIDE:  # P5.3
+        _push_token(state, action)
+        state[S_PUTSTEP] = 1
+        if action == A_CONCEDE:
+            seat = (state[S_DEALER] + 1) % params[P_PLAYERS]
+            _finish_deal(params, state, END_CONCEDED, 1 - team_of(params, seat), 1)
+        else:
+            _open_exchange(params, state, (state[S_DEALER] + 1) % params[P_PLAYERS], 2)
+    elif ph == PH_REDEAL:  # F2.1
+        _push_token(state, action)
+        if action == A_KEEP:
+            state[S_REDEAL] = 3
+            _after_deal(params, state)
+        else:
+            state[S_REDEAL] = 1
+            state[S_REDEALPOS] = 0
+            state[S_PHASE] = PH_REDEAL_ANSWER
+    elif ph == PH_REDEAL_ANSWER:  # F2.2, F2.3
+        _push_token(state, action)
+        if action == A_REJECT:
+            state[S_REDEAL] = 3
+            _after_deal(params, state)
+        else:
+            state[S_REDEALPOS] += 1
+            if state[S_REDEALPOS] == params[P_PLAYERS] - 1:
+                _take_redeal(params, state)
+
+
+@jit
+def _take_redeal(params, state):
+    """F2.3: the hands go out unseen (not back into the deck); three new cards each."""
+    for i in range(MAX_PLAYERS * MAX_HAND):
+        state[S_FIRSTHAND + i] = state[S_HAND + i]
+        state[S_HAND + i] = -1
+    for i in range(MAX_PLAYERS * MAX_RANKS):
+        state[S_HELD + i] = 0
+    state[S_NDEALT] = 0
+    state[S_REDEAL] = 2
+    state[S_PHASE] = PH_DEAL
 
 
 @jit
@@ -665,7 +884,10 @@ def _apply_seen(params, state, action):
 
 @jit
 def _open_exchange(params, state, raiser, at_card_turn):
-    """R9.2: a raise, answered at once by the other player."""
+    """R9.2, G3.7: a raise, answered at once by the other player. ``at_card_turn``: 0 the
+    blind window (the deal follows), 1 a card turn (that player then plays a card), 2 Put's
+    decision before trick 2 (P5.3: play goes on)."""
+    state[S_PREV_STAKE] = state[S_STAKE]
     state[S_STAKE] += 1
     state[S_LASTRAISE] = team_of(params, raiser)
     state[S_NRAISES] += 1
@@ -678,7 +900,7 @@ def _open_exchange(params, state, raiser, at_card_turn):
 def _refuse(params, state):
     """R4.3, R9.2: the raising team scores the stake before the refused raise."""
     state[S_NREFUSALS] += 1
-    state[S_STAKE] -= 1
+    state[S_STAKE] = state[S_PREV_STAKE]
     raisers = state[S_LASTRAISE]
     _finish_deal(
         params, state, END_REFUSED, raisers, _stake_points(params, state, state[S_STAKE], raisers)
@@ -693,10 +915,15 @@ def _apply_answer(params, state, action):
         if state[S_EXCH_CARD] == 1:
             state[S_LOCKED] = 1  # that player now plays a card, nothing else
             state[S_PHASE] = PH_PLAY
+        elif state[S_EXCH_CARD] == 2:
+            state[S_PHASE] = PH_PLAY
         else:
             state[S_PHASE] = PH_DEAL
     elif action == A_RAISE:  # a re-raise accepts the raise it answers
         _open_exchange(params, state, seat, state[S_EXCH_CARD])
+    elif action == A_REST:  # F3.3: a re-raise to the game
+        _open_exchange(params, state, seat, state[S_EXCH_CARD])
+        state[S_STAKE] = params[P_NLADDER] - 1
     else:
         _refuse(params, state)
 
@@ -706,15 +933,18 @@ def _apply_play_phase(params, state, action):
     n = params[P_PLAYERS]
     seat = (state[S_LEADER] + state[S_NPLAYED]) % n
     _push_token(state, action)
-    if action == A_RAISE:
+    if action == A_RAISE or action == A_REST:
         if params[P_TWO_PLAYER_RAISES] == 1:
             _open_exchange(params, state, seat, 1)
         else:  # R4.2, R4.3: raise (or re-raise, accepting), then play a card
             state[S_ANSWER_SEAT] = -1
+            state[S_PREV_STAKE] = state[S_STAKE]
             state[S_STAKE] += 1
             state[S_LASTRAISE] = team_of(params, seat)
             state[S_NRAISES] += 1
             state[S_RAISED_NOW] = 1
+        if action == A_REST:  # F3.3: straight to the game
+            state[S_STAKE] = params[P_NLADDER] - 1
         return
     if action == A_REFUSE:
         _refuse(params, state)
@@ -723,7 +953,13 @@ def _apply_play_phase(params, state, action):
         state[S_ABANDON_USED] = 1
         state[S_PHASE] = PH_ABANDON
         return
-    _play_card(params, state, seat, action - A_PLAY0)
+    if action == A_CONCEDE:  # P5.1, P5.2: the other side scores 1
+        _finish_deal(params, state, END_CONCEDED, 1 - team_of(params, seat), 1)
+        return
+    if action < A_RAISE:
+        _play_card(params, state, seat, action - A_PLAY0)
+    else:
+        _play_card(params, state, seat, action - A_PLAY_HI0 + 8)
 
 
 @jit
@@ -742,8 +978,13 @@ def _play_card(params, state, seat, rank):
         state[S_BEST] = rank
         state[S_NBEST] = 1
         state[S_BESTSEAT] = seat
-    elif rank == best:  # R2.3
-        state[S_NBEST] += 1
+    elif rank == best:  # R2.3; G1.3: a partner's tie leaves the trick to the first card
+        if (
+            params[P_PARTNER_TIE] == 0
+            or state[S_NBEST] > 1
+            or team_of(params, seat) != team_of(params, state[S_BESTSEAT])
+        ):
+            state[S_NBEST] += 1
     state[S_NPLAYED] = k + 1
     if k + 1 == n:  # trick complete
         if state[S_NBEST] > 1:
@@ -762,13 +1003,25 @@ def _play_card(params, state, seat, rank):
     decided = _decided_now(params, state)
     if decided >= 0:
         if raised == 1:
-            state[S_STAKE] -= 1  # R4.6: the raiser's own card ended the deal
+            state[S_STAKE] = state[S_PREV_STAKE]  # R4.6: the raiser's own card ended the deal
         if decided == 2:
-            _finish_deal(params, state, END_ALL_VOID, -1, 0)
+            end = END_ALL_VOID
+            for t in range(state[S_NTRICKS]):  # P2.2: a trick won means trick and tie
+                if state[S_TRES + t] != RES_VOID:
+                    end = END_DRAW
+            _finish_deal(params, state, end, -1, 0)
         else:
             _finish_deal(params, state, END_TRICKS, decided, _trick_points(params, state, decided))
-    elif raised == 1:
-        state[S_ANSWER_SEAT] = (seat + 1) % n  # R4.3: the next player answers
+    else:
+        if raised == 1:
+            state[S_ANSWER_SEAT] = (seat + 1) % n  # R4.3: the next player answers
+        if (
+            params[P_PUT] == 1
+            and state[S_NPLAYED] == 0
+            and state[S_NTRICKS] == 1
+            and state[S_STAKE] == 0
+        ):
+            state[S_PHASE] = PH_DECIDE  # P5.3
 
 
 @jit
@@ -799,24 +1052,56 @@ def _finish_deal(params, state, end, winner, points):
     target = params[P_TARGET]
     state[S_RETURNS] = 0
     state[S_RETURNS + 1] = 0
+    game_over = _score_after(params, state, winner, points)
     if params[P_MATCH] == 0:  # R8.1
         if winner >= 0:
-            v = min(points, target - state[S_SCORE0 + winner])
+            if params[P_NO_CAP] == 1:  # G4, T5: carry-over scoring, not capped
+                v = points
+            else:
+                v = min(points, target - state[S_SCORE0 + winner])
             state[S_RETURNS + winner] = v
             state[S_RETURNS + 1 - winner] = -v
         state[S_PHASE] = PH_TERMINAL
         return
-    # R8.2
+    # R8.2, G4.1
     if winner >= 0:
-        state[S_SCORE0 + winner] += points  # not clamped: 19 + 3 = 22 at target 21
-        if state[S_SCORE0 + winner] >= target:  # R5.2, R5.3
+        if game_over == 2:  # R5.2, R5.3: the match is won; scores not clamped (19 + 3 = 22)
+            state[S_SCORE0 + winner] += points
+            state[S_GAMES + winner] += 1
             state[S_RETURNS + winner] = 1
             state[S_RETURNS + 1 - winner] = -1
             state[S_PHASE] = PH_TERMINAL
             return
+        for t in range(2):
+            state[S_SCORE0 + t] = state[S_AFTER_SCORE + t]
+            state[S_GAMES + t] = state[S_AFTER_GAMES + t]
     state[S_DEALS] += 1
     if state[S_DEALS] >= params[P_MAX_DEALS]:
         state[S_PHASE] = PH_TERMINAL  # a draw
         return
     state[S_DEALER] = (state[S_DEALER] + 1) % params[P_PLAYERS]  # R1.3
     _start_deal(params, state)
+
+
+@jit
+def _score_after(params, state, winner, points):
+    """Write the scores and games once the deal is scored (G4.1, G4.2, T4.1) into
+    ``S_AFTER_SCORE`` / ``S_AFTER_GAMES``; return 0 (game goes on), 1 (a game won, the
+    match goes on) or 2 (the match won)."""
+    for t in range(2):
+        state[S_AFTER_SCORE + t] = state[S_SCORE0 + t]
+        state[S_AFTER_GAMES + t] = state[S_GAMES + t]
+    if winner < 0:
+        return 0
+    target = params[P_TARGET]
+    new = state[S_SCORE0 + winner] + points
+    state[S_AFTER_SCORE + winner] = new
+    if new < target:
+        return 0
+    state[S_AFTER_GAMES + winner] += 1
+    if state[S_AFTER_GAMES + winner] >= params[P_GAMES]:
+        return 2
+    # a new game: the losers restart at 0; the winners too, or keep the surplus (T4.1)
+    state[S_AFTER_SCORE + 1 - winner] = 0
+    state[S_AFTER_SCORE + winner] = new - target if params[P_CARRY] == 1 else 0
+    return 1

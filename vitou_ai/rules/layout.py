@@ -19,14 +19,24 @@ A_SIGNAL0 = 14  # signal g is A_SIGNAL0 + g, g in 0..4 (none, ten, nine, ace, no
 A_ABANDON = 19
 A_AGREE = 20
 A_REJECT = 21
-NUM_ACTIONS = 22
+NUM_ACTIONS = 22  # the Vitou profiles' action ids: 0 .. 21
+
+# Truc / Put family (docs/RULES_family.md); Vitou never uses these ids.
+A_PLAY_HI0 = 22  # play rank r >= 8 is A_PLAY_HI0 + r - 8, r in 8..12 (Put's 6 5 4 ...)
+A_CONCEDE = 27  # Put P5
+A_REST = 28  # French Truc F3.3: "our rest", stakes the game
+A_REDEAL = 29  # French Truc F2.1: propose a fresh deal
+A_KEEP = 30  # French Truc F2.1: play these cards
+NUM_ACTIONS_FAMILY = 31
 
 # ---- chance outcomes ---------------------------------------------------------------
 C_DEAL0 = 0  # next card is rank r: C_DEAL0 + r
 C_SEEN = 8
 C_UNSEEN = 9
 C_DEALER0 = 10  # first dealer is seat s: C_DEALER0 + s
-MAX_CHANCE_OUTCOMES = 14
+MAX_CHANCE_OUTCOMES = 14  # outcomes at one node (buffer size) and the Vitou chance ids
+C_DEAL_HI0 = 14  # family decks: next card is rank r >= 8: C_DEAL_HI0 + r - 8
+MAX_CHANCE_IDS_FAMILY = 19
 
 CHANCE_PLAYER = -1  # OpenSpiel's kChancePlayerId
 TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId
@@ -44,6 +54,9 @@ PH_PLAY = 6  # card turn (R2, R4.2, R9.2)
 PH_ANSWER = 7  # 2p exchange: answer to a raise (R9.2)
 PH_ABANDON = 8  # 2p: answer to abandon (R9.2)
 PH_TERMINAL = 9
+PH_DECIDE = 10  # Put P5.3: the non-dealer concedes or puts before trick 2
+PH_REDEAL = 11  # French Truc F2.1: the first leader proposes a fresh deal or keeps
+PH_REDEAL_ANSWER = 12  # French Truc F2.2: the others agree or reject
 
 # ---- ends of a deal -----------------------------------------------------------------
 END_NONE = 0
@@ -53,7 +66,10 @@ END_DECLINED = 3
 END_PASSED = 4
 END_ALL_VOID = 5
 END_ABANDONED = 6
-END_NAMES = ("", "tricks", "refused", "declined", "passed", "all_void", "abandoned")
+END_CONCEDED = 7  # Put P5
+END_DRAW = 8  # Put P2.2: trick and tie
+END_NAMES = ("", "tricks", "refused", "declined", "passed", "all_void", "abandoned", "conceded",
+             "draw")
 
 # trick results
 RES_TEAM0 = 0
@@ -61,7 +77,7 @@ RES_TEAM1 = 1
 RES_VOID = 2
 
 MAX_PLAYERS = 4
-MAX_RANKS = 8
+MAX_RANKS = 13  # Put's 52-card deck; the Vitou deck uses 8
 MAX_HAND = 3
 MAX_TOKENS = 32
 
@@ -82,6 +98,7 @@ S_DEALER = _field()
 S_SCORE0 = _field()
 S_SCORE1 = _field()
 S_DEALS = _field()  # deals finished (match mode)
+S_GAMES = _field(2)  # games won per team (family G4.1; Trut's truts)
 # dealing
 S_NDEALT = _field()
 S_DECK = _field(MAX_RANKS)  # undealt copies of each rank (chance probabilities)
@@ -111,6 +128,7 @@ S_TCODE = _field()  # base-3 code of the completed results, first trick most sig
 # stake and raises (R4, R9.2)
 S_STAKE = _field()  # ladder index standing (including a raise awaiting its answer)
 S_LASTRAISE = _field()  # team of the latest raise, -1 = none
+S_PREV_STAKE = _field()  # ladder index before the latest raise (R4.3, G3.2; F3.3 jumps)
 S_RAISED_NOW = _field()  # 4p: the player to play has just raised and must play a card
 S_ANSWER_SEAT = _field()  # 4p: seat whose answer the latest raise awaits, -1 = none
 S_NRAISES = _field()
@@ -120,6 +138,11 @@ S_EXCH_CARD = _field()  # 2p: 1 if the exchange began at a card turn, 0 in the b
 S_LOCKED = _field()  # 2p: after accept, the card-turn player must play a card
 S_ABANDON_USED = _field()
 S_BLINDPOS = _field()
+# family: Put's decisions (P5), the fresh deal (F2)
+S_PUTSTEP = _field()  # Put P5: 0 trick 1 open, 1 no more P5 decisions
+S_REDEAL = _field()  # F2: 0 not yet, 1 proposed (answers running), 2 taken, 3 kept / done
+S_REDEALPOS = _field()  # F2.2: answers given
+S_FIRSTHAND = _field(MAX_PLAYERS * MAX_HAND)  # F2.3: the hands thrown in (valid when S_REDEAL == 2)
 # result of the latest finished deal
 S_END = _field()
 S_WINNER = _field()  # team that scored, -1 = nobody
@@ -130,6 +153,8 @@ S_RES_TRES = _field(MAX_HAND)
 S_RES_RAISES = _field()
 S_RES_REFUSALS = _field()
 S_RETURNS = _field(2)  # per team: points (deal mode) or +1/-1/0 (match mode)
+S_AFTER_SCORE = _field(2)  # team scores once the deal is scored (G4.2, T4 carry-over)
+S_AFTER_GAMES = _field(2)  # games won once the deal is scored
 # public action tokens of the current deal (player actions except gestures)
 S_NTOK = _field()
 S_TOK = _field(MAX_TOKENS)

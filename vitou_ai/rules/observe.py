@@ -27,6 +27,8 @@ from .layout import (
     S_BEST,
     S_DEALER,
     S_EXCH_ANSWER,
+    S_FIRSTHAND,
+    S_GAMES,
     S_GEST,
     S_HAND,
     S_HELD,
@@ -39,6 +41,7 @@ from .layout import (
     S_PLAYED,
     S_R6MODE,
     S_R6TEAM,
+    S_REDEAL,
     S_SCORE0,
     S_SEEN,
     S_SHARED,
@@ -53,7 +56,12 @@ from .params import P_HAND, P_PLAYERS
 @jit
 def _sorted_hand(state, seat, h, out, at):
     """Write ``seat``'s dealt hand (a multiset) sorted ascending at ``out[at:at+h]``."""
-    base = S_HAND + seat * MAX_HAND
+    _sorted_cards(state, S_HAND + seat * MAX_HAND, h, out, at)
+
+
+@jit
+def _sorted_cards(state, base, h, out, at):
+    """Write the ``h`` ranks at ``state[base:base+h]`` sorted ascending at ``out[at:at+h]``."""
     for i in range(MAX_HAND):
         out[at + i] = -1
     for i in range(h):
@@ -70,7 +78,8 @@ def infostate_key(params, state, player, out):
     """Perfect-recall information state of ``player`` as ``int8[KEY_SIZE]``.
 
     Layout (``K_*`` in :mod:`layout`): seat, dealer, team scores, own hand
-    sorted (-1 before the deal), partner's hand when R6.1 shares it (else -1),
+    sorted (-1 before the deal), partner's hand when R6.1 shares it, or one's
+    own hand thrown in by a French Truc fresh deal (F2.3), else -1,
     each seat's gesture as this player saw it (R7.2: own and partner's as
     made, an opponent's only if caught, else ``none``; -1 before that seat's
     turn to gesture), then the public action tokens of the deal in order
@@ -94,6 +103,8 @@ def infostate_key(params, state, player, out):
     partner = (player + 2) % n
     if state[S_SHARED] == 1 and team_of(params, player) == state[S_R6TEAM]:  # R6.1
         _sorted_hand(state, partner, h, out, K_PARTNER)
+    elif state[S_REDEAL] == 2:  # F2.3: the player's own hand thrown in (perfect recall)
+        _sorted_cards(state, S_FIRSTHAND + player * MAX_HAND, h, out, K_PARTNER)
     for s in range(n):
         g = state[S_GEST + s]
         if g < 0:
@@ -124,10 +135,12 @@ O_BEST = 9
 O_TRICK = 10  # MAX_PLAYERS slots
 O_NTRICKS = O_TRICK + MAX_PLAYERS
 O_TRES = O_NTRICKS + 1  # MAX_HAND slots
-O_PLAYED = O_TRES + MAX_HAND  # MAX_RANKS slots
-O_HELD_COUNT = O_PLAYED + MAX_RANKS  # cards left per seat, MAX_PLAYERS slots
+O_PLAYED = O_TRES + MAX_HAND  # 8 slots (ranks 0..7; the rest at O_PLAYED_HI)
+O_HELD_COUNT = O_PLAYED + 8  # cards left per seat, MAX_PLAYERS slots
 O_R6MODE = O_HELD_COUNT + MAX_PLAYERS
-OBS_SIZE = O_R6MODE + 1
+O_PLAYED_HI = O_R6MODE + 1  # family decks: copies played of ranks 8 .. MAX_RANKS-1
+O_GAMES = O_PLAYED_HI + MAX_RANKS - 8  # games won per team (G4.1), 2 slots
+OBS_SIZE = O_GAMES + 2
 
 
 @jit
@@ -135,7 +148,8 @@ def public_observation(params, state, out):
     """Markov public observation, ``int16[OBS_SIZE]``: phase, dealer, scores,
     stake (ladder index), team of the latest raise, seat whose answer a raise
     awaits, trick leader and cards, completed trick results, copies played per
-    rank, cards left per seat, one-from-end mode. -1 = none / not yet.
+    rank, cards left per seat, one-from-end mode, then (family) copies played of
+    ranks 8.., games won per team. -1 = none / not yet.
     """
     n = params[P_PLAYERS]
     for i in range(OBS_SIZE):
@@ -158,8 +172,12 @@ def public_observation(params, state, out):
     out[O_NTRICKS] = state[S_NTRICKS]
     for t in range(state[S_NTRICKS]):
         out[O_TRES + t] = state[S_TRES + t]
-    for r in range(MAX_RANKS):
+    for r in range(8):
         out[O_PLAYED + r] = state[S_PLAYED + r]
+    for r in range(8, MAX_RANKS):
+        out[O_PLAYED_HI + r - 8] = state[S_PLAYED + r]
+    out[O_GAMES] = state[S_GAMES]
+    out[O_GAMES + 1] = state[S_GAMES + 1]
     for s in range(n):
         c = 0
         for r in range(MAX_RANKS):

@@ -53,6 +53,19 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
 
 PROFILES = ("vitou", "vitou_cason", "vitou_2p")
 RANK_LETTERS = "T9AKQJ87"
+#: The Truc / Put family (docs/RULES_family.md), on the same kernel.
+FAMILY_PROFILES = ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put")
+ALL_PROFILES = PROFILES + FAMILY_PROFILES
+#: Rank labels per profile, high to low (rank index 0 first).
+RANK_LABELS = {
+    "vitou": tuple(RANK_LETTERS), "vitou_cason": tuple(RANK_LETTERS), "vitou_2p": tuple(RANK_LETTERS),
+    "truc_catalan": ("3", "2", "1", "12", "11", "10", "7", "6", "5", "4"),  # C1.3
+    "truc_catalan_2p": ("3", "2", "1", "12", "11", "10", "7", "6", "5", "4"),
+    "truc_1912": ("7", "8", "A", "R", "D", "V", "10", "9"),  # F1.1
+    "trut": ("8", "7", "A", "R", "D", "V", "10", "9"),  # T1.1
+    "put": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P1.1
+}
+DIRECTIONS = ("clockwise", "counterclockwise")
 MODES = ("deal", "match")
 EARLY_END = ("card", "trick")
 
@@ -64,8 +77,26 @@ _LADDERS = {
     "vitou_cason": ((1, 3, 6, MATCH_STAKE), ("1", "3", "6", "12")),
     "vitou_2p": ((1, 3, 6, MATCH_STAKE), ("1", "3", "6", "12")),
 }
-_DEFAULT_TARGET = {"vitou": 21, "vitou_cason": 12, "vitou_2p": 12}
-_PLAYERS = {"vitou": 4, "vitou_cason": 4, "vitou_2p": 2}
+_LADDERS.update({
+    "truc_catalan": ((1, 2, 3), ("1", "truc", "retruc")),  # C4.1
+    "truc_catalan_2p": ((1, 2, 3), ("1", "truc", "retruc")),
+    "trut": ((1, 3), ("1", "trut")),  # T3.1: a whole trut, 3 points on top (T4.1)
+    "put": ((1, MATCH_STAKE), ("1", "put")),  # P4.1
+    # truc_1912: 1, 2, ..., target-1, then the game (F3.1); built from the target
+})
+_DEFAULT_TARGET = {"vitou": 21, "vitou_cason": 12, "vitou_2p": 12, "truc_catalan": 12,
+                   "truc_catalan_2p": 12, "truc_1912": 12, "trut": 3, "put": 5}
+_PLAYERS = {"vitou": 4, "vitou_cason": 4, "vitou_2p": 2, "truc_catalan": 4, "truc_catalan_2p": 2,
+            "truc_1912": 4, "trut": 4, "put": 2}
+_DEFAULT_GAMES = {"truc_1912": 2, "trut": 5}  # F4.1, T2.1; 1 elsewhere
+# Family knobs a profile has (the Vitou profiles have none of them).
+_FAMILY_KNOBS = {
+    "truc_catalan": ("direction",),
+    "truc_catalan_2p": ("direction",),
+    "truc_1912": ("direction", "games"),
+    "trut": ("direction", "games"),
+    "put": ("direction",),
+}
 
 # Index of each field in the int64 parameter array.
 P_PLAYERS = 0
@@ -84,7 +115,21 @@ P_SCORE0 = 16
 P_SCORE1 = 17
 P_MATCH = 18  # 1: match mode (R8.2); 0: deal mode (R8.1)
 P_MAX_DEALS = 19
-N_PARAMS = 20
+# Truc / Put family (docs/RULES_family.md); all 0 for the Vitou profiles.
+P_PARTNER_TIE = 20  # G1.3: 1 partner ties go to the first card; 0 any tie voids (Vitou R2.3)
+P_DEAL_RULE = 21  # G2: 0 Vitou R3.1; 1 equal tricks -> first, all void -> nondealers; 2 Put
+P_BLIND = 22  # 1: R9.2 blind window (vitou_2p)
+P_ABANDON = 23  # 1: R9.2 abandon (vitou_2p)
+P_PUT = 24  # 1: Put's order of decisions (P5)
+P_LINEAR = 25  # 1: ladder 1, 2, ..., NLADDER-1, then the game (F3.1)
+P_REST = 26  # 1: "our rest" (F3.3)
+P_REDEAL = 27  # 1: the fresh deal (F2)
+P_OFE = 28  # one from the end: 0 none (T5, P6), 1 Vitou R6 / R9.3, 2 Catalan C5
+P_GAMES = 29  # games to win the match (G4.1)
+P_CARRY = 30  # 1: the winner of a game keeps its surplus (T4.1)
+P_GAMES0 = 31  # games won before, team 0 (and team 1 at P_GAMES0 + 1)
+P_NO_CAP = 33  # 1: deal-mode returns not capped at target - score (T5, G4)
+N_PARAMS = 34
 PPB = 1_000_000_000
 
 
@@ -110,11 +155,19 @@ class VitouParams:
         signal_seen: probability in [0, 1] that an opponent catches a gesture
             (R7.2). Stored to 1e-9.
         ranks: research variant, the top ``ranks`` ranks of ``T 9 A K Q J 8 7``
-            (2 .. 8).
+            (2 .. 8), or of the family profile's deck (``None``: the whole deck,
+            8 for Vitou).
         copies: copies of each rank, 1 .. 8 (4 in the real deck).
         hand_size: cards per hand, 1 .. 3.
         max_deals: match mode, a match still open after this many deals is a
             draw (R8.2); 1 .. 10000.
+        direction: family profiles only (docs/RULES_family.md G0.2):
+            ``"clockwise"`` or ``"counterclockwise"``; names the physical side of
+            seat ``s+1``, nothing else. ``None``: the profile's.
+        games: family profiles with a match of several games (``truc_1912``: 2,
+            ``trut``: 5 or 7 truts; G4.1). ``None``: the profile's (1 elsewhere).
+        games_won: games already won by team 0 and team 1, each below ``games``
+            (the Trut example of T4.2 starts at 2 : 3 truts).
 
     Raises:
         ValueError: on an unknown profile, mode or ``early_end``, a value out of
@@ -130,14 +183,19 @@ class VitouParams:
     early_end: str = "card"
     signals: bool = False
     signal_seen: float = 0.5
-    ranks: int = 8
+    ranks: int | None = None
     copies: int = 4
     hand_size: int = 3
     max_deals: int = 100
+    direction: str | None = None
+    games: int | None = None
+    games_won: tuple[int, int] = (0, 0)
 
     def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown profile {self.profile!r}; expected one of {PROFILES}")
+        if self.profile not in ALL_PROFILES:
+            raise ValueError(f"unknown profile {self.profile!r} (RULES.md R9, docs/RULES_family.md "
+                             f"knobs by profile); expected one of {ALL_PROFILES}")
+        self._check_family_knobs()
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {MODES}")
         if self.early_end not in EARLY_END:
@@ -151,7 +209,9 @@ class VitouParams:
                 raise ValueError(f"scores[{team}] must be an integer, got {s!r}")
         object.__setattr__(self, "scores", tuple(int(s) for s in self.scores))
         _check_int("target", self.target, 2, 99)
-        _check_int("ranks", self.ranks, 2, 8)
+        if self.ranks is None:
+            object.__setattr__(self, "ranks", len(RANK_LABELS[self.profile]))
+        _check_int("ranks", self.ranks, 2, len(RANK_LABELS[self.profile]))
         _check_int("copies", self.copies, 1, 8)
         _check_int("hand_size", self.hand_size, 1, 3)
         _check_int("max_deals", self.max_deals, 1, 10_000)
@@ -168,12 +228,70 @@ class VitouParams:
             raise ValueError(f"signal_seen must be a probability in [0, 1], got {self.signal_seen}")
         if self.signals and self.players == 2:
             raise ValueError("signals are a four-player knob (R7, R9 table): vitou_2p has none")
-        need = self.players * self.hand_size
+        need = self.players * self.hand_size * (2 if self.profile == "truc_1912" else 1)  # F2.3
         if self.ranks * self.copies < need:
             raise ValueError(
                 f"deck of {self.ranks} ranks x {self.copies} copies has {self.ranks * self.copies}"
                 f" cards, fewer than the {need} needed for {self.players} hands of {self.hand_size}"
             )
+
+    def _check_family_knobs(self) -> None:
+        """G0.2, G4.1: family knobs; refused (naming the rule) for a profile without them."""
+        have = _FAMILY_KNOBS.get(self.profile, ())
+        given = {"direction": self.direction, "games": self.games}
+        if tuple(self.games_won) != (0, 0):
+            given["games_won"] = self.games_won
+        default = {"direction": None if self.profile in PROFILES else (
+            "clockwise" if self.profile == "put" else "counterclockwise"),
+            "games": None if self.profile in PROFILES else _DEFAULT_GAMES.get(self.profile, 1)}
+        for name, value in given.items():
+            need = "games" if name == "games_won" else name
+            # (the profile's own value passes: ``replace`` carries every field over)
+            if value is not None and need not in have and value != default.get(name):
+                rule = "G0.2" if name == "direction" else "G4.1"
+                raise ValueError(f"{name} is not a knob of profile {self.profile} "
+                                 f"(docs/RULES_family.md {rule}); its knobs: {', '.join(have) or 'none'}")
+        if self.profile in PROFILES:
+            return
+        if self.direction is None:
+            object.__setattr__(self, "direction", "clockwise" if self.profile == "put"
+                               else "counterclockwise")
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS} (G0.2), got {self.direction!r}")
+        if self.games is None:
+            object.__setattr__(self, "games", _DEFAULT_GAMES.get(self.profile, 1))
+        _check_int("games", self.games, 1, 99)
+        if self.profile == "trut" and self.games not in (5, 7):
+            raise ValueError(f"games must be 5 or 7 truts (docs/RULES_family.md T2.1), got {self.games}")
+        gw = self.games_won
+        if not isinstance(gw, tuple | list) or len(gw) != 2:
+            raise ValueError(f"games_won must be two team counts, got {gw!r}")
+        for team, g in enumerate(gw):
+            _check_int(f"games_won[{team}]", g, 0, self.games - 1)
+        object.__setattr__(self, "games_won", tuple(int(g) for g in gw))
+        if self.signals:
+            raise ValueError(f"signals are a Vitou knob (R7); {self.profile} has none "
+                             "(docs/RULES_family.md C6)")
+
+    @property
+    def family(self) -> bool:
+        """True for the Truc / Put family profiles (docs/RULES_family.md)."""
+        return self.profile in FAMILY_PROFILES
+
+    @property
+    def rank_labels(self) -> tuple[str, ...]:
+        """Labels of the ranks in play, high to low (``ranks`` of them)."""
+        return RANK_LABELS[self.profile][: self.ranks]
+
+    @property
+    def num_actions(self) -> int:
+        """Distinct action ids of this game: 22 (Vitou) or ``NUM_ACTIONS_FAMILY``."""
+        return 31 if self.family else 22
+
+    @property
+    def num_chance_ids(self) -> int:
+        """Distinct chance outcome ids: 14 (Vitou) or ``MAX_CHANCE_IDS_FAMILY``."""
+        return 19 if self.family else 14
 
     @property
     def players(self) -> int:
@@ -183,11 +301,15 @@ class VitouParams:
     @property
     def ladder(self) -> tuple[int, ...]:
         """Stake values, low to high; ``MATCH_STAKE`` (0) marks a match stake (R4.1)."""
+        if self.profile == "truc_1912":  # F3.1
+            return tuple(range(1, self.target)) + (MATCH_STAKE,)
         return _LADDERS[self.profile][0]
 
     @property
     def ladder_labels(self) -> tuple[str, ...]:
         """Display names of the ladder steps (``"B"`` for baraque)."""
+        if self.profile == "truc_1912":
+            return tuple(str(v) for v in range(1, self.target)) + ("rest",)
         return _LADDERS[self.profile][1]
 
     def replace(self, **changes: Any) -> VitouParams:
@@ -204,9 +326,28 @@ class VitouParams:
         a[P_TARGET] = self.target
         ladder = self.ladder
         a[P_NLADDER] = len(ladder)
-        for i, v in enumerate(ladder):
-            a[P_LADDER + i] = v
-        a[P_TWO_PLAYER_RAISES] = 1 if self.profile == "vitou_2p" else 0
+        if self.profile == "truc_1912":
+            a[P_LINEAR] = 1
+            a[P_REST] = 1
+            a[P_REDEAL] = 1
+        else:
+            for i, v in enumerate(ladder):
+                a[P_LADDER + i] = v
+        a[P_TWO_PLAYER_RAISES] = 1 if self.players == 2 else 0
+        if self.profile == "vitou_2p":
+            a[P_BLIND] = 1
+            a[P_ABANDON] = 1
+        a[P_OFE] = 1
+        a[P_GAMES] = 1
+        if self.family:
+            a[P_PARTNER_TIE] = 1
+            a[P_DEAL_RULE] = 2 if self.profile == "put" else 1
+            a[P_PUT] = 1 if self.profile == "put" else 0
+            a[P_OFE] = 0 if self.profile in ("put", "trut") else 2
+            a[P_GAMES] = self.games
+            a[P_GAMES0], a[P_GAMES0 + 1] = self.games_won
+            a[P_CARRY] = 1 if self.profile == "trut" else 0
+            a[P_NO_CAP] = a[P_CARRY]
         a[P_EARLY_CARD] = 1 if self.early_end == "card" else 0
         a[P_SIGNALS] = 1 if self.signals else 0
         a[P_SEEN_PPB] = int(round(float(self.signal_seen) * PPB))
@@ -222,6 +363,8 @@ class VitouParams:
         out = {}
         for f in dataclasses.fields(self):
             if f.name in ("profile",):
+                continue
+            if f.name in ("direction", "games", "games_won") and not self.family:
                 continue
             v, d = getattr(self, f.name), getattr(base, f.name)
             if v != d:

@@ -53,3 +53,51 @@ def _build() -> np.ndarray:
 
 
 DEAL_DECIDED = _build()
+
+
+# ---- the Truc / Put family (docs/RULES_family.md G2) ------------------------------------------
+#: Rows of :data:`DEAL_DECIDED_RULES`: Vitou R3.1; equal tricks to the first winner and an
+#: all-void deal to team 0 / team 1 (the non-dealers, G2.3); Put (equal tricks draw, P2.2).
+RULE_VITOU = 0
+RULE_ALL_VOID_TEAM0 = 1
+RULE_ALL_VOID_TEAM1 = 2
+RULE_PUT = 3
+
+
+def deal_winner_rule(results: tuple[int, ...], rule: int) -> int:
+    """G2 on complete results under a row's rule: team 0/1, or ``NOBODY`` (draw or all void)."""
+    won = [results.count(0), results.count(1)]
+    if won[0] != won[1]:
+        return 0 if won[0] > won[1] else 1
+    if rule == RULE_PUT:
+        return NOBODY  # P2.2: trick and tie, all tied
+    for r in results:
+        if r != RES_VOID:
+            return r
+    if rule == RULE_ALL_VOID_TEAM0:
+        return 0
+    if rule == RULE_ALL_VOID_TEAM1:
+        return 1
+    return NOBODY
+
+
+def _build_rules() -> np.ndarray:
+    table = np.full((4, MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND), UNDECIDED, dtype=np.int64)
+    for rule in range(4):
+        for h in range(1, MAX_HAND + 1):
+            for k in range(h + 1):
+                for prefix in itertools.product(range(3), repeat=k):
+                    code = 0
+                    for r in prefix:
+                        code = code * 3 + r
+                    outcomes = {
+                        deal_winner_rule(prefix + rest, rule)
+                        for rest in itertools.product(range(3), repeat=h - k)
+                    }
+                    table[rule, h, k, code] = outcomes.pop() if len(outcomes) == 1 else UNDECIDED
+    return table
+
+
+#: ``DEAL_DECIDED_RULES[rule, h, k, code]``: as :data:`DEAL_DECIDED` under each G2 rule.
+DEAL_DECIDED_RULES = _build_rules()
+assert (DEAL_DECIDED_RULES[RULE_VITOU] == DEAL_DECIDED).all()

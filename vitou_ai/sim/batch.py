@@ -156,6 +156,9 @@ def play_row(params, pack, lineup, seed, group, row, rotate_dealer, state, legal
     while not K.is_terminal(state):
         ph = state[L.S_PHASE]
         if ph == L.PH_DEAL:
+            if state[L.S_REDEAL] == 2:  # F2.3: the fresh deal, from the rest of the deck
+                K.apply_action(params, state, sample_chance(params, state, rng_deal, legal, probs))
+                continue
             rng_deal[0] = deal_seed(seed, group, state[L.S_DEALS])
             draw_hands(params, rng_deal, deck, hands)
             K.apply_deal(params, state, hands)

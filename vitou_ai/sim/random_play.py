@@ -13,6 +13,7 @@ from .._numba import jit, jit_parallel
 from ..rng import next_below, next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
+from ..rules.params import P_RANKS
 
 CHUNK = 256
 
@@ -21,14 +22,15 @@ CHUNK = 256
 def sample_chance(params, state, rng, actions, probs):
     """Draw a chance outcome of ``state`` with its exact probability."""
     if state[L.S_PHASE] == L.PH_DEAL:  # a uniformly drawn undealt card (R1.2)
+        nranks = params[P_RANKS]  # ranks beyond the deck's have no cards
         total = 0
-        for r in range(L.MAX_RANKS):
+        for r in range(nranks):
             total += state[L.S_DECK + r]
         k = next_below(rng, total)
-        for r in range(L.MAX_RANKS):
+        for r in range(nranks):
             k -= state[L.S_DECK + r]
             if k < 0:
-                return L.C_DEAL0 + r
+                return L.C_DEAL0 + r if r < 8 else L.C_DEAL_HI0 + r - 8
     n = K.chance_outcomes(params, state, actions, probs)
     u = next_float(rng)
     for i in range(n - 1):

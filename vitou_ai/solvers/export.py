@@ -13,7 +13,8 @@ def infostate_strings(tree: GameTree) -> list[str]:
     from ..openspiel_game import infostate_string
 
     p = tree.params
-    return [infostate_string(tree.is_keys[i], p.players, p.hand_size)
+    return [infostate_string(tree.is_keys[i], p.players, p.hand_size,
+                             labels=p.rank_labels if p.family else None)
             for i in range(tree.num_infosets)]
 
 

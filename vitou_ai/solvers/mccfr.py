@@ -26,7 +26,7 @@ from .._numba import jit
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
-from ..rules.game import max_game_decisions
+from ..rules.game import max_game_decisions, max_legal_actions
 from ..rules.observe import infostate_key
 from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from ..sim.random_play import sample_chance
@@ -364,6 +364,10 @@ class MCCFR:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_infosets < 1:
             raise ValueError("max_infosets must be positive")
+        if max_legal_actions(params) > MAX_INFOSET_ACTIONS:
+            raise ValueError(f"{params.profile} has up to {max_legal_actions(params)} legal actions "
+                             f"at a node (docs/RULES_family.md F3.3: raise, rest and refuse), more "
+                             f"than the solvers' {MAX_INFOSET_ACTIONS}")
         self.params = params
         self.sampling = sampling
         self.seed = int(seed)

@@ -1,0 +1,195 @@
+"""Solve a two-player game of the Truc / Put family (``put``, ``truc_catalan_2p``) with the
+native full-width DCFR on its flat deal tree, and report its value, exploitability and
+equilibrium raise (put / truc) rates by hand strength.
+
+Deal mode at 0:0 (``docs/RULES_family.md`` G4: points per deal, capped at the target), the
+dealer at seat ``--dealer``. Writes to ``--out``:
+
+- ``curve.csv``: iteration, solver seconds, exploitability (points per deal), value for the
+  non-dealer (the first leader);
+- ``rates.csv``: for each situation (the first decisions of each player, the answer to a
+  raise, Put's decision before trick 2) and each hand class (the best card of the hand),
+  the probability of reaching it and the equilibrium frequency of each action there,
+  weighted by the probability of reaching each of its information states;
+- ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures, command;
+- ``checkpoint.npz`` (``--resume`` continues).
+
+    python experiments/solve_family.py --profile put --ranks 8
+    python experiments/solve_family.py --profile truc_catalan_2p --ranks 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vitou_ai._numba import jit  # noqa: E402
+from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.rules import layout as L  # noqa: E402
+from vitou_ai.rules.game import action_to_string  # noqa: E402
+from vitou_ai.solvers.cfr import CheckpointError, TabularCFR  # noqa: E402
+from vitou_ai.solvers.evaluate import _Work, best_response, expected_returns  # noqa: E402
+from vitou_ai.solvers.tree import KIND_CHANCE, KIND_DECISION, build_tree  # noqa: E402
+
+
+@jit
+def reach_probabilities(kind, infoset, first, nchild, prob, policy):
+    """Probability of reaching each node under ``policy`` for both players and chance
+    (nodes are numbered parents first, so one forward pass suffices)."""
+    n = kind.shape[0]
+    reach = np.zeros(n)
+    reach[0] = 1.0
+    for node in range(n):
+        r = reach[node]
+        if r == 0.0:
+            continue
+        f = first[node]
+        if kind[node] == KIND_CHANCE:
+            for k in range(nchild[node]):
+                reach[f + k] = r * prob[f + k]
+        elif kind[node] == KIND_DECISION:
+            i = infoset[node]
+            for k in range(nchild[node]):
+                reach[f + k] = r * policy[i, k]
+    return reach
+
+
+def situation(tree, i: int, dealer: int) -> str | None:
+    """A name for the decision at information state ``i``, or None for the others."""
+    key = tree.is_keys[i]
+    p = int(tree.is_player[i])
+    acts = [int(a) for a in tree.is_actions[i, : tree.is_nact[i]]]
+    toks = [int(t) for t in key[L.K_TOK: L.K_TOK + key[L.K_NTOK]]]
+    role = "dealer" if p == dealer else "non-dealer"
+    plays = [t for t in toks if t < L.A_RAISE or L.A_PLAY_HI0 <= t < L.A_CONCEDE]
+    if acts == [L.A_ACCEPT, L.A_REFUSE] or acts == [L.A_RAISE, L.A_ACCEPT, L.A_REFUSE]:
+        return f"{role}: answer to a raise"
+    if acts == [L.A_RAISE, L.A_CONCEDE]:
+        return f"{role}: before trick 2 (P5.3)"
+    if L.A_RAISE not in toks and not any(a in (L.A_ACCEPT, L.A_REFUSE) for a in acts):
+        if len(plays) == 0:
+            return f"{role}: first card turn, leading trick 1"
+        if len(plays) == 1:
+            return f"{role}: first card turn, after the lead"
+    return None
+
+
+def rate_table(tree, policy: np.ndarray, labels: tuple[str, ...], dealer: int) -> list[dict]:
+    reach = reach_probabilities(tree.kind, tree.infoset, tree.first, tree.nchild, tree.prob,
+                                policy)
+    dec = np.flatnonzero(tree.kind == KIND_DECISION)
+    mass = np.bincount(tree.infoset[dec], weights=reach[dec], minlength=tree.num_infosets)
+    acc: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for i in range(tree.num_infosets):
+        if mass[i] <= 0.0:
+            continue
+        name = situation(tree, i, dealer)
+        if name is None:
+            continue
+        best = labels[int(tree.is_keys[i, L.K_HAND])]
+        row = acc[(name, best)]
+        row["reach"] += mass[i]
+        for k in range(tree.is_nact[i]):
+            a = action_to_string(int(tree.is_actions[i, k]), labels=labels)
+            a = "play" if a.startswith("play") else a
+            row[a] += mass[i] * policy[i, k]
+    out = []
+    order = {lab: j for j, lab in enumerate(labels)}
+    for (name, best), row in sorted(acc.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
+        r = row["reach"]
+        out.append({"situation": name, "best_card": best, "reach": r,
+                    **{a: v / r for a, v in sorted(row.items()) if a != "reach"}})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--profile", default="put", choices=("put", "truc_catalan_2p"))
+    ap.add_argument("--ranks", type=int, default=None, help="top N ranks (default: the whole deck)")
+    ap.add_argument("--copies", type=int, default=4)
+    ap.add_argument("--hand-size", type=int, default=3)
+    ap.add_argument("--dealer", type=int, default=1)
+    ap.add_argument("--iterations", type=int, default=2000)
+    ap.add_argument("--time", type=float, default=None, help="stop after this many solver seconds")
+    ap.add_argument("--target", type=float, default=1e-3,
+                    help="stop at this exploitability (points per deal)")
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--max-nodes", type=int, default=60_000_000)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--resume", action="store_true")
+    args = ap.parse_args(argv)
+    params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
+                         hand_size=args.hand_size, dealer=args.dealer)
+    out = Path(args.out or ROOT / "results" / f"solve_{args.profile}_r{params.ranks}")
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    tree = build_tree(params, max_nodes=args.max_nodes)
+    build_s = time.perf_counter() - t0
+    print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
+          f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
+    solver = TabularCFR(tree, "dcfr")
+    ckpt = out / "checkpoint.npz"
+    rows: list[dict] = []
+    if args.resume and ckpt.exists():
+        try:
+            solver.load(ckpt)
+        except CheckpointError as e:
+            print(f"cannot resume: {e}", file=sys.stderr)
+            return 2
+        with open(out / "curve.csv") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iteration]
+    work = _Work(tree)
+    leader = (params.dealer + 1) % 2
+    while solver.iteration < args.iterations:
+        solver.iterate(min(args.eval_every, args.iterations - solver.iteration))
+        avg = solver.average_policy()
+        u = expected_returns(tree, avg)
+        expl = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2)) / 2
+        rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 2),
+                     "exploitability": expl, "value_nondealer": u[leader]})
+        print(f"it {solver.iteration:>5}  {solver.seconds:>7.0f} s  exploitability {expl:.6f}  "
+              f"value(non-dealer) {u[leader]:+.5f}", flush=True)
+        solver.save(ckpt)
+        text = ",".join(rows[0]) + "\n" + "".join(
+            ",".join(str(r[k]) for k in rows[0]) + "\n" for r in rows)
+        write_atomic(out / "curve.csv", text.encode())
+        if expl <= args.target or (args.time and solver.seconds >= args.time):
+            break
+    avg = solver.average_policy()
+    table = rate_table(tree, avg, params.rank_labels, params.dealer)
+    cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
+        "situation", "best_card", "reach"})
+    text = ",".join(cols) + "\n" + "".join(
+        ",".join(f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
+                 for c in cols) + "\n" for r in table)
+    write_atomic(out / "rates.csv", text.encode())
+    summary = {
+        "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
+                                                   "ranks": params.ranks, "dealer": params.dealer},
+        "variant": "dcfr", "nodes": tree.num_nodes, "infosets": tree.num_infosets,
+        "tree_build_seconds": round(build_s, 1), "iterations": solver.iteration,
+        "solver_seconds": round(solver.seconds, 1),
+        "exploitability": float(rows[-1]["exploitability"]),
+        "value_nondealer": float(rows[-1]["value_nondealer"]),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "command": "python experiments/solve_family.py " + " ".join(sys.argv[1:]),
+    }
+    write_atomic(out / "summary.json", (json.dumps(summary, indent=2) + "\n").encode())
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""``python_vitou(profile=<family profile>)``: the Truc / Put family through OpenSpiel.
+
+The same conformance checks as tests/test_openspiel.py: OpenSpiel's API check
+(``pyspiel.random_sim_test`` with serialisation) on every profile, trajectories that
+agree with the checked kernel wrapper, information states that are consistent and
+perfect recall over every history of small variants, and C++ CFR+ on a small Put.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+import vitou_ai  # noqa: F401  (registers python_vitou)
+from vitou_ai.openspiel_game import game_string
+from vitou_ai.rules import Game, VitouParams
+
+SIM_GAMES = [
+    "python_vitou(profile=truc_catalan)",
+    "python_vitou(profile=truc_catalan,score0=11,dealer=-1)",
+    "python_vitou(profile=truc_catalan_2p,mode=match,dealer=-1,max_deals=40)",
+    "python_vitou(profile=truc_1912)",
+    "python_vitou(profile=truc_1912,mode=match,games_won0=1,max_deals=30)",
+    "python_vitou(profile=trut,score0=2,score1=1,games=7)",
+    "python_vitou(profile=trut,mode=match,max_deals=30)",
+    "python_vitou(profile=put)",
+    "python_vitou(profile=put,target=7,mode=match,dealer=-1,max_deals=30)",
+    "python_vitou(profile=put,ranks=4,copies=2,hand_size=2)",
+]
+
+
+@pytest.mark.parametrize("spec", SIM_GAMES)
+def test_random_sim(spec):
+    game = pyspiel.load_game(spec)
+    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
+
+
+def test_game_info_from_the_profile():
+    put = pyspiel.load_game("python_vitou(profile=put)")
+    assert put.num_players() == 2
+    assert put.num_distinct_actions() == 31 and put.max_chance_outcomes() == 19
+    assert (put.min_utility(), put.max_utility()) == (-5, 5)
+    assert put.vitou_params == VitouParams(profile="put")
+    trut = pyspiel.load_game("python_vitou(profile=trut,score0=2)")
+    assert trut.max_utility() == 3  # T5: not capped, at most a trut
+    catalan = pyspiel.load_game("python_vitou(profile=truc_catalan)")
+    assert catalan.num_players() == 4 and catalan.vitou_params.ranks == 10
+    for p in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put"):
+        params = VitouParams(profile=p)
+        assert pyspiel.load_game(game_string(params)).vitou_params == params
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("python_vitou(profile=truco)", "unknown profile"),
+    ("python_vitou(profile=put,games=3)", "G4.1"),
+    ("python_vitou(games=3)", "G4.1"),
+    ("python_vitou(direction=counterclockwise)", "G0.2"),
+    ("python_vitou(profile=trut,games=6)", "T2.1"),
+    ("python_vitou(profile=truc_catalan,signals=true)", "C6"),
+    ("python_vitou(profile=put,ranks=14)", "ranks must be in [2, 13]"),
+])
+def test_bad_values_refused(spec, words):
+    with pytest.raises(Exception, match=words.replace("[", r"\[").replace("]", r"\]")):
+        pyspiel.load_game(spec)
+
+
+def test_action_strings_and_illegal_actions():
+    game = pyspiel.load_game("python_vitou(profile=put,dealer=1)")
+    state = game.new_initial_state()
+    for a in (0, 0, 1, 14, 14, 15):  # p0: 3 3 2; p1: 8 8 7 (ids 14.. deal ranks 8..)
+        state.apply_action(a)
+    assert state.legal_actions() == [0, 1, 8, 27]
+    assert [state.action_to_string(a) for a in state.legal_actions()] == [
+        "play 3", "play 2", "raise", "concede"]
+    with pytest.raises(Exception, match="P1|G1.1"):
+        state.apply_action(24)  # play 6: p0 has none
+
+
+@pytest.mark.parametrize("spec, deals", [
+    ("python_vitou(profile=truc_catalan,dealer=-1)", 60),
+    ("python_vitou(profile=truc_catalan_2p,dealer=-1)", 60),
+    ("python_vitou(profile=truc_1912,dealer=-1)", 60),
+    ("python_vitou(profile=trut,mode=match,dealer=-1,max_deals=20)", 3),
+    ("python_vitou(profile=put,dealer=-1)", 60),
+])
+def test_trajectories_agree_with_kernel(spec, deals):
+    osg = pyspiel.load_game(spec)
+    kg = Game(osg.vitou_params)
+    rng = random.Random(spec)
+    for _ in range(deals):
+        s, k = osg.new_initial_state(), kg.new_initial_state()
+        while not k.is_terminal():
+            assert s.current_player() == k.current_player()
+            if k.is_chance_node():
+                outcomes = k.chance_outcomes()
+                assert s.chance_outcomes() == outcomes
+                a = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                assert s.legal_actions() == k.legal_actions()
+                a = rng.choice(k.legal_actions())
+                assert s.string_to_action(s.action_to_string(a)) == a
+            s.apply_action(a)
+            k.apply_action(a)
+            assert np.array_equal(s.a, k.array)
+        assert s.is_terminal() and s.returns() == k.returns() and sum(s.returns()) == 0
+
+
+def _walk(game, fn):
+    def rec(state, trail):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, _ in state.chance_outcomes():
+                rec(state.child(a), trail)
+            return
+        p = state.current_player()
+        fn(state, trail)
+        key = state.information_state_string(p)
+        for a in state.legal_actions():
+            t = list(trail)
+            t[p] = trail[p] + ((key, a),)
+            rec(state.child(a), tuple(t))
+
+    rec(game.new_initial_state(), tuple(() for _ in range(game.num_players())))
+
+
+@pytest.mark.parametrize("spec", [
+    "python_vitou(profile=put,ranks=3,copies=2,hand_size=2,dealer=-1)",
+    "python_vitou(profile=truc_catalan_2p,ranks=3,copies=2,hand_size=2)",
+    "python_vitou(profile=truc_catalan_2p,ranks=3,copies=1,hand_size=1,score0=11)",
+    "python_vitou(profile=truc_catalan,ranks=2,copies=2,hand_size=1,dealer=-1)",
+    "python_vitou(profile=truc_1912,ranks=3,copies=3,hand_size=1)",
+    "python_vitou(profile=trut,ranks=2,copies=2,hand_size=1,score0=2)",
+])
+def test_information_states_consistent_and_perfect_recall(spec):
+    game = pyspiel.load_game(spec)
+    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    seen: dict = {}
+    tensors: dict = {}
+
+    def check(state, trail):
+        p = state.current_player()
+        key = state.information_state_string(p)
+        assert key.startswith(f"p{p} ")
+        entry = (p, tuple(state.legal_actions()), trail[p])
+        assert seen.setdefault(key, entry) == entry, key
+        obs.set_from(state, p)
+        assert tensors.setdefault(obs.tensor.tobytes(), key) == key
+
+    _walk(game, check)
+    assert len(seen) == len(tensors) > 4
+
+
+def test_cfr_plus_solves_small_put():
+    game = pyspiel.load_game("python_vitou(profile=put,ranks=4,copies=2,hand_size=1)")
+    solver = pyspiel.CFRPlusSolver(pyspiel.convert_to_cached_tree(game))
+    for _ in range(500):
+        solver.evaluate_and_update_policy()
+    assert 0 <= pyspiel.exploitability(game, solver.average_policy()) < 1e-3
