@@ -85,17 +85,19 @@ _DEALER_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 @jit
 def draw_hands(params, rng, deck, hands):
     """Draw ``players`` hands of ``hand_size`` cards without replacement from
-    the deck (``ranks`` x ``copies``, R1.1) into ``hands`` (``int64[4, 3]``)."""
+    the deck (``ranks`` x ``copies``, R1.1) into ``hands`` (``int64[4, 3]``); ``deck``
+    is ``int64[>= ranks]`` scratch (only its first ``ranks`` slots are written)."""
     n = params[P_PLAYERS]
     h = params[P_HAND]
+    nranks = params[P_RANKS]
     total = 0
-    for r in range(L.MAX_RANKS):
-        deck[r] = params[P_COPIES] if r < params[P_RANKS] else 0
+    for r in range(nranks):
+        deck[r] = params[P_COPIES]
         total += deck[r]
     for s in range(n):
         for i in range(h):
             k = next_below(rng, total)
-            for r in range(L.MAX_RANKS):
+            for r in range(nranks):
                 k -= deck[r]
                 if k < 0:
                     hands[s, i] = r
