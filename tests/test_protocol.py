@@ -69,6 +69,7 @@ def test_train_public_solver_matches_the_flat_solver(tmp_path, profile):
             assert float(last[f"team{t}_pooled_gain"]) >= float(last[f"team{t}_br_gain"]) - 1e-12
 
 
+@pytest.mark.slow
 def test_train_public_solver_resumes_exactly(tmp_path):
     args = ["--solver", "public-dcfr", "--eval-every", "10", *TINY]
     out, straight = tmp_path / "r", tmp_path / "s"

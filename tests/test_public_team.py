@@ -258,6 +258,7 @@ def test_heuristic_probabilities_match_the_bot_drawing(name):
     assert mixed > 0  # some decisions were mixed: the enumeration was exercised
 
 
+@pytest.mark.slow
 def test_bot_policy_values_match_simulation():
     """All four seats play ``counter``: the exact value on the public tree against a
     simulated mean (duplicate-free, 300,000 deals, 4.5 standard errors)."""
