@@ -350,5 +350,12 @@ def _write(folder: Path, solver, rows, bots, record, params) -> None:
     rec = dict(record, latest=rows[-1], iterations_done=solver.iteration,
                solver_seconds=solver.seconds, infosets=solver.num_infosets)
     write_atomic(folder / "run.json", (json.dumps(rec, indent=2, default=str) + "\n").encode())
-    _plot(rows, bots, record["lbr_bots"], folder / "curve.png",
-          f"{params.profile}, {params.hand_size}-card hands — abstract ES-MCCFR")
+    _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record))
+
+
+def _title(params: VitouParams, record: dict[str, Any]) -> str:
+    signals = ""
+    if params.signals:
+        mode = AbstractionConfig(**record["abstraction"]).gesture_mode(True)
+        signals = f", signals (key: gestures={mode})"
+    return f"{params.profile}, {params.hand_size}-card hands{signals} — abstract ES-MCCFR"
