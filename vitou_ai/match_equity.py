@@ -613,3 +613,70 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
     }
     write_atomic(out / f"{stem}.json", (json.dumps(summary, indent=1) + "\n").encode())
     return summary
+
+
+# ---- score-conditioned policies (match objective, or points per deal at every score) ----
+
+
+def _solve_points(tree, variant: str, tol: float, batch: int, max_iterations: int):
+    """CFR on the deal in points (R8.1 at the deal's scores) until exploitability <= tol."""
+    from .solvers.cfr import TabularCFR
+    from .solvers.evaluate import exploitability
+
+    cfr = TabularCFR(tree, variant)
+    while True:
+        cfr.iterate(batch)
+        pol = cfr.average_policy()
+        if exploitability(tree, pol) <= tol:
+            return pol
+        if cfr.iteration >= max_iterations:
+            raise MatchEquityError(f"deal at {tree.params.scores} not solved to {tol:g} points "
+                                   f"in {max_iterations} iterations")
+
+
+def state_policy(config: EquityConfig, key: tuple[int, int],
+                 table: dict[tuple[int, int, int], float], objective: str = "match",
+                 points_tol: float | None = None):
+    """The solved policies of score state ``key`` (both dealers) in the tabular-policy
+    form of :mod:`vitou_ai.bots.tabular`: ``(keys int8[M, KEY_SIZE], probs
+    float32[M, NUM_ACTIONS])``. The information-state keys hold the scores and the
+    dealer, so the policies of all states concatenate into one score-conditioned policy.
+
+    Args:
+        objective: ``"match"`` (the deal solved with match-equity payoffs, as in
+            :func:`solve_state`: the same deterministic solve, so the same policy as
+            the table's) or ``"points"`` (points per deal, R8.1, to ``points_tol``,
+            default ``tol * target``).
+    """
+    from .bots.tabular import TabularPolicy
+    from .solvers.tree import build_tree
+
+    a, b = check_scores(key, config.target)
+    trees = [build_tree(config.deal_params((a, b), d)) for d in (0, 1)]
+    if objective == "match":
+        games = []
+        for d, tree in enumerate(trees):
+            eq, nothing = equity_after(tree.util[tree.kind == KIND_TERMINAL], (a, b), d,
+                                       config.target, table)
+            games.append((tree, eq, nothing))
+        res = solve_fixed_point(games, [1, 0], config.tol, config.fixed_point_tol, "flat",
+                                config.variant, config.batch, config.max_iterations)
+        pols = res.policies
+    elif objective == "points":
+        tol = points_tol if points_tol is not None else config.tol * config.target
+        pols = [_solve_points(t, config.variant, tol, config.batch, config.max_iterations)
+                for t in trees]
+    else:
+        raise MatchEquityError(f"unknown objective {objective!r}; expected 'match' or 'points'")
+    keys, probs = [], []
+    for tree, pol in zip(trees, pols, strict=True):
+        tp = TabularPolicy.from_compact(tree.is_keys, tree.is_actions, tree.is_nact, pol)
+        keys.append(np.asarray(tp.keys))
+        probs.append(np.asarray(tp.probs))
+    return np.concatenate(keys), np.concatenate(probs)
+
+
+def reachable_states(start: tuple[int, int], target: int) -> list[tuple[int, int]]:
+    """Every score pair below ``target`` reachable from ``start`` (scores only grow)."""
+    a0, b0 = start
+    return [(a, b) for a in range(a0, target) for b in range(b0, target)]

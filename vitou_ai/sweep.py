@@ -155,8 +155,17 @@ class Sweep:
                 # "local": a new runtime of our own, never another user's `ray start`
                 env = {k: os.environ[k] for k in ("PYTHONPATH", "NUMBA_CACHE_DIR",
                                                   "VITOU_AI_CACHE") if k in os.environ}
-                ray.init(address="local", num_cpus=self.workers,
-                         runtime_env={"env_vars": env} if env else None, **kwargs)
+                # workers at the priority of a serial run (Ray's default niceness is 15,
+                # which on a busy machine gives the sweep a fraction of its cores)
+                ours = "RAY_worker_niceness" not in os.environ
+                if ours:
+                    os.environ["RAY_worker_niceness"] = "0"
+                try:
+                    ray.init(address="local", num_cpus=self.workers,
+                             runtime_env={"env_vars": env} if env else None, **kwargs)
+                finally:
+                    if ours:
+                        os.environ.pop("RAY_worker_niceness", None)
         except Exception as e:  # noqa: BLE001 - Ray raises many types; one line for all
             where = self.address or "a local runtime"
             raise SweepError(f"cannot start Ray ({where}): {type(e).__name__}: "
