@@ -146,3 +146,43 @@ def test_bad_scores_and_config_one_line():
         M.EquityConfig(profile="vitou")
     with pytest.raises(M.MatchEquityError, match="hand"):
         M.EquityConfig(ranks=2, copies=1, hand_size=2)
+
+
+def test_mirror_keys_give_the_seat_swapped_states_keys():
+    from vitou_ai.solvers.tree import build_tree
+
+    cfg = M.EquityConfig(target=3, **SMALL)
+    for (a, b, d) in ((1, 2, 0), (0, 2, 1)):
+        mine = build_tree(cfg.deal_params((a, b), d)).is_keys
+        swapped = build_tree(cfg.deal_params((b, a), 1 - d)).is_keys
+        assert {k.tobytes() for k in M.mirror_keys(mine)} == {k.tobytes() for k in swapped}
+
+
+def test_train_objective_match_covers_every_score_and_dealer(tmp_path, capsys, monkeypatch):
+    from vitou_ai import sweep
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.cli import main
+    from vitou_ai.solvers.tree import build_tree
+
+    monkeypatch.setattr(sweep, "ray_available", lambda: False)  # serial: tests/test_sweep.py
+
+    code = main(["train", "--objective", "match", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "1", "--target", "3", "--out", str(tmp_path / "run")])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    policy = TabularPolicy.load(tmp_path / "run" / "policy.npz")
+    cfg = M.EquityConfig(target=3, **SMALL)
+    for a in range(3):
+        for b in range(3):
+            for d in (0, 1):
+                keys = build_tree(cfg.deal_params((a, b), d)).is_keys
+                assert all(policy.row(k) >= 0 for k in keys), (a, b, d)
+    for bad, what in ((["--profile", "vitou"], "two players"),
+                      (["--score0", "1"], "does not apply"),
+                      ([], "--max-infosets")):  # the full deck's 2-card game at every score
+        args = ["train", "--objective", "match", *bad]
+        if bad and bad[0] != "--profile":
+            args += ["--ranks", "4", "--copies", "2", "--hand-size", "1", "--target", "3"]
+        code = main(args + ["--out", str(tmp_path / "bad")])
+        _, err = capsys.readouterr()
+        assert code == 2 and err.count("\n") == 1 and what in err, (bad, err)

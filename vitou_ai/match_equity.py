@@ -374,12 +374,16 @@ def task_keys(config: EquityConfig) -> list[list[tuple[int, int]]]:
 
 
 def solve_state(config: EquityConfig, key: tuple[int, int],
-                table: dict[tuple[int, int, int], float]) -> dict:
+                table: dict[tuple[int, int, int], float],
+                policy_dir: str | Path | None = None) -> dict:
     """Solve the score state ``key = (a, b)`` for both dealers (a fixed point: a deal
     that scores nothing passes the deal, R1.3).
 
     Args:
         table: ``E`` of the states of a larger total (the waves before).
+        policy_dir: if given, the solved average policies of both dealers are written
+            there as ``policy_A_B.npz`` (tabular-policy keys and probabilities,
+            :mod:`vitou_ai.bots.tabular`), atomically.
 
     Returns:
         A JSON-able record: ``key``, ``rows`` (one per dealer: ``score0``, ``score1``,
@@ -404,11 +408,73 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
     res = solve_fixed_point(games, [1, 0], config.tol, config.fixed_point_tol,
                             config.solver, config.variant, config.batch,
                             config.max_iterations)
+    if policy_dir is not None:
+        _write_policy(Path(policy_dir) / f"policy_{a}_{b}.npz",
+                      [g[0] for g in games], res.policies)
     rows = [{"score0": a, "score1": b, "dealer": d, "equity0": res.equity[d],
              "exploitability": res.exploitability[d], "iterations": res.iterations[d],
              "p_nothing": res.p_nothing[d]} for d in (0, 1)]
     return {"key": [a, b], "rows": rows, "rounds": res.rounds, "steps": res.steps,
             "seconds": res.seconds, "nodes": [int(g[0].kind.shape[0]) for g in games]}
+
+
+def _tabular_rows(trees, policies) -> tuple[np.ndarray, np.ndarray]:
+    from .bots.tabular import TabularPolicy
+
+    keys, probs = [], []
+    for tree, pol in zip(trees, policies, strict=True):
+        tp = TabularPolicy.from_compact(tree.is_keys, tree.is_actions, tree.is_nact, pol)
+        keys.append(np.asarray(tp.keys))
+        probs.append(np.asarray(tp.probs))
+    return np.concatenate(keys), np.concatenate(probs)
+
+
+def _write_policy(path: Path, trees, policies) -> None:
+    from .history import write_atomic
+
+    keys, probs = _tabular_rows(trees, policies)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, keys=keys, probs=probs)
+    write_atomic(path, buf.getvalue())
+
+
+def mirror_keys(keys: np.ndarray) -> np.ndarray:
+    """Information-state keys with the two seats swapped (``int8[M, KEY_SIZE]``): the
+    acting seat, the dealer and the two scores; the own hand and the public action
+    tokens stay (two players, no gestures). A policy solved at ``(a, b, d)`` plays the
+    seat-swapped state ``(b, a, 1 - d)`` through these keys (module docstring)."""
+    from .rules import layout as L
+
+    out = np.array(keys, dtype=np.int8, copy=True)
+    out[:, L.K_PLAYER] = 1 - keys[:, L.K_PLAYER]
+    out[:, L.K_DEALER] = 1 - keys[:, L.K_DEALER]
+    out[:, L.K_SCORE0] = keys[:, L.K_SCORE1]
+    out[:, L.K_SCORE1] = keys[:, L.K_SCORE0]
+    return out
+
+
+def read_policies(policy_dir: str | Path, keys: Sequence[tuple[int, int]],
+                  mirror: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The policies :func:`solve_state` wrote for ``keys``, concatenated:
+    ``(keys int8[M, KEY_SIZE], probs float32[M, NUM_ACTIONS])``; with ``mirror``, also
+    the seat-swapped copies (:func:`mirror_keys`) of the states with ``a < b``.
+
+    Raises:
+        MatchEquityError: a state's file is missing or unreadable.
+    """
+    ks, ps = [], []
+    for a, b in keys:
+        path = Path(policy_dir) / f"policy_{a}_{b}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                ks.append(z["keys"])
+                ps.append(z["probs"])
+                if mirror and a < b:
+                    ks.append(mirror_keys(z["keys"]))
+                    ps.append(z["probs"])
+        except (OSError, ValueError, KeyError) as e:
+            raise MatchEquityError(f"{path}: cannot read the state's policy ({e})") from None
+    return np.concatenate(ks), np.concatenate(ps)
 
 
 def table_from_records(records: Sequence[dict], config: EquityConfig
@@ -543,18 +609,22 @@ def output_stem(config: EquityConfig) -> str:
 def _sweep_task(key, seed, shared) -> dict:  # noqa: ARG001 - CFR draws no random numbers
     """One sweep task: :func:`solve_state` of ``key`` (``shared``: the configuration as
     a dict and the table so far as ``[a, b, d, equity]`` rows)."""
-    config_dict, items = shared
+    config_dict, items, *rest = shared
+    policy_dir = rest[0] if rest else None
     table = {(int(a), int(b), int(d)): float(v) for a, b, d, v in items}
-    return solve_state(EquityConfig(**config_dict), (int(key[0]), int(key[1])), table)
+    return solve_state(EquityConfig(**config_dict), (int(key[0]), int(key[1])), table,
+                       policy_dir)
 
 
 def run_table(config: EquityConfig, out: str | Path, sweep,
-              on_state: Callable[[dict, bool], None] | None = None) -> dict:
+              on_state: Callable[[dict, bool], None] | None = None,
+              policy_dir: str | Path | None = None) -> dict:
     """Compute the table wave by wave through ``sweep`` (a :class:`vitou_ai.sweep.Sweep`
     whose result folder holds one file per score state) and write into ``out``:
     ``<stem>.csv`` (:data:`CSV_COLUMNS`), ``<stem>_states.csv`` (per state and dealer:
     exploitability, iterations, probability that nothing is scored, seconds),
-    ``<stem>.png`` (heatmap) and ``<stem>.json`` (summary).
+    ``<stem>.png`` (heatmap) and ``<stem>.json`` (summary); with ``policy_dir``, each
+    state's solved policies (:func:`solve_state`).
 
     Returns:
         The summary: configuration, ``rules_version``, fingerprint, the deal's value
@@ -574,7 +644,8 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
     def run_wave(wave, table):
         items = [[a, b, d, v] for (a, b, d), v in sorted(table.items())]
         res = sweep.map(_sweep_task, [tuple(k) for k in wave],
-                        shared=(config.as_dict(), items),
+                        shared=(config.as_dict(), items,
+                                None if policy_dir is None else str(policy_dir)),
                         on_result=(lambda k, r, resumed: on_state(r, resumed))
                         if on_state else None)
         return [res[tuple(k)] for k in wave]
@@ -648,7 +719,6 @@ def state_policy(config: EquityConfig, key: tuple[int, int],
             the table's) or ``"points"`` (points per deal, R8.1, to ``points_tol``,
             default ``tol * target``).
     """
-    from .bots.tabular import TabularPolicy
     from .solvers.tree import build_tree
 
     a, b = check_scores(key, config.target)
@@ -668,12 +738,7 @@ def state_policy(config: EquityConfig, key: tuple[int, int],
                 for t in trees]
     else:
         raise MatchEquityError(f"unknown objective {objective!r}; expected 'match' or 'points'")
-    keys, probs = [], []
-    for tree, pol in zip(trees, pols, strict=True):
-        tp = TabularPolicy.from_compact(tree.is_keys, tree.is_actions, tree.is_nact, pol)
-        keys.append(np.asarray(tp.keys))
-        probs.append(np.asarray(tp.probs))
-    return np.concatenate(keys), np.concatenate(probs)
+    return _tabular_rows(trees, pols)
 
 
 def reachable_states(start: tuple[int, int], target: int) -> list[tuple[int, int]]:
