@@ -215,3 +215,13 @@ def test_deal_mode_ranks_by_points_not_by_deals_won(tmp_path):
     fig = plot(res)
     assert "ranked by points per deal" in fig.axes[2].get_title()
     assert "points per deal" in fig.axes[2].get_xlabel()
+
+
+def test_out_naming_an_earlier_tournament_says_it_replaces_it(tmp_path, capsys):
+    out = tmp_path / "t"
+    args = ["tournament", "--profile", "vitou_2p", "--bots", "random", "counter", "--deals", "20",
+            "--seed", "3", "--out", str(out)]
+    assert main(args) == 0
+    assert "replacing" not in capsys.readouterr().err
+    assert main(args) == 0
+    assert f"replacing the earlier tournament's outputs in {out}" in capsys.readouterr().err

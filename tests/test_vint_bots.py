@@ -78,15 +78,30 @@ def test_cli_dispatch_and_refusals():
 def test_cli_tournament(tmp_path):
     out = io.StringIO()
     f = tmp_path / "t.json"
-    assert vint_main(["tournament", "--game", "vint", "--bots", "random", "heuristic",
-                      "--pairs", "1", "--out", str(f)], out=out) == 0
+    assert vint_main(["tournament", "--game", "vint", "--bots", "random,heuristic",
+                      "--pairs", "2", "--out", str(f)], out=out) == 0
     assert "| heuristic" in out.getvalue() or "| random" in out.getvalue()
     assert f.exists()
 
 
-@pytest.mark.parametrize("bad", [["--pairs", "0"], ["--bots", "random"]])
-def test_cli_tournament_refuses_bad_options(bad):
+@pytest.mark.parametrize("bad, says", [
+    (["--pairs", "0"], "--pairs must be at least 2"),
+    (["--pairs", "1"], "--pairs must be at least 2"),
+    (["--bots", "random"], "at least two different bots"),
+    (["--bots", "random,nobody"], "unknown bot 'nobody'"),
+    (["--seed", "-1"], "--seed must be at least 0"),
+    (["--worlds", "0"], "--worlds must be at least 1"),
+])
+def test_cli_tournament_refuses_bad_options(bad, says, capsys):
     assert vint_main(["tournament", "--game", "vint", *bad], out=io.StringIO()) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and err.count("\n") == 0
+
+
+def test_cli_play_refuses_no_rubbers(capsys):
+    assert vint_main(["play", "--game", "vint", "--rubbers", "0"], inp=io.StringIO(""),
+                     out=io.StringIO()) == 2
+    assert "--rubbers must be at least 1" in capsys.readouterr().err
 
 
 def test_evening_three_rubbers_rotating_partners():

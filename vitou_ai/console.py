@@ -145,3 +145,21 @@ def interrupts_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if caught:
         raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C (and cancel a retry timer of :func:`interrupts_outside_numba`) for
+    the block: the clean-up after a first Ctrl-C, which a second one must not cut short
+    (an empty run folder would be left behind). Outside the main thread: unprotected."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+

@@ -44,7 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from .console import EXIT_INTERRUPTED, interrupts_deferred, new_folder, note, show_progress
+from .console import (
+    EXIT_INTERRUPTED,
+    interrupts_deferred,
+    interrupts_ignored,
+    new_folder,
+    note,
+    show_progress,
+)
 from .history import write_atomic
 from .rules import layout as L
 from .rules.params import RULES_VERSION, VitouParams
@@ -686,16 +693,18 @@ def _train(plan: _Plan, out) -> int:
                 break
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-        if not rows and created is not None and created.is_dir() and not any(created.iterdir()):
-            created.rmdir()  # nothing was written: no empty run folder left behind
-        kept = ("nothing was saved yet" if not rows else
-                "the last evaluation's outputs are kept" + (
-                    " (with its checkpoint: --resume continues)" if adapter and adapter.resumable
-                    else ""))
-        if bar:
-            bar.close()
-            bar = None
-        print(f"\nvitou-ai train: interrupted: {kept}", file=sys.stderr, flush=True)
+        with interrupts_ignored():  # a second Ctrl-C does not cut the clean-up short
+            if not rows and created is not None and created.is_dir() \
+                    and not any(created.iterdir()):
+                created.rmdir()  # nothing was written: no empty run folder left behind
+            kept = ("nothing was saved yet" if not rows else
+                    "the last evaluation's outputs are kept" + (
+                        " (with its checkpoint: --resume continues)"
+                        if adapter and adapter.resumable else ""))
+            if bar:
+                bar.close()
+                bar = None
+            print(f"\nvitou-ai train: interrupted: {kept}", file=sys.stderr, flush=True)
     except _BadInput as e:
         code = 2
         print(f"vitou-ai train: {e}", file=sys.stderr)

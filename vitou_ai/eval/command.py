@@ -123,6 +123,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     try:  # a folder of its own unless --out names one: an earlier tournament is never overwritten
         out_dir = Path(args.out) if args.out is not None else new_folder(
             "runs", f"tournament-{args.profile}")
+        if (out_dir / "tournament.json").exists():  # --out named it: said, not silent
+            note("tournament", f"replacing the earlier tournament's outputs in {out_dir}", err)
         paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
     except OSError as e:
         print(f"vitou-ai tournament: error: cannot write the results: {e}", file=err)

@@ -73,15 +73,42 @@ def _parser() -> argparse.ArgumentParser:
                            help="write each deal as a hand history (replay with vitou-ai "
                            "replay; default: not saved)")
         else:
-            p.add_argument("--bots", nargs="+", choices=BOT_NAMES, default=list(BOT_NAMES),
-                           help="bots, space-separated")
-            p.add_argument("--pairs", type=int, default=20, help="duplicate rubber pairs")
+            p.add_argument("--bots", nargs="+", default=list(BOT_NAMES), metavar="BOT",
+                           help="bots, space-separated (or the comma form a,b): "
+                           + ", ".join(BOT_NAMES))
+            p.add_argument("--pairs", type=int, default=20,
+                           help="duplicate rubber pairs (at least 2: the interval needs them)")
             p.add_argument("--out", help="write the results as JSON here (default: not written)")
     return ap
 
 
+def _bad_option(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options, or ``None`` (argparse checks types, not ranges)."""
+    if args.seed < 0:
+        return f"--seed must be at least 0, got {args.seed}"
+    if args.worlds < 1:
+        return f"--worlds must be at least 1, got {args.worlds}"
+    if args.command == "play" and args.rubbers < 1:
+        return f"--rubbers must be at least 1, got {args.rubbers}"
+    if args.command == "tournament":
+        args.bots = [b for arg in args.bots for b in arg.split(",") if b]
+        unknown = [b for b in args.bots if b not in BOT_NAMES]
+        if unknown:
+            return f"--bots: unknown bot {unknown[0]!r} (choose from {', '.join(BOT_NAMES)})"
+        if len(set(args.bots)) < 2:
+            return "--bots needs at least two different bots"
+        if args.pairs < 2:
+            return (f"--pairs must be at least 2 (a 95% interval needs two duplicate pairs), "
+                    f"got {args.pairs}")
+    return None
+
+
 def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) -> int:
     args = _parser().parse_args(argv)
+    bad = _bad_option(args)
+    if bad:
+        print(f"vitou-ai {args.command} --game vint: error: {bad}", file=sys.stderr)
+        return 2
     params = VintParams(scoring=args.scoring, short_auction=args.short_auction)
     if args.command == "tournament":
         return tournament(args, params, out or sys.stdout)
@@ -93,9 +120,6 @@ def tournament(args, params: VintParams, out: TextIO) -> int:
     from .game import RULES_VERSION
     from .tournament import round_robin, table_markdown
 
-    if args.pairs < 1 or len(set(args.bots)) < 2:
-        print("error: need --pairs >= 1 and at least two different --bots", file=sys.stderr)
-        return 2
     t = time.perf_counter()
     res = round_robin(list(dict.fromkeys(args.bots)), args.pairs, args.seed, params,
                       args.worlds, progress=lambda r: print(
