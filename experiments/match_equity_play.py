@@ -40,11 +40,16 @@ from vitou_ai.sim.batch import simulate  # noqa: E402
 
 
 def combined(config, table, states, objective) -> TabularPolicy:
+    """One score-conditioned policy over ``states``: each state with ``a <= b`` solved,
+    the others played by seat-swapped keys (:func:`vitou_ai.match_equity.mirror_keys`)."""
     keys, probs = [], []
-    for k in states:
-        kk, pp = M.state_policy(config, k, table, objective)
+    for a, b in sorted({(min(k), max(k)) for k in states}):
+        kk, pp = M.state_policy(config, (a, b), table, objective)
         keys.append(kk)
         probs.append(pp)
+        if a < b:
+            keys.append(M.mirror_keys(kk))
+            probs.append(pp)
     return TabularPolicy(np.concatenate(keys), np.concatenate(probs),
                          name=f"{objective}-objective")
 
@@ -57,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=int, default=12)
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--table", default=None, help="CSV of vitou-ai match-equity (else computed)")
+    ap.add_argument("--run", default=None,
+                    help="folder of `vitou-ai train --objective match`: its table and policy")
     ap.add_argument("--start", default="0:0", help="start scores A:B")
     ap.add_argument("--matches", type=int, default=20000)
     ap.add_argument("--compare", action="store_true",
@@ -68,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                             target=args.target, tol=args.tol)
     start = M.check_scores([int(s) for s in args.start.split(":")], config.target)
     t0 = time.perf_counter()
+    if args.run:
+        args.table = str(Path(args.run) / f"{M.output_stem(config)}.csv")
     if args.table:
         table = M.read_table_csv(args.table)
         table_source = args.table
@@ -77,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     t_table = time.perf_counter() - t0
     states = M.reachable_states(start, config.target)
     t0 = time.perf_counter()
-    match_pol = combined(config, table, states, "match")
+    if args.run:
+        match_pol = TabularPolicy.load(Path(args.run) / "policy.npz")
+        match_pol.name = "match-objective"
+    else:
+        match_pol = combined(config, table, states, "match")
     t_pol = time.perf_counter() - t0
     base = VitouParams(profile="vitou_2p", mode="match", ranks=args.ranks, copies=args.copies,
                        hand_size=args.hand_size, target=args.target, scores=start)
