@@ -78,11 +78,11 @@ def test_resume_after_a_kill_gives_the_full_table(tmp_path, monkeypatch):
     calls = []
     real = M.solve_state
 
-    def killed_after_three(config, key, table):
+    def killed_after_three(config, key, table, *rest):
         if len(calls) == 3:
             raise KeyboardInterrupt  # the sweep is killed during its fourth state
         calls.append(key)
-        return real(config, key, table)
+        return real(config, key, table, *rest)
 
     part = tmp_path / "part"
     monkeypatch.setattr(M, "solve_state", killed_after_three)
@@ -91,7 +91,8 @@ def test_resume_after_a_kill_gives_the_full_table(tmp_path, monkeypatch):
         M.run_table(CFG, part, s)
     assert len(list((part / "tasks").glob("*.json"))) == 3
     resumed = []
-    monkeypatch.setattr(M, "solve_state", lambda c, k, t: resumed.append(k) or real(c, k, t))
+    monkeypatch.setattr(M, "solve_state",
+                        lambda c, k, t, *r: resumed.append(k) or real(c, k, t, *r))
     with Sweep(part / "tasks", CFG.fingerprint(), backend="serial") as s:
         M.run_table(CFG, part, s)
     assert not set(resumed) & set(calls)  # nothing computed twice
