@@ -124,6 +124,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "comma-separated form is read too)", nargs="+", metavar="BOT")
     setting("--exact", "exact exploitability / NashConv on the full tree (auto: if it fits)",
             choices=("auto", "yes", "no"))
+    p.add_argument("--objective", default="points", choices=("points", "match"),
+                   help="points: points per deal at the given score (R8.1); match: the "
+                   "probability of winning the match, a strategy for every score (vitou_2p; "
+                   "vitou_ai.train_match)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
@@ -367,6 +371,10 @@ def run(args: argparse.Namespace, out=None) -> int:
     after trying to build it) and leaving nothing behind.
     """
     out = out or sys.stdout
+    if getattr(args, "objective", "points") == "match":
+        from . import train_match
+
+        return train_match.run(args, RUN_DEFAULTS, out)
     try:
         abstract = _abstract_route(args)
         if abstract is not None:
