@@ -55,6 +55,54 @@ def test_equal_keys_have_equal_legal_actions(params):
     assert len(seen) > 50
 
 
+@pytest.mark.parametrize("mode", ["all", "team"])
+def test_equal_keys_have_equal_legal_actions_in_every_gesture_mode(mode):
+    # the default (partner) is covered above with signals on
+    seen, clash = _legal_by_key(VitouParams(profile="vitou", dealer=-1, signals=True),
+                                AbstractionConfig(gestures=mode), 150, seed=12)
+    assert not clash
+    assert len(seen) > 50
+
+
+def test_gesture_modes_keep_exactly_their_gestures():
+    # R7.2: the partner's gesture is always seen; the key of each mode changes with
+    # the gestures it keeps and with no other (gesture codes -1 .. 4, L.GESTURES)
+    params = VitouParams(profile="vitou", dealer=0, signals=True)
+    game = Game(params)
+    found = []
+
+    def grab(state):
+        if not found and state.array[L.S_PHASE] == L.PH_PLAY:
+            found.append(state.array.copy())
+
+    for seed in range(40):
+        play_random(game, seed, grab)
+        if found:
+            break
+    base = found[0]
+    me, partner, opponent = 1, 3, 2
+    base[L.S_GEST:L.S_GEST + 4] = 0  # everyone gestured `none`
+    base[L.S_SEEN + me * L.MAX_PLAYERS + opponent] = 1  # and I caught the opponent's
+
+    def key(mode, seat=None, gesture=None):
+        st = base.copy()
+        if seat is not None:
+            st[L.S_GEST + seat] = gesture
+        legal = np.zeros(0, np.int64)  # the same (none) for every variant
+        return int(abstract_key(AbstractionConfig(gestures=mode).to_array(True), game.array,
+                                st, me, legal, 0))
+
+    changes = {"off": set(), "partner": {partner}, "team": {me, partner},
+               "all": {me, partner, opponent}}
+    for mode, kept in changes.items():
+        for seat in (me, partner, opponent):
+            assert (key(mode, seat, 1) != key(mode)) == (seat in kept), (mode, seat)
+    assert AbstractionConfig().gesture_mode(True) == "partner"
+    assert AbstractionConfig().gesture_mode(False) == "off"
+    bits = {m: AbstractionConfig(gestures=m).bits(params) for m in changes}
+    assert bits["off"] < bits["partner"] < bits["team"] < bits["all"]
+
+
 @pytest.mark.parametrize("params, cfg", [(SMALL_4P, AbstractionConfig()), (SMALL_4P, EXACT),
                                          (SMALL_2P, AbstractionConfig())])
 def test_key_is_a_function_of_the_information_state(params, cfg):
@@ -91,6 +139,11 @@ def test_bad_knobs_are_refused():
     with pytest.raises(ValueError, match="63"):
         AbstractionConfig(scores=True, gestures=True, count=8, trick="exact").check_game(
             VitouParams(profile="vitou", signals=True))
+    with pytest.raises(ValueError, match="gestures"):
+        AbstractionConfig(gestures="wink")
+    assert AbstractionConfig(gestures=True).gestures == "all"  # earlier records
+    assert parse_abstraction("gestures=team").gestures == "team"
+    assert parse_abstraction("gestures=off").gestures == "off"
     with pytest.raises(ValueError, match="knob=value"):
         parse_abstraction("colour=red")
     assert parse_abstraction("count=1,trick=exact,scores=on") == AbstractionConfig(

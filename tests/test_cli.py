@@ -172,7 +172,8 @@ def test_every_option_of_every_subcommand_has_help_with_its_default():
     from vitou_ai.vint.cli import _parser as vint_parser
 
     _, subs = build_parser()
-    assert set(subs) == {"demo", "replay", "simulate", "tournament", "play", "train"}
+    assert set(subs) == {"demo", "replay", "simulate", "tournament", "play", "train",
+                         "match-equity"}
     vint_subs = next(a for a in vint_parser()._actions
                      if isinstance(a, argparse._SubParsersAction)).choices
     subs.update({f"{name} --game vint": sp for name, sp in vint_subs.items()})

@@ -22,8 +22,9 @@ LAYERS = [
     {"history", "openspiel_game", "openspiel_observer", "abstraction"},
     {"bots"},
     {"sim"},
-    {"solvers", "eval", "envs"},
-    {"__init__", "analysis", "cli", "play", "train", "train_abstract", "vint"},
+    {"solvers", "eval", "envs", "sweep", "match_equity"},
+    {"__init__", "analysis", "cli", "play", "train", "train_abstract", "vint",
+     "match_equity_command", "train_match"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 

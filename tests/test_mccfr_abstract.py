@@ -5,6 +5,8 @@ LBR bounded by the exact best response, duplicate deals."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,33 @@ def test_lbr_of_a_near_equilibrium_is_small():
     assert r.lo <= exact + 1e-9
     rand = local_best_response(RandomPolicy(), TINY_2P, deals=2000, samples=16, seed=2)
     assert r.value < rand.value
+
+
+@pytest.mark.parametrize("trained, played, fragment", [
+    (False, True, "trained without signals, this game has signals"),
+    (True, False, "trained with signals (R7 gestures), this game has none"),
+])
+def test_policy_of_the_other_signals_setting_is_refused(tmp_path, capsys, trained, played,
+                                                        fragment):
+    from vitou_ai.bots.abstract import check_fits as abstract_fits
+    from vitou_ai.cli import main
+
+    s = AbstractMCCFR(SMALL_4P.replace(signals=trained), seed=2, threads=1,
+                      max_infosets=1 << 14)
+    s.iterate(100)
+    path = tmp_path / "policy.npz"
+    s.policy("p").save(path)
+    back = parse_bot(str(path))
+    game = SMALL_4P.replace(signals=played)
+    abstract_fits(back, SMALL_4P.replace(signals=trained))  # its own game: accepted
+    for fits in (abstract_fits, check_fits):
+        with pytest.raises(ValueError, match=re.escape(fragment)) as e:
+            fits(back, game)
+        assert "\n" not in str(e.value) and str(path) in str(e.value)
+    # the tournament refuses it in one line naming the file
+    argv = ["tournament", "--profile", "vitou", "--ranks", "3", "--copies", "2", "--hand-size",
+            "1", "--bots", str(path), "random", "--deals", "10", "--out", str(tmp_path / "t"),
+            "--no-progress"] + (["--signals"] if played else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and fragment in err and str(path) in err

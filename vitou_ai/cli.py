@@ -10,6 +10,8 @@ Subcommands:
 - ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
 - ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
 - ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.train`).
+- ``vitou-ai match-equity``: the match-equity table of ``vitou_2p``
+  (:mod:`vitou_ai.match_equity_command`).
 - ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
   ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 
@@ -28,7 +30,7 @@ from typing import Any
 from .console import EXIT_INTERRUPTED, interrupts_outside_numba
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train")
+SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity")
 
 
 def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -249,6 +251,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
     train_cli.add_arguments(add(
         "train", "train a betting strategy (CFR family, MCCFR), log exploitability and win rates"))
+    from . import match_equity_command as equity_cli
+
+    equity_cli.add_arguments(add(
+        "match-equity", "the match-equity table of vitou_2p: P(win the match) by score and "
+        "dealer, each deal solved with match-equity payoffs"))
     return parser, subs
 
 
@@ -278,6 +285,10 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         from . import train as train_cli
 
         return train_cli.run(args)
+    if args.command == "match-equity":
+        from . import match_equity_command as equity_cli
+
+        return equity_cli.command(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
     if args.command == "simulate":

@@ -336,6 +336,8 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
         if s == human_seat:
             continue
         bots[s] = parse_bot(partner) if s % 2 == human_seat % 2 else opp
+    from .bots.abstract import AbstractPolicy
+    from .bots.abstract import check_fits as abstract_fits
     from .bots.neural import NeuralPolicy
     from .bots.neural import check_fits as neural_fits
     from .bots.tabular import TabularPolicy, check_fits
@@ -345,6 +347,8 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
             check_fits(b, params)
         elif isinstance(b, NeuralPolicy):
             neural_fits(b, params)
+        elif isinstance(b, AbstractPolicy):
+            abstract_fits(b, params)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 

@@ -43,12 +43,35 @@ def next_u64(rng):
 
 @jit
 def next_float(rng):
-    """Uniform float in [0, 1) with 53 random bits."""
+    """Uniform float in [0, 1) with 53 random bits (a scripted stream: its next value)."""
+    if rng.shape[0] > 1:
+        return _scripted(rng)
     return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @jit
 def next_below(rng, n):
-    """Uniform integer in ``0 .. n-1`` (Lemire's multiply-shift; bias < n / 2**32)."""
+    """Uniform integer in ``0 .. n-1`` (Lemire's multiply-shift; bias < n / 2**32).
+    A scripted stream: ``floor(u * n)`` of its next value ``u``."""
+    if rng.shape[0] > 1:
+        return min(np.int64(_scripted(rng) * n), n - 1)
     x = next_u64(rng) >> np.uint64(32)
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
+
+
+#: ``2**53``: a scripted stream holds ``u * 2**53`` for each value ``u`` in [0, 1).
+SCRIPT_SCALE = 9007199254740992.0
+
+
+@jit
+def _scripted(rng):
+    """The next value of a *scripted* stream: ``uint64[2 + L]`` holding the number of
+    values drawn so far, ``L``, then ``L`` values ``u`` as ``u * 2**53``. Draws past
+    the script return 0 and are still counted, so the caller sees that the script
+    was too short. :func:`vitou_ai.bots.exact.heuristic_probs` uses such streams to
+    enumerate a bot's random choices exactly; every other stream is ``uint64[1]``."""
+    c = rng[0]
+    rng[0] = c + np.uint64(1)
+    if c < rng[1]:
+        return rng[np.int64(c) + 2] * (1.0 / SCRIPT_SCALE)
+    return 0.0

@@ -54,11 +54,13 @@ from .console import (
 )
 from .history import write_atomic
 from .rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
+from .solvers.protocol import Solver, make_solver, tree_summary
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
+PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
 ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
-SOLVERS = NATIVE + OPENSPIEL + (ABSTRACT,)
+SOLVERS = NATIVE + PUBLIC + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
 #: The settings that make a run, with their defaults: the game, the solver, the evaluation.
@@ -111,8 +113,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     setting("--signals", "gestures (R7; four players)", action=argparse.BooleanOptionalAction)
     setting("--signal-seen", "probability that an opponent catches a gesture (R7.2)",
             type=float)
-    setting("--solver", "native CFR / CFR+ / DCFR on the game tree, native external- or "
-            "outcome-sampling MCCFR, or OpenSpiel's C++ solvers", choices=SOLVERS)
+    setting("--solver", "native CFR / CFR+ / DCFR on the game tree or (public-*) on the public "
+            "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers",
+            choices=SOLVERS)
     setting("--seed", "random seed of the MCCFR samples and of the evaluation deals", type=int)
     setting("--max-infosets", "MCCFR table capacity (information states)", type=int)
     setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "
@@ -121,6 +124,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "comma-separated form is read too)", nargs="+", metavar="BOT")
     setting("--exact", "exact exploitability / NashConv on the full tree (auto: if it fits)",
             choices=("auto", "yes", "no"))
+    p.add_argument("--objective", default="points", choices=("points", "match"),
+                   help="points: points per deal at the given score (R8.1); match: the "
+                   "probability of winning the match, a strategy for every score (vitou_2p; "
+                   "vitou_ai.train_match)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
@@ -233,82 +240,14 @@ def _git_commit() -> str | None:
         return None
 
 
-# ---- solver adapters ------------------------------------------------------------------------
-
-
-class _Adapter:
-    """One interface over native and OpenSpiel solvers for the training loop: each solver
-    has ``iterate(n)``, ``iteration``, ``seconds``, ``save`` and ``load``."""
-
-    def __init__(self, name: str, params: VitouParams, tree, settings: dict[str, Any]):
-        self.name, self.params, self.tree = name, params, tree
-        if name in ("cfr", "cfr+", "dcfr"):
-            from .solvers.cfr import TabularCFR
-
-            self.solver = TabularCFR(tree, name)
-        elif name in ("es-mccfr", "os-mccfr"):
-            from .solvers.mccfr import MCCFR
-
-            self.solver = MCCFR(params, "external" if name == "es-mccfr" else "outcome",
-                                seed=settings["seed"], max_infosets=settings["max_infosets"])
-        else:
-            from .solvers.openspiel_solvers import OpenSpielSolver
-
-            self.solver = OpenSpielSolver(name, params, settings["seed"])
-        self.resumable = _resumable(name)
-
-    def iterate(self, n: int) -> None:
-        self.solver.iterate(n)
-
-    @property
-    def iterations_done(self) -> int:
-        return self.solver.iteration
-
-    def solver_seconds(self) -> float:
-        return self.solver.seconds
-
-    @property
-    def nodes_touched(self) -> int | None:
-        return getattr(self.solver, "nodes_touched", None)
-
-    @property
-    def table_size(self) -> int | None:
-        """Information states in a sampling solver's table (``None`` for tree solvers)."""
-        return self.solver.num_infosets if self.name in ("es-mccfr", "os-mccfr") else None
-
-    def policy_on_tree(self) -> np.ndarray:
-        """The average policy on the tree's infosets (needs the tree)."""
-        if self.name in ("cfr", "cfr+", "dcfr"):
-            return self.solver.average_policy()
-        if self.name in ("es-mccfr", "os-mccfr"):
-            return self.solver.policy_on_tree(self.tree)
-        from .solvers.export import from_openspiel_table
-
-        return from_openspiel_table(self.tree, self.solver.average_policy_table())
-
-    def tabular_policy(self, name: str):
-        """The average policy as a simulator bot (:class:`vitou_ai.bots.tabular.TabularPolicy`)."""
-        from .bots.tabular import TabularPolicy
-
-        if self.name in ("es-mccfr", "os-mccfr"):
-            s = self.solver
-            n = s.num_infosets
-            keys, nact, actions, pol = s.keys[:n], s.nact[:n], s.actions[:n], s.average_policy()
-        else:
-            t = self.tree
-            keys, nact, actions, pol = t.is_keys, t.is_nact, t.is_actions, self.policy_on_tree()
-        probs = np.zeros((keys.shape[0], self.params.num_actions), np.float32)
-        rows = np.repeat(np.arange(keys.shape[0]), nact.astype(np.int64))
-        slots = np.concatenate([np.arange(m) for m in nact]) if len(nact) else np.zeros(0, int)
-        probs[rows, actions[rows, slots].astype(np.int64)] = pol[rows, slots]
-        return TabularPolicy(keys, probs, name=name, params=self.params)
+# ---- solvers (vitou_ai.solvers.protocol) -----------------------------------------------------
 
 
 def _resumable(solver: str) -> bool:
     """Whether the solver writes a checkpoint that ``--resume`` continues exactly."""
     from .solvers.openspiel_solvers import RESUMABLE
 
-    return solver in NATIVE or solver in RESUMABLE
+    return solver in NATIVE or solver in PUBLIC or solver in RESUMABLE
 
 
 # ---- evaluation ----------------------------------------------------------------------------
@@ -325,7 +264,7 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
-def _against_bots(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
+def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     from .bots.named import parse_bot
     from .eval.stats import wilson_interval
     from .sim.batch import simulate
@@ -352,19 +291,8 @@ def _against_bots(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict
     return out
 
 
-def _exact(adapter: _Adapter) -> dict[str, float]:
-    from .solvers.evaluate import exploitability, nash_conv, team_best_response
-
-    tree = adapter.tree
-    pol = adapter.policy_on_tree()
-    if tree.num_players == 2:
-        return {"exploitability": exploitability(tree, pol)}
-    return {"nash_conv": nash_conv(tree, pol),
-            "team0_br_gain": team_best_response(tree, pol, 0).gain,
-            "team1_br_gain": team_best_response(tree, pol, 1).gain}
-
-
-EXACT_KEYS = ("exploitability", "nash_conv", "team0_br_gain", "team1_br_gain")
+EXACT_KEYS = ("exploitability", "nash_conv", "team0_br_gain", "team1_br_gain",
+              "team0_pooled_gain", "team1_pooled_gain")
 
 
 def _figure(rows: list[dict[str, Any]], bots: list[str], title: str):
@@ -443,6 +371,10 @@ def run(args: argparse.Namespace, out=None) -> int:
     after trying to build it) and leaving nothing behind.
     """
     out = out or sys.stdout
+    if getattr(args, "objective", "points") == "match":
+        from . import train_match
+
+        return train_match.run(args, RUN_DEFAULTS, out)
     try:
         abstract = _abstract_route(args)
         if abstract is not None:
@@ -544,6 +476,13 @@ def _plan(args: argparse.Namespace) -> _Plan:
     except (ValueError, TypeError) as e:
         raise _BadInput(str(e)) from None
     s["target"] = params.target  # the profile's default made explicit, for --resume
+    if s["solver"] in PUBLIC:
+        from .solvers.public_tree import check_public_params
+
+        try:
+            check_public_params(params)
+        except ValueError as e:
+            raise _BadInput(f"--solver {s['solver']}: {e}") from None
     mccfr = s["solver"].endswith("mccfr")
     saved = saved or {}
     # the run's own length and evaluation interval unless given again
@@ -580,6 +519,15 @@ def _build_tree(plan: _Plan):
     when "auto" finds it too large). Raises :class:`_BadInput` when a needed tree does
     not fit in ``--max-tree-nodes``."""
     s = plan.settings
+    if s["solver"] in PUBLIC:
+        from .solvers.public_tree import build_public_tree
+
+        note("train", f"building the public tree (at most {plan.max_tree_nodes:,} nodes)...")
+        try:
+            return build_public_tree(plan.params, max_nodes=plan.max_tree_nodes)
+        except ValueError as e:
+            raise _BadInput(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
+                            "dcfr / es-mccfr)") from None
     need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
     if not need and s["exact"] == "no":
         return None
@@ -603,7 +551,7 @@ def _record(plan: _Plan, tree, stamp: str, at_iteration: int) -> dict[str, Any]:
     """The run record (``run.json``). A resumed run keeps its first record (its command,
     seed, settings, start) and appends this command to ``resumes``."""
     s = plan.settings
-    tree_info = {"nodes": tree.num_nodes, "infosets": tree.num_infosets} if tree else None
+    tree_info = tree_summary(tree)[0] if tree else None
     if plan.resume:
         rec = {k: v for k, v in plan.saved.items() if k not in ("latest", "iterations_done")}
         rec.setdefault("settings", s)
@@ -629,7 +577,7 @@ def _train(plan: _Plan, out) -> int:
     s = plan.settings
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     rows: list[dict[str, Any]] = []
-    adapter: _Adapter | None = None
+    adapter: Solver | None = None
     created: Path | None = None
     bar = None
     code = 0
@@ -647,12 +595,15 @@ def _train(plan: _Plan, out) -> int:
             raise _BadInput(f"--out {plan.folder}: {e.strerror or e}") from None
         folder = plan.folder
         print(f"vitou-ai train: {plan.params.profile} {s['solver']}; "
-              + (f"tree {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets "
-                 f"({build_s:.1f} s); " if tree else
+              + (f"{tree_summary(tree)[1]} ({build_s:.1f} s); " if tree else
                  "no exact evaluation (" + ("--exact no" if s["exact"] == "no" else
                                             "the tree is too large") + "); ")
               + f"run folder {folder}", file=out, flush=True)
-        adapter = _Adapter(s["solver"], plan.params, tree, s)
+        try:
+            adapter = make_solver(s["solver"], plan.params, tree, seed=s["seed"],
+                                  max_infosets=s["max_infosets"])
+        except ValueError as e:
+            raise _BadInput(str(e)) from None
         if plan.resume:
             rows = _resume(adapter, folder)
             print(f"resumed at iteration {adapter.iterations_done}", file=out, flush=True)
@@ -666,7 +617,7 @@ def _train(plan: _Plan, out) -> int:
         if first > 0:
             note("train", f"first evaluation after {first:,} iterations" + (
                 " (a first run after an install also compiles the solver)"
-                if s["solver"] in NATIVE else ""))
+                if s["solver"] in NATIVE or s["solver"] in PUBLIC else ""))
         while adapter.iterations_done < plan.iterations:
             step = min(plan.every, plan.iterations - adapter.iterations_done)
             adapter.iterate(step)
@@ -712,12 +663,12 @@ def _train(plan: _Plan, out) -> int:
     return code
 
 
-def _resume(adapter: _Adapter, folder: Path) -> list[dict[str, Any]]:
+def _resume(adapter: Solver, folder: Path) -> list[dict[str, Any]]:
     """Load the checkpoint; the curve rows up to it. Raises :class:`_BadInput`."""
     from .solvers.cfr import CheckpointError
 
     try:
-        adapter.solver.load(folder / "checkpoint.npz")
+        adapter.load(folder / "checkpoint.npz")
     except CheckpointError as e:
         raise _BadInput(f"cannot resume: {e}") from None
     if not (folder / "curve.csv").exists():
@@ -749,14 +700,14 @@ def _num(v: str) -> Any:
     return int(f) if f.is_integer() and "." not in v and "e" not in v else f
 
 
-def _evaluate(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
+def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"iteration": adapter.iterations_done,
                            "seconds": round(adapter.solver_seconds(), 3),
                            "nodes_touched": adapter.nodes_touched}
     if adapter.table_size is not None:
         row["infosets"] = adapter.table_size
-    if adapter.tree is not None and s["exact"] != "no":
-        row.update(_exact(adapter))
+    if s["exact"] != "no":
+        row.update(adapter.exact_evaluation() or {})
     for b, r in _against_bots(adapter, bots, s).items():
         row[f"{b}_win"] = r["win_rate"]
         row[f"{b}_win_lo"] = r["win_lo"]
@@ -767,9 +718,9 @@ def _evaluate(adapter: _Adapter, bots: list[str], s: dict[str, Any]) -> dict[str
     return row
 
 
-def _write_outputs(folder: Path, adapter: _Adapter, rows, bots, record, params) -> None:
+def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params) -> None:
     if adapter.resumable:
-        adapter.solver.save(folder / "checkpoint.npz")
+        adapter.save(folder / "checkpoint.npz")
     adapter.tabular_policy(f"{params.profile}-{adapter.name}").save(folder / "policy.npz")
     cols = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO()

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .abstraction.config import AbstractionConfig
+from .abstraction.config import GESTURES, AbstractionConfig
 from .history import write_atomic
 from .rules.params import RULES_VERSION, VitouParams
 
@@ -40,6 +40,9 @@ DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterat
 
 def parse_abstraction(text: str | None) -> AbstractionConfig:
     """``"count=2,trick=exact"`` -> :class:`AbstractionConfig` (empty: the defaults).
+
+    ``gestures`` takes a mode (``off``, ``all``, ``team``, ``partner``); ``on``
+    means ``all``.
 
     Raises:
         ValueError: an unknown knob or a bad value, naming it.
@@ -55,7 +58,9 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
             raise ValueError(f"--abstraction: expected knob=value with knob in "
                              f"{', '.join(fields)}, got {item!r}")
         v = v.strip()
-        if k in ("scores", "partner", "gestures"):
+        if k == "gestures" and v.lower() in GESTURES:
+            changes[k] = v.lower()
+        elif k in ("scores", "partner", "gestures"):
             if v.lower() not in ("on", "off", "true", "false", "1", "0"):
                 raise ValueError(f"--abstraction: {k} must be on or off, got {v!r}")
             changes[k] = v.lower() in ("on", "true", "1")
@@ -345,5 +350,12 @@ def _write(folder: Path, solver, rows, bots, record, params) -> None:
     rec = dict(record, latest=rows[-1], iterations_done=solver.iteration,
                solver_seconds=solver.seconds, infosets=solver.num_infosets)
     write_atomic(folder / "run.json", (json.dumps(rec, indent=2, default=str) + "\n").encode())
-    _plot(rows, bots, record["lbr_bots"], folder / "curve.png",
-          f"{params.profile}, {params.hand_size}-card hands — abstract ES-MCCFR")
+    _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record))
+
+
+def _title(params: VitouParams, record: dict[str, Any]) -> str:
+    signals = ""
+    if params.signals:
+        mode = AbstractionConfig(**record["abstraction"]).gesture_mode(True)
+        signals = f", signals (key: gestures={mode})"
+    return f"{params.profile}, {params.hand_size}-card hands{signals} — abstract ES-MCCFR"

@@ -19,7 +19,7 @@ C_SCORES = 0  # 1: the team scores (own, other) are in the key
 C_PARTNER = 1  # 1: the partner's hand when R6.1 shares it
 C_TRICK = 2  # 0: summary (best card, who holds it, cards played); 1: exact cards in order
 C_COUNT = 3  # number of top ranks whose unseen copies are counted (0 .. 8)
-C_GESTURES = 4  # 1: the gestures seen (R7.2)
+C_GESTURES = 4  # gestures seen (R7.2): index in GESTURES (0 off, 1 all, 2 team, 3 partner)
 C_HISTORY = 5  # 0: results of completed tricks; 1: results and the cards of each
 N_CFG = 6
 
@@ -27,6 +27,10 @@ N_CFG = 6
 KEY_BITS = 63
 
 TRICKS = ("summary", "exact")
+#: values of the ``gestures`` knob; the index is the jitted config value
+GESTURES = ("off", "all", "team", "partner")
+#: what ``gestures=None`` means in a game with signals
+DEFAULT_GESTURES = "partner"
 HISTORIES = ("results", "cards")
 
 
@@ -50,8 +54,14 @@ class AbstractionConfig:
             every card on the table in playing order.
         count: the unseen copies (not played, not held) of the top ``count``
             ranks, 0 .. 8 (3 bits each): a card count.
-        gestures: keep each seat's gesture as this player saw it (R7.2; 11 bits).
-            ``None``: on exactly when the game has signals.
+        gestures: which gestures seen (R7.2) the key keeps: ``"off"``; ``"all"``:
+            every seat's gesture as this player saw it (6**4 codes, 11 bits);
+            ``"team"``: the player's own and the partner's (36 codes, 6 bits);
+            ``"partner"``: the partner's only (6 codes, 3 bits; the partner
+            always sees and is always seen, R7.2). ``None``: ``"partner"``
+            (:data:`DEFAULT_GESTURES`) in a game with signals, ``"off"`` without.
+            ``True`` / ``False`` (records of earlier versions) read as
+            ``"all"`` / ``"off"``.
         history: ``"results"``: completed tricks as results only; ``"cards"``:
             also every card of each completed trick, in order (small games:
             4 bits a card).
@@ -64,15 +74,18 @@ class AbstractionConfig:
     partner: bool = True
     trick: str = "summary"
     count: int = 0
-    gestures: bool | None = None
+    gestures: str | None = None
     history: str = "results"
 
     def __post_init__(self) -> None:
         for name in ("scores", "partner"):
             if not isinstance(getattr(self, name), bool | np.bool_):
                 raise ValueError(f"abstraction knob {name} must be a bool, got {getattr(self, name)!r}")
-        if self.gestures is not None and not isinstance(self.gestures, bool | np.bool_):
-            raise ValueError(f"abstraction knob gestures must be a bool or None, got {self.gestures!r}")
+        if isinstance(self.gestures, bool | np.bool_):  # records before the gesture modes
+            object.__setattr__(self, "gestures", "all" if self.gestures else "off")
+        if self.gestures is not None and self.gestures not in GESTURES:
+            raise ValueError(f"abstraction knob gestures must be one of {GESTURES} or None, "
+                             f"got {self.gestures!r}")
         if self.trick not in TRICKS:
             raise ValueError(f"abstraction knob trick must be one of {TRICKS}, got {self.trick!r}")
         if self.history not in HISTORIES:
@@ -101,8 +114,12 @@ class AbstractionConfig:
                              f"more than {KEY_BITS}: turn off scores, gestures or history='cards', "
                              "or lower count")
 
-    def uses_gestures(self, signals: bool) -> bool:
-        return bool(signals) if self.gestures is None else bool(self.gestures)
+    def gesture_mode(self, signals: bool) -> str:
+        """The gesture feature used in a game with or without signals (one of
+        :data:`GESTURES`; always ``"off"`` without signals: there are none)."""
+        if not signals:
+            return "off"
+        return DEFAULT_GESTURES if self.gestures is None else self.gestures
 
     def to_array(self, signals: bool) -> np.ndarray:
         """``int64[N_CFG]`` for jitted code, for a game with or without signals."""
@@ -111,7 +128,7 @@ class AbstractionConfig:
         a[C_PARTNER] = int(self.partner)
         a[C_TRICK] = TRICKS.index(self.trick)
         a[C_COUNT] = int(self.count)
-        a[C_GESTURES] = int(self.uses_gestures(signals))
+        a[C_GESTURES] = GESTURES.index(self.gesture_mode(signals))
         a[C_HISTORY] = HISTORIES.index(self.history)
         return a
 

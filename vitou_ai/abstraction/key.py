@@ -24,7 +24,8 @@ trick                 summary (cards played, best rank, partner / opponent /
                       tied) or the exact cards in order
 partner (knob)        the partner's held ranks when R6.1 shows them
 count (knob)          unseen copies of the top ``count`` ranks
-gestures (knob)       each seat's gesture as seen, from this seat round
+gestures (knob)       off; all: each seat's gesture as seen, from this seat
+                      round; team: own and partner's; partner: partner's
 history (knob)        the cards of each completed trick
 scores (knob)         own team's score, the other team's
 ====================  =========================================================
@@ -62,7 +63,9 @@ LEGAL_BITS = 11
 RESULT_CODES = 13  # 0, 1 or 2 completed tricks of 3 results
 RESULT_BITS = 4
 TRICK_SUMMARY_BITS = 7  # 1 + 3 * 24 codes
-GESTURE_BITS = 11  # 6**4 codes
+GESTURE_BITS = 11  # gestures=all: 6**4 codes (a gesture or not yet, per seat)
+TEAM_GESTURE_BITS = 6  # gestures=team: 6**2 codes
+PARTNER_GESTURE_BITS = 3  # gestures=partner: 6 codes
 
 
 @jit
@@ -79,6 +82,10 @@ def feature_bits(cfg, players, hand_size, copies, ranks):
     b += min(cfg[C_COUNT], ranks) * cbits
     if cfg[C_GESTURES] == 1:
         b += GESTURE_BITS
+    elif cfg[C_GESTURES] == 2:
+        b += TEAM_GESTURE_BITS
+    elif cfg[C_GESTURES] == 3:
+        b += PARTNER_GESTURE_BITS
     if cfg[C_HISTORY] == 1:
         b += (hand_size - 1) * players * 4
     if cfg[C_SCORES] == 1:
@@ -191,6 +198,12 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
                 v = 0  # R7.2: a missed gesture looks like none
             g = g * 6 + (v + 1)
         key, s = _push(key, s, g, GESTURE_BITS)
+    elif cfg[C_GESTURES] == 2:
+        # own and partner's: both always seen (R7.2: the partner always sees)
+        g = (state[L.S_GEST + player] + 1) * 6 + state[L.S_GEST + (player + 2) % n] + 1
+        key, s = _push(key, s, g, TEAM_GESTURE_BITS)
+    elif cfg[C_GESTURES] == 3:
+        key, s = _push(key, s, state[L.S_GEST + (player + 2) % n] + 1, PARTNER_GESTURE_BITS)
     if cfg[C_HISTORY] == 1:
         # the cards of completed tricks, read back from the public token sequence
         done = nt * n

@@ -119,6 +119,7 @@ class AbstractPolicy:
         self.params = params
         self.name = name
         self.fallback = fallback
+        self.path: str | None = None  # the file it was read from (:meth:`load`)
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -170,8 +171,46 @@ class AbstractPolicy:
                 params = VitouParams(**d)
             except (ValueError, TypeError) as e:
                 raise ValueError(f"{path}: bad abstraction or game record: {e}") from None
-            return cls(z["keys"], z["nact"], z["probs"], abstraction, params,
-                       name=str(z["name"]), fallback=fallback)
+            policy = cls(z["keys"], z["nact"], z["probs"], abstraction, params,
+                         name=str(z["name"]), fallback=fallback)
+        policy.path = str(path)
+        return policy
+
+
+def check_fits(policy: AbstractPolicy, params: VitouParams) -> None:
+    """Refuse an abstract policy trained for another game than ``params``.
+
+    The game's shape (profile, ranks, copies, hand size) must match, and so
+    must ``signals`` (R7): with signals the key holds the gestures seen and the
+    gesture decisions, so a policy trained without them finds almost none of
+    its keys (it would play its fallback), and one trained with them never
+    meets its gesture states. Deal or match mode, the target, the dealer and
+    the scores may differ (the key is seat-relative; scores are a knob).
+
+    Raises:
+        ValueError: one line naming the policy file (or name), what it was
+            trained for and what this game has.
+    """
+    t = policy.params
+    where = policy.path or f"policy {policy.name!r}"
+    for field, flag in (("profile", "--profile"), ("ranks", "--ranks"), ("copies", "--copies"),
+                        ("hand_size", "--hand-size")):
+        if getattr(t, field) != getattr(params, field):
+            raise ValueError(
+                f"{where}: trained for {field} = {getattr(t, field)!r}, this game has "
+                f"{getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
+    if bool(t.signals) != bool(params.signals):
+        raise ValueError(signals_mismatch(where, bool(t.signals)))
+
+
+def signals_mismatch(where: str, trained: bool) -> str:
+    """The one-line refusal of a policy trained with ``signals = trained`` in a
+    game that has the other setting (R7)."""
+    if trained:
+        return (f"{where}: trained with signals (R7 gestures), this game has none: "
+                "pass --signals")
+    return (f"{where}: trained without signals, this game has signals (R7 gestures): "
+            "drop --signals, or train with --signals")
 
 
 def is_abstract_file(path: str | Path) -> bool:

@@ -150,6 +150,7 @@ class TabularPolicy:
         self.name = name
         self.fallback = fallback
         self.params = params
+        self.path: str | None = None  # the file it was read from (:meth:`load`)
         self._keys = keys
         self._probs = probs
         self._slots = slots
@@ -265,13 +266,16 @@ class TabularPolicy:
                     raise ValueError(f"{path}: bad 'params' record: {e}") from None
             version = str(z["rules_version"]) if "rules_version" in z.files else None
             check_rules_version(version, None if params is None else params.players, str(path))
-            return cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
+            policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
+        policy.path = str(path)
+        return policy
 
 
 def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
     """Refuse a tabular policy trained for another game than ``params``.
 
-    The game's shape (profile, ranks, copies, hand size, target) must match, and a
+    The game's shape (profile, ranks, copies, hand size, target) and ``signals``
+    (R7: the information state holds the gestures seen) must match, and a
     policy trained for one dealer seat only does not cover games where the dealer
     rotates (``params.dealer == -1``): it would fall back at every other deal.
 
@@ -287,6 +291,11 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
             raise ValueError(
                 f"policy {policy.name!r} was trained for {field} = {getattr(t, field)!r}, "
                 f"this game has {getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
+    if bool(t.signals) != bool(params.signals):
+        from .abstract import signals_mismatch
+
+        raise ValueError(signals_mismatch(policy.path or f"policy {policy.name!r}",
+                                          bool(t.signals)))
     if t.dealer >= 0 and params.dealer != t.dealer:
         raise ValueError(
             f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here the "

@@ -44,6 +44,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import numpy as np
 
+from ..bots.abstract import AbstractPolicy
+from ..bots.abstract import check_fits as abstract_fits
 from ..bots.named import parse_bot
 from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
@@ -107,6 +109,8 @@ class VitouEnv(gymnasium.Env):
                 tabular_fits(b, self.params)
             elif isinstance(b, NeuralPolicy):
                 neural_fits(b, self.params)
+            elif isinstance(b, AbstractPolicy):
+                abstract_fits(b, self.params)
         self.seat = int(seat)
         self.render_mode = render_mode
         self.illegal_action = illegal_action

@@ -73,6 +73,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
     out = out or sys.stdout
     err = err or sys.stderr
+    from ..bots.abstract import AbstractPolicy
+    from ..bots.abstract import check_fits as abstract_fits
     from ..bots.named import parse_bot, split_bot_specs
     from ..bots.neural import NeuralPolicy
     from ..bots.neural import check_fits as neural_fits
@@ -99,6 +101,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                 check_fits(pol, params)
             elif isinstance(pol, NeuralPolicy):
                 neural_fits(pol, params)
+            elif isinstance(pol, AbstractPolicy):
+                abstract_fits(pol, params)
         if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
             raise ValueError(f"--out {args.out}: exists and is not a folder")
         if len(policies) < 2:

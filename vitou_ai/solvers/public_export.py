@@ -14,8 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numba import jit
+from ..bots.exact import MAX_DRAWS, policy_probs
+from ..bots.policy import IWORK_SIZE
+from ..rules import kernel as K
 from ..rules import layout as L
-from .public_tree import PublicTree, infoset_table
+from .public_tree import (
+    KIND_CHANCE,
+    KIND_DEAL,
+    KIND_DECISION,
+    PublicTree,
+    _grow1,
+    _grow2,
+    _set_hand,
+    infoset_table,
+)
 from .tree import MAX_INFOSET_ACTIONS, GameTree
 
 
@@ -110,3 +123,105 @@ def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) 
     ok = rows >= 0
     w[ok] = flat_policy[rows[ok], slots[ok]]
     return entry_policy(tree, w)
+
+
+@jit
+def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
+                    pack, pi, bounds, out):
+    """Replay the tree on the kernel (as ``public_tree._infoset_keys``) and write, for each
+    entry, policy ``pi``'s probability of the entry's action for the entry's hand."""
+    H = hands.shape[0]
+    scap = 256
+    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(scap, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    sp = 1
+    state = np.empty(L.STATE_SIZE, np.int32)
+    played = np.empty(L.MAX_RANKS, np.int64)
+    keybuf = np.empty(L.KEY_SIZE, np.int8)
+    iwork = np.zeros(IWORK_SIZE, np.int64)
+    script = np.zeros(2 + MAX_DRAWS, np.uint64)
+    legal = np.empty(L.NUM_ACTIONS, np.int64)
+    probs = np.zeros((H + 1, L.NUM_ACTIONS))
+    done = np.zeros(H + 1, np.bool_)
+    row = np.empty(L.NUM_ACTIONS)
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        m = nchild[node]
+        f = first[node]
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+        if kind[node] == KIND_DECISION:
+            p = player[node]
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):
+                    done[ent[aoff[c] + j]] = False
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):
+                    e = aoff[c] + j
+                    hh = ent[e]
+                    if not done[hh]:
+                        if hh < H:
+                            _set_hand(params, state, p, hands[hh], played)
+                        n_legal = K.legal_actions(params, state, legal)
+                        policy_probs(pack, pi, params, state, p, legal, n_legal, bounds, keybuf,
+                                     iwork, script, row)
+                        for a in range(L.NUM_ACTIONS):
+                            probs[hh, a] = row[a]
+                        done[hh] = True
+                    out[e] = probs[hh, action[c]]
+            for k in range(m):
+                c = f + k
+                K.copy_state(state, st_states[sp])
+                h0 = ent[aoff[c]]
+                if h0 < H:
+                    _set_hand(params, st_states[sp], p, hands[h0], played)
+                K.apply_action(params, st_states[sp], action[c])
+                st_node[sp] = c
+                sp += 1
+        elif kind[node] == KIND_DEAL:
+            K.copy_state(state, st_states[sp])
+            K.apply_deal(params, st_states[sp], deal0)
+            st_node[sp] = f
+            sp += 1
+        elif kind[node] == KIND_CHANCE:
+            for k in range(m):
+                K.copy_state(state, st_states[sp])
+                K.apply_action(params, st_states[sp], action[f + k])
+                st_node[sp] = f + k
+                sp += 1
+
+
+def bot_policy(tree: PublicTree, policy) -> np.ndarray:
+    """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
+    a policy over the public tree's entries, with its exact action probabilities
+    (:func:`vitou_ai.bots.exact.policy_probs`: a heuristic bot's random draws are
+    enumerated, not sampled), played by every seat.
+
+    Returns:
+        ``float64[num_entries]``, normalised per information set.
+
+    Raises:
+        ValueError: a neural policy; a policy for other game parameters.
+    """
+    from ..bots.exact import breakpoints
+    from ..bots.policy import pack_policies
+    from .public_cfr import entry_policy
+
+    own = getattr(policy, "params", None)
+    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
+        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
+                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+    pack = pack_policies([policy], signals=tree.params.signals)
+    out = np.zeros(tree.num_entries)
+    _policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
+                    tree.action, tree.actor_off, tree.actor_len, tree.entries, tree.hands,
+                    tree.deal0, pack, 0, breakpoints(pack.fparams[0]), out)
+    # entries of information sets no deal reaches may have lost actions: renormalise
+    return entry_policy(tree, out)

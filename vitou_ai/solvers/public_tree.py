@@ -196,6 +196,61 @@ def _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p):
 
 
 @jit
+def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent, ne, offs, lens,
+                      legal, union, keep, played, acts):
+    """At a decision of seat ``p``: ``legal[i, a]`` for each hand ``i`` of its range
+    (``offs[p]`` / ``lens[p]``, slices of ``ent``) and ``keep[a]`` for the actions
+    some deal allows (card removal across seats). Uses ``ent`` beyond ``ne`` as
+    scratch; ``state``'s hand of ``p`` is left as the range's last hand.
+
+    Returns:
+        (number of kept actions, ``ent`` (grown if needed)).
+    """
+    off_p = offs[p]
+    len_p = lens[p]
+    dealt = ent[off_p] != H
+    for a in range(L.NUM_ACTIONS):
+        union[a] = False
+        keep[a] = False
+    for i in range(len_p):
+        if dealt:
+            _set_hand(params, state, p, hands[ent[off_p + i]], played)
+        for a in range(L.NUM_ACTIONS):
+            legal[i, a] = False
+        m = K.legal_actions(params, state, acts)
+        for k in range(m):
+            legal[i, acts[k]] = True
+            union[acts[k]] = True
+    m = 0
+    for a in range(L.NUM_ACTIONS):
+        if not union[a]:
+            continue
+        cnt = 0
+        for i in range(len_p):
+            if legal[i, a]:
+                cnt += 1
+        # write the candidate range at the end of ent (committed only if kept)
+        if ne + cnt > ent.shape[0]:
+            ent = _grow1(ent, ne + cnt)
+        j = 0
+        for i in range(len_p):
+            if legal[i, a]:
+                ent[ne + j] = ent[off_p + i]
+                j += 1
+        save_off = offs[p]
+        save_len = lens[p]
+        offs[p] = ne
+        lens[p] = cnt
+        ok = (not dealt) or _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p)
+        offs[p] = save_off
+        lens[p] = save_len
+        if ok:
+            keep[a] = True
+            m += 1
+    return m, ent
+
+
+@jit
 def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
     n = params[P_PLAYERS]
     H = hands.shape[0]
@@ -319,45 +374,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
         off_p = offs[p]
         len_p = lens[p]
         dealt = ent[off_p] != H
-        for a in range(L.NUM_ACTIONS):
-            union[a] = False
-            keep[a] = False
-        for i in range(len_p):
-            if dealt:
-                _set_hand(params, state, p, hands[ent[off_p + i]], played)
-            for a in range(L.NUM_ACTIONS):
-                legal[i, a] = False
-            m = K.legal_actions(params, state, acts)
-            for k in range(m):
-                legal[i, acts[k]] = True
-                union[acts[k]] = True
-        # keep an action only if some deal allows it (card removal across seats)
-        m = 0
-        for a in range(L.NUM_ACTIONS):
-            if not union[a]:
-                continue
-            cnt = 0
-            for i in range(len_p):
-                if legal[i, a]:
-                    cnt += 1
-            # write the candidate range at the end of ent (committed only if kept)
-            if ne + cnt > ent.shape[0]:
-                ent = _grow1(ent, ne + cnt)
-            j = 0
-            for i in range(len_p):
-                if legal[i, a]:
-                    ent[ne + j] = ent[off_p + i]
-                    j += 1
-            save_off = offs[p]
-            save_len = lens[p]
-            offs[p] = ne
-            lens[p] = cnt
-            ok = (not dealt) or _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p)
-            offs[p] = save_off
-            lens[p] = save_len
-            if ok:
-                keep[a] = True
-                m += 1
+        m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent, ne,
+                                   offs, lens, legal, union, keep, played, acts)
         first[node] = n_nodes
         nchild[node] = m
         need = n_nodes + m
@@ -480,8 +498,12 @@ def check_public_params(params: VitouParams) -> None:
     Raises:
         ValueError: match mode; signals on (R7.2: a caught gesture is a private
             observation); four players with exactly one team at ``target - 1``
-            (R6.1: the partners see each other's hands).
+            (R6.1: the partners see each other's hands); a Truc / Put family profile
+            (docs/RULES_family.md: its action ids and decks are outside the public tree's
+            Vitou-sized buffers).
     """
+    if params.family:
+        raise ValueError(f"the public tree covers the Vitou profiles only, not {params.profile}")
     if params.mode != "deal":
         raise ValueError("public trees are built for deal mode only (mode='deal')")
     if params.signals:
@@ -504,14 +526,7 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
-    # a representative deal, only there to give the kernel a dealt state
-    deck = [params.copies] * params.ranks
-    deal0 = np.zeros((params.players, params.hand_size), np.int64)
-    for s in range(params.players):
-        for i in range(params.hand_size):
-            r = next(r for r in range(params.ranks) if deck[r] > 0)
-            deck[r] -= 1
-            deal0[s, i] = r
+    deal0 = _representative_deal(params)
     out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes)
     n_nodes = out[0]
     if n_nodes > max_nodes:
@@ -521,6 +536,200 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
                       *(a[:n_nodes].copy() for a in out[1:10]), out[11][:ne].copy(),
                       out[12][:ne].copy(), deal0)
 
+
+
+@jit
+def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
+    """Nodes and entries of the public tree without keeping it: an exact depth-first
+    count (``probes == 0``), or Knuth's estimator (``probes`` random root-to-leaf
+    paths, each node counted with the product of the branching factors above it).
+    Entries of finished subtrees are reused (a stack discipline), so memory stays
+    at the depth times one node's ranges."""
+    n = params[P_PLAYERS]
+    H = hands.shape[0]
+    ent = np.empty(4096 + H, np.uint8)
+    ent[0] = H
+    for i in range(H):
+        ent[1 + i] = i
+    scap = 256
+    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
+    st_off = np.empty((scap, 4), np.int64)
+    st_len = np.empty((scap, 4), np.int64)
+    st_mark = np.empty(scap, np.int64)
+    st_w = np.empty(scap, np.float64)
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    cprobs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    state = np.empty(L.STATE_SIZE, np.int32)
+    played = np.empty(L.MAX_RANKS, np.int64)
+    legal = np.zeros((H + 1, L.NUM_ACTIONS), np.bool_)
+    union = np.zeros(L.NUM_ACTIONS, np.bool_)
+    keep = np.zeros(L.NUM_ACTIONS, np.bool_)
+    offs = np.empty(4, np.int64)
+    lens = np.empty(4, np.int64)
+    np.random.seed(seed)
+    nodes = 0.0
+    entries = 0.0
+    decisions = 0.0
+    rounds = max(probes, 1)
+    for _ in range(rounds):
+        K.init_state(params, st_states[0])
+        for s in range(4):
+            st_off[0, s] = 0
+            st_len[0, s] = 1
+        st_mark[0] = 1 + H
+        st_w[0] = 1.0
+        sp = 1
+        nodes += 1.0
+        entries += 1.0 + H
+        while sp > 0:
+            sp -= 1
+            K.copy_state(st_states[sp], state)
+            ne = st_mark[sp]
+            w = st_w[sp]
+            for s in range(4):
+                offs[s] = st_off[sp, s]
+                lens[s] = st_len[sp, s]
+            if K.is_terminal(state):
+                continue
+            if sp + L.NUM_ACTIONS + L.MAX_CHANCE_OUTCOMES > st_states.shape[0]:
+                st_states = _grow2(st_states, 2 * st_states.shape[0])
+                st_off = _grow2(st_off, 2 * st_off.shape[0])
+                st_len = _grow2(st_len, 2 * st_len.shape[0])
+                st_mark = _grow1(st_mark, 2 * st_mark.shape[0])
+                st_w = _grow1(st_w, 2 * st_w.shape[0])
+            if K.is_chance(state):
+                if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
+                    m = 1
+                elif state[L.S_PHASE] == L.PH_DRAW_DEALER:
+                    m = K.chance_outcomes(params, state, acts, cprobs)
+                else:
+                    raise ValueError("private chance event (gesture caught) in a public tree")
+                nodes += w * m
+                pick = np.random.randint(m) if probes > 0 else -1
+                for k in range(m):
+                    if pick >= 0 and k != pick:
+                        continue
+                    K.copy_state(state, st_states[sp])
+                    if m == 1 and state[L.S_PHASE] == L.PH_DEAL:
+                        K.apply_deal(params, st_states[sp], deal0)
+                        for s in range(4):
+                            st_off[sp, s] = 1
+                            st_len[sp, s] = H
+                    else:
+                        K.apply_action(params, st_states[sp], acts[k])
+                        for s in range(4):
+                            st_off[sp, s] = offs[s]
+                            st_len[sp, s] = lens[s]
+                    st_mark[sp] = ne
+                    st_w[sp] = w * m if probes > 0 else 1.0
+                    sp += 1
+                continue
+            p = K.current_player(params, state)
+            decisions += w
+            off_p = offs[p]
+            len_p = lens[p]
+            dealt = ent[off_p] != H
+            m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
+                                       ne, offs, lens, legal, union, keep, played, acts)
+            nodes += w * m
+            pick = np.random.randint(m) if probes > 0 else -1
+            k = 0
+            first_sp = sp
+            for a in range(L.NUM_ACTIONS):
+                if not keep[a]:
+                    continue
+                cnt = 0
+                for i in range(len_p):
+                    if legal[i, a]:
+                        cnt += 1
+                entries += w * cnt
+                if pick >= 0 and k != pick:
+                    k += 1
+                    continue
+                k += 1
+                if ne + cnt > ent.shape[0]:
+                    ent = _grow1(ent, ne + cnt)
+                j = 0
+                rep = -1
+                for i in range(len_p):
+                    if legal[i, a]:
+                        ent[ne + j] = ent[off_p + i]
+                        if rep < 0:
+                            rep = i
+                        j += 1
+                K.copy_state(state, st_states[sp])
+                if dealt:
+                    _set_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
+                K.apply_action(params, st_states[sp], a)
+                for s in range(4):
+                    st_off[sp, s] = offs[s]
+                    st_len[sp, s] = lens[s]
+                st_off[sp, p] = ne
+                st_len[sp, p] = cnt
+                st_w[sp] = w * m if probes > 0 else 1.0
+                sp += 1
+                ne += cnt
+            for q in range(first_sp, sp):
+                st_mark[q] = ne
+    return nodes / rounds, entries / rounds, decisions / rounds
+
+
+@dataclass(frozen=True)
+class TreeCount:
+    """Size of a public tree, counted without building it (:func:`count_public_tree`).
+
+    ``nodes`` / ``entries`` / ``decisions`` are exact when ``probes == 0``, else
+    Knuth's unbiased estimates (means over ``probes`` random paths). ``tree_bytes``:
+    the arrays of :class:`PublicTree` (39 bytes a node, 2 an entry);
+    ``solver_bytes``: that plus :class:`~vitou_ai.solvers.public_cfr.PublicCFR`'s two
+    ``float64`` tables (16 bytes an entry).
+    """
+
+    nodes: float
+    entries: float
+    decisions: float
+    probes: int
+
+    @property
+    def tree_bytes(self) -> float:
+        return 39.0 * self.nodes + 2.0 * self.entries
+
+    @property
+    def solver_bytes(self) -> float:
+        return self.tree_bytes + 16.0 * self.entries
+
+
+def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> TreeCount:
+    """Count the public tree of ``params`` without storing it (exact, or Knuth's
+    estimator with ``probes`` random paths: D. E. Knuth 1975, "Estimating the
+    efficiency of backtrack programs", Math. Comp. 29). Same tree as
+    :func:`build_public_tree`.
+
+    Raises:
+        ValueError: see :func:`check_public_params`; ``probes < 0``.
+    """
+    check_public_params(params)
+    if probes < 0:
+        raise ValueError(f"probes must be >= 0, not {probes}")
+    hands = enumerate_hands(params)
+    counts = hand_counts(params, hands)
+    pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
+              else np.zeros((1, 1)))
+    nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
+                                       _representative_deal(params), pair_p, probes, seed)
+    return TreeCount(float(nodes), float(entries), float(decisions), probes)
+
+
+def _representative_deal(params: VitouParams) -> np.ndarray:
+    """A deal that fits the deck, only there to give the kernel a dealt state."""
+    deck = [params.copies] * params.ranks
+    deal0 = np.zeros((params.players, params.hand_size), np.int64)
+    for s in range(params.players):
+        for i in range(params.hand_size):
+            r = next(r for r in range(params.ranks) if deck[r] > 0)
+            deck[r] -= 1
+            deal0[s, i] = r
+    return deal0
 
 
 @jit

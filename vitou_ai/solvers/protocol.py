@@ -1,0 +1,283 @@
+"""One solver interface: what ``vitou-ai train`` (and any experiment) asks of a solver.
+
+:class:`Solver` is a :class:`typing.Protocol` in the spirit of ``postflop-solver``'s
+game / solver traits: iterate, report progress, export the average policy as a
+tabular bot (``policy.npz``), evaluate it exactly where the game tree is at hand,
+and checkpoint. :func:`make_solver` builds one from a ``vitou-ai train`` solver
+name; the families behind it:
+
+- ``cfr`` / ``cfr+`` / ``dcfr``: :class:`~vitou_ai.solvers.cfr.TabularCFR` on the flat
+  game tree (:class:`FlatTreeSolver`);
+- ``public-cfr`` / ``public-cfr+`` / ``public-dcfr``: range-vector CFR on the public tree
+  (:class:`~vitou_ai.solvers.public_cfr.PublicCFR`, :class:`PublicTreeSolver`); four
+  players also get the pooled team best response
+  (:mod:`vitou_ai.solvers.public_team`);
+- ``es-mccfr`` / ``os-mccfr``: :class:`~vitou_ai.solvers.mccfr.MCCFR` on the kernel
+  (:class:`MCCFRSolver`);
+- ``openspiel-*``: OpenSpiel's C++ solvers on ``python_vitou``
+  (:class:`OpenSpielTreeSolver`).
+
+Exact evaluation keys (points per deal): two players ``exploitability``; four
+players ``nash_conv`` and, per team, ``team{t}_br_gain`` (alternating partners'
+best responses: a lower bound on the team's gain) and, on the public tree,
+``team{t}_pooled_gain`` (the pooled team: an upper bound).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..rules.params import VitouParams
+
+FLAT = ("cfr", "cfr+", "dcfr")
+PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")
+SAMPLING = ("es-mccfr", "os-mccfr")
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """A solver as the training loop sees it.
+
+    Attributes:
+        name: the ``vitou-ai train`` solver name.
+        params: the game.
+        resumable: whether :meth:`save` writes a checkpoint that :meth:`load`
+            continues exactly.
+    """
+
+    name: str
+    params: VitouParams
+    resumable: bool
+
+    @property
+    def iterations_done(self) -> int: ...
+
+    @property
+    def nodes_touched(self) -> int | None:
+        """Nodes the iterations visited so far (``None`` if the solver does not count)."""
+
+    @property
+    def table_size(self) -> int | None:
+        """Information states in a sampling solver's table (``None`` for tree solvers)."""
+
+    def iterate(self, n: int) -> None:
+        """Run ``n`` more iterations."""
+
+    def solver_seconds(self) -> float:
+        """Wall seconds spent in :meth:`iterate`, over all sessions."""
+
+    def tabular_policy(self, name: str):
+        """The average policy as a :class:`~vitou_ai.bots.tabular.TabularPolicy`."""
+
+    def exact_evaluation(self) -> dict[str, float] | None:
+        """The average policy's exact exploitability figures (module docstring), or
+        ``None`` when no game tree is at hand."""
+
+    def save(self, path: str | Path) -> None:
+        """Write a checkpoint atomically."""
+
+    def load(self, path: str | Path) -> None:
+        """Resume from a checkpoint (:class:`~vitou_ai.solvers.cfr.CheckpointError` if it
+        belongs to another game or solver)."""
+
+
+def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
+    from .evaluate import exploitability, nash_conv, team_best_response
+
+    if tree.num_players == 2:
+        return {"exploitability": exploitability(tree, policy)}
+    return {"nash_conv": nash_conv(tree, policy),
+            "team0_br_gain": team_best_response(tree, policy, 0).gain,
+            "team1_br_gain": team_best_response(tree, policy, 1).gain}
+
+
+def _flat_tabular(params: VitouParams, keys, nact, actions, pol, name: str):
+    from ..bots.tabular import TabularPolicy
+
+    probs = np.zeros((keys.shape[0], params.num_actions), np.float32)
+    rows = np.repeat(np.arange(keys.shape[0]), nact.astype(np.int64))
+    slots = np.concatenate([np.arange(m) for m in nact]) if len(nact) else np.zeros(0, int)
+    probs[rows, actions[rows, slots].astype(np.int64)] = pol[rows, slots]
+    return TabularPolicy(keys, probs, name=name, params=params)
+
+
+class _Common:
+    """What every family shares: iteration counters and checkpoints of ``self.solver``."""
+
+    solver: Any
+    resumable = True
+
+    @property
+    def iterations_done(self) -> int:
+        return self.solver.iteration
+
+    @property
+    def nodes_touched(self) -> int | None:
+        return getattr(self.solver, "nodes_touched", None)
+
+    @property
+    def table_size(self) -> int | None:
+        return None
+
+    def iterate(self, n: int) -> None:
+        self.solver.iterate(n)
+
+    def solver_seconds(self) -> float:
+        return self.solver.seconds
+
+    def save(self, path: str | Path) -> None:
+        self.solver.save(path)
+
+    def load(self, path: str | Path) -> None:
+        self.solver.load(path)
+
+
+class FlatTreeSolver(_Common):
+    """CFR / CFR+ / DCFR on the flat game tree (:class:`~vitou_ai.solvers.tree.GameTree`)."""
+
+    def __init__(self, name: str, params: VitouParams, tree):
+        from .cfr import TabularCFR
+
+        self.name, self.params, self.tree = name, params, tree
+        self.solver = TabularCFR(tree, name)
+
+    def tabular_policy(self, name: str):
+        t = self.tree
+        return _flat_tabular(self.params, t.is_keys, t.is_nact, t.is_actions,
+                             self.solver.average_policy(), name)
+
+    def exact_evaluation(self) -> dict[str, float] | None:
+        return _flat_exact(self.tree, self.solver.average_policy())
+
+
+class PublicTreeSolver(_Common):
+    """Range-vector CFR / CFR+ / DCFR on the public tree
+    (:class:`~vitou_ai.solvers.public_tree.PublicTree`)."""
+
+    def __init__(self, name: str, params: VitouParams, tree):
+        from .public_cfr import PublicCFR
+
+        self.name, self.params, self.tree = name, params, tree
+        self.solver = PublicCFR(tree, name.removeprefix("public-"))
+        self._team = None
+
+    def tabular_policy(self, name: str):
+        from .public_export import to_tabular_policy
+
+        return to_tabular_policy(self.tree, self.solver.average_policy(), name=name)
+
+    def exact_evaluation(self) -> dict[str, float] | None:
+        from . import public_team as PT
+
+        s = self.solver
+        if self.tree.num_players == 2:
+            return {"exploitability": s.exploitability()}
+        if self._team is None:
+            self._team = PT.TeamPasses(self.tree)
+        pol = s.average_policy()
+        out = {"nash_conv": PT.nash_conv(self.tree, pol, self._team)}
+        for t in (0, 1):
+            b = PT.team_bracket(self.tree, pol, t, passes=self._team)
+            out[f"team{t}_br_gain"] = b.gain_lower
+            out[f"team{t}_pooled_gain"] = b.gain_upper
+        return out
+
+
+class MCCFRSolver(_Common):
+    """External- or outcome-sampling MCCFR on the kernel; exact evaluation on ``tree``
+    (a flat tree) when one is given."""
+
+    def __init__(self, name: str, params: VitouParams, tree, seed: int, max_infosets: int):
+        from .mccfr import MCCFR
+
+        self.name, self.params, self.tree = name, params, tree
+        self.solver = MCCFR(params, "external" if name == "es-mccfr" else "outcome",
+                            seed=seed, max_infosets=max_infosets)
+
+    @property
+    def table_size(self) -> int | None:
+        return self.solver.num_infosets
+
+    def tabular_policy(self, name: str):
+        s = self.solver
+        n = s.num_infosets
+        return _flat_tabular(self.params, s.keys[:n], s.nact[:n], s.actions[:n],
+                             s.average_policy(), name)
+
+    def exact_evaluation(self) -> dict[str, float] | None:
+        if self.tree is None:
+            return None
+        return _flat_exact(self.tree, self.solver.policy_on_tree(self.tree))
+
+
+class OpenSpielTreeSolver(_Common):
+    """OpenSpiel's C++ CFR / CFR+ / MCCFR on ``python_vitou``; exact evaluation and the
+    tabular export on the flat ``tree``."""
+
+    def __init__(self, name: str, params: VitouParams, tree, seed: int):
+        from .openspiel_solvers import RESUMABLE, OpenSpielSolver
+
+        self.name, self.params, self.tree = name, params, tree
+        self.solver = OpenSpielSolver(name, params, seed)
+        self.resumable = name in RESUMABLE
+
+    def _policy(self) -> np.ndarray:
+        from .export import from_openspiel_table
+
+        return from_openspiel_table(self.tree, self.solver.average_policy_table())
+
+    def tabular_policy(self, name: str):
+        t = self.tree
+        return _flat_tabular(self.params, t.is_keys, t.is_nact, t.is_actions, self._policy(),
+                             name)
+
+    def exact_evaluation(self) -> dict[str, float] | None:
+        return _flat_exact(self.tree, self._policy())
+
+
+def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
+                max_infosets: int = 1 << 22) -> Solver:
+    """The solver ``name`` (a ``vitou-ai train`` solver name) for ``params``.
+
+    Args:
+        tree: the flat game tree (flat-tree and OpenSpiel solvers; optional for MCCFR,
+            for exact evaluation) or the public tree (public-tree solvers).
+
+    Raises:
+        ValueError: an unknown name, or a tree of the wrong kind for it.
+    """
+    from .public_tree import PublicTree
+
+    public = isinstance(tree, PublicTree)
+    if name in PUBLIC:
+        if not public:
+            raise ValueError(f"solver {name} needs a public tree (public_tree.build_public_tree)")
+        return PublicTreeSolver(name, params, tree)
+    if public:
+        raise ValueError(f"solver {name} runs on the flat game tree, not a public tree")
+    if name in FLAT:
+        if tree is None:
+            raise ValueError(f"solver {name} needs the game tree (tree.build_tree)")
+        return FlatTreeSolver(name, params, tree)
+    if name in SAMPLING:
+        return MCCFRSolver(name, params, tree, seed, max_infosets)
+    if name.startswith("openspiel-"):
+        if tree is None:
+            raise ValueError(f"solver {name} needs the game tree (tree.build_tree)")
+        return OpenSpielTreeSolver(name, params, tree, seed)
+    raise ValueError(f"unknown solver {name!r}; expected one of "
+                     f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")
+
+
+def tree_summary(tree) -> tuple[dict[str, int], str]:
+    """(record, text) describing a flat or public tree for ``run.json`` and the log."""
+    from .public_tree import PublicTree
+
+    if isinstance(tree, PublicTree):
+        return ({"public_nodes": tree.num_nodes, "entries": tree.num_entries},
+                f"public tree {tree.num_nodes:,} nodes, {tree.num_entries:,} entries")
+    return ({"nodes": tree.num_nodes, "infosets": tree.num_infosets},
+            f"tree {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets")

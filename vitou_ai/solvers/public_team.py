@@ -1,0 +1,426 @@
+"""Team best responses for four players on the public tree: pooled and alternating.
+
+In ``vitou`` and ``vitou_cason`` two partners share one return (R8.1), so what a
+team can gain against the other team's fixed policy is a two-player question.
+Two bounds bracket it:
+
+- **pooled (upper bound)**: the partners act as one player who sees both their
+  hands. Its private state is the pair of hands, and its best response is a max,
+  per public decision node of either partner and per pair of hands in the two
+  ranges, over the actions legal for the acting partner's hand. No pair of
+  partners who see only their own hands can do better (any such team strategy
+  is one of the pooled player's strategies).
+- **alternating (lower bound)**: each partner in turn takes a best response to
+  the other's latest policy (OpenSpiel notes, "Team games"), until the team's
+  value stops improving; the value reached is that of a team strategy the
+  partners can play, so it is what the team can gain at least.
+
+Both are one pass over the public tree (Johanson, Waugh, Bowling & Zinkevich
+2011, section 4, with the team's pair of hands as the private state) holding, at
+each public node, the team's values as a matrix over (hand of the team's first
+seat, hand of its second seat) and the reach probabilities of the other seats'
+hands. Terminal values use the exact joint deal probability of four hands
+(card removal, :func:`~vitou_ai.solvers.public_tree.joint_deal_probability`),
+summed over the opponents' pairs of hands grouped by the ranks they hold
+together: ``P = c * prod_s f(h_s) * prod_r g(K_r)`` with ``K_r`` the copies of
+rank ``r`` in the four hands, so only the combined counts of each pair matter.
+
+The same pass with one seat responding and its partner fixed is the seat's
+best response (NashConv), and with nobody responding the team's expected value:
+both are checked against :mod:`vitou_ai.solvers.public_cfr`'s passes in the
+tests. Units: points per deal (R8.1), team ``t``'s return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._numba import jit
+from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL, PublicTree
+
+MODE_VALUE = 0  # both partners play the given policy
+MODE_SEAT = 1  # one partner best-responds (``responder``), the other plays the policy
+MODE_POOLED = 2  # the partners best-respond together, seeing both hands
+
+
+@dataclass(frozen=True)
+class TeamBracket:
+    """What team ``team`` can gain against the other team's fixed policy, bracketed.
+
+    Attributes:
+        team: 0 (seats 0 and 2) or 1 (seats 1 and 3).
+        value: the team's expected return under the policy (points per deal).
+        alternating: the team's value after alternating partners' best responses
+            (a lower bound on the best team response).
+        pooled: the value of the pooled best response (an upper bound).
+        rounds: partner best responses taken by the alternation.
+    """
+
+    team: int
+    value: float
+    alternating: float
+    pooled: float
+    rounds: int
+
+    @property
+    def gain_lower(self) -> float:
+        return self.alternating - self.value
+
+    @property
+    def gain_upper(self) -> float:
+        return self.pooled - self.value
+
+
+def _pair_sums(tree: PublicTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Combined counts of pairs of hands, and the deal probability's factors.
+
+    Returns:
+        key: ``int64[H, H]``, index of the rank counts of hands ``i`` and ``j`` together;
+        weight: ``float64[H]``, ``f(h) = 1 / prod_r k_r!`` for each hand;
+        cross: ``float64[K, K]``, ``prod_r g(K_r)`` for two pairs' combined counts
+            (``g(k) = copies! / (copies - k)!``, 0 beyond the copies);
+        scale: ``float64[1]``, ``c = 1 / multinomial(N; h, h, h, h, N - 4h)``.
+    """
+    from .public_cfr import _joint_factors
+
+    joint = _joint_factors(tree)
+    H = tree.num_hands
+    sums: dict[tuple[int, ...], int] = {}
+    key = np.zeros((H, H), np.int64)
+    for i in range(H):
+        for j in range(H):
+            key[i, j] = sums.setdefault(tuple(tree.counts[i] + tree.counts[j]), len(sums))
+    vecs = np.array(list(sums), np.int64)
+    K = len(vecs)
+    cross = np.ones((K, K))
+    for r in range(vecs.shape[1]):
+        cross *= joint[0][vecs[:, r][:, None] + vecs[:, r][None, :]]
+    return key, joint[1, :H].copy(), cross, np.array([joint[2, 0]])
+
+
+@jit
+def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
+           team, mode, responder, given, br, key, weight, cross, scale, offs, lens, reach, V,
+           has, bestq, beste, wo, go):
+    """Value matrix of ``node`` into ``V[d, :len_a, :len_b]`` (module docstring); seat
+    ranges ``offs[d]`` / ``lens[d]``, reach ``reach[d]``. Returns nodes visited."""
+    A = team
+    B = team + 2
+    C = 1 - team
+    D = 3 - team
+    la = lens[d, A]
+    lb = lens[d, B]
+    k_ = kind[node]
+    visited = 1
+    if k_ == KIND_TERMINAL:
+        u = util[node] if team == 0 else -util[node]
+        if ent[offs[d, A]] == none_hand:
+            V[d, 0, 0] = u * reach[d, C, 0] * reach[d, D, 0]
+            return visited
+        for q in range(wo.shape[0]):
+            wo[q] = 0.0
+        oc = offs[d, C]
+        od = offs[d, D]
+        for k in range(lens[d, C]):
+            rc = reach[d, C, k]
+            if rc == 0.0:
+                continue
+            hc = ent[oc + k]
+            rc *= weight[hc]
+            for m in range(lens[d, D]):
+                rd = reach[d, D, m]
+                if rd != 0.0:
+                    hd = ent[od + m]
+                    wo[key[hc, hd]] += rc * rd * weight[hd]
+        for q in range(go.shape[0]):
+            go[q] = -1.0  # not computed yet
+        oa = offs[d, A]
+        ob = offs[d, B]
+        for i in range(la):
+            ha = ent[oa + i]
+            for j in range(lb):
+                hb = ent[ob + j]
+                t = key[ha, hb]
+                if go[t] < 0.0:
+                    acc = 0.0
+                    for q in range(wo.shape[0]):
+                        if wo[q] != 0.0:
+                            acc += cross[t, q] * wo[q]
+                    go[t] = acc
+                V[d, i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
+        return visited
+    f = first[node]
+    m_ = nchild[node]
+    nd = d + 1
+    if k_ == KIND_DEAL:
+        for s in range(4):
+            offs[nd, s] = 1
+            lens[nd, s] = none_hand
+            r0 = reach[d, s, 0]
+            for i in range(none_hand):
+                reach[nd, s, i] = r0
+        visited += _visit(f, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
+                          none_hand, team, mode, responder, given, br, key, weight, cross, scale,
+                          offs, lens, reach, V, has, bestq, beste, wo, go)
+        acc = 0.0
+        for i in range(none_hand):
+            for j in range(none_hand):
+                acc += V[nd, i, j]
+        V[d, 0, 0] = acc
+        return visited
+    for i in range(la):
+        for j in range(lb):
+            V[d, i, j] = 0.0
+    if k_ == KIND_CHANCE:
+        for k in range(m_):
+            c = f + k
+            for s in range(4):
+                offs[nd, s] = offs[d, s]
+                lens[nd, s] = lens[d, s]
+                for i in range(lens[d, s]):
+                    reach[nd, s, i] = reach[d, s, i]
+            visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
+                              pslot, none_hand, team, mode, responder, given, br, key, weight,
+                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go)
+            for i in range(la):
+                for j in range(lb):
+                    V[d, i, j] += prob[c] * V[nd, i, j]
+        return visited
+    p = player[node]
+    ours = p == A or p == B
+    respond = ours and (mode == MODE_POOLED or (mode == MODE_SEAT and p == responder))
+    lp = lens[d, p]
+    if respond:
+        for i in range(lp):
+            has[d, i] = 0
+    for k in range(m_):
+        c = f + k
+        for s in range(4):
+            offs[nd, s] = offs[d, s]
+            lens[nd, s] = lens[d, s]
+            if s != p:
+                for i in range(lens[d, s]):
+                    reach[nd, s, i] = reach[d, s, i]
+        offs[nd, p] = aoff[c]
+        lens[nd, p] = alen[c]
+        for j in range(alen[c]):
+            e = aoff[c] + j
+            reach[nd, p, j] = reach[d, p, pslot[e]] * (1.0 if respond else given[e])
+        visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
+                          none_hand, team, mode, responder, given, br, key, weight, cross, scale,
+                          offs, lens, reach, V, has, bestq, beste, wo, go)
+        if not respond:
+            if not ours:
+                # an opponent: its policy is in its reach already
+                for x in range(la):
+                    for y in range(lb):
+                        V[d, x, y] += V[nd, x, y]
+                continue
+            # a partner playing the policy: the child's values weighted by its action
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                i = pslot[e]
+                g = given[e]
+                if g == 0.0:
+                    continue
+                if p == A:
+                    for y in range(lb):
+                        V[d, i, y] += g * V[nd, j, y]
+                else:
+                    for x in range(la):
+                        V[d, x, i] += g * V[nd, x, j]
+        elif mode == MODE_POOLED:
+            # the pooled player: a max per pair of hands
+            for j in range(alen[c]):
+                i = pslot[aoff[c] + j]
+                first_here = has[d, i] == 0
+                has[d, i] = 1
+                if p == A:
+                    for y in range(lb):
+                        if first_here or V[nd, j, y] > V[d, i, y]:
+                            V[d, i, y] = V[nd, j, y]
+                else:
+                    for x in range(la):
+                        if first_here or V[nd, x, j] > V[d, x, i]:
+                            V[d, x, i] = V[nd, x, j]
+        else:
+            # one partner responds for its own hand: its counterfactual value sums the
+            # partner's hands weighted by the partner's reach; the first best action wins
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                i = pslot[e]
+                val = 0.0
+                if p == A:
+                    for y in range(lb):
+                        val += reach[d, B, y] * V[nd, j, y]
+                else:
+                    for x in range(la):
+                        val += reach[d, A, x] * V[nd, x, j]
+                if has[d, i] == 0 or val > bestq[d, i]:
+                    has[d, i] = 1
+                    bestq[d, i] = val
+                    beste[d, i] = e
+                    if p == A:
+                        for y in range(lb):
+                            V[d, i, y] = V[nd, j, y]
+                    else:
+                        for x in range(la):
+                            V[d, x, i] = V[nd, x, j]
+    if respond and mode == MODE_SEAT:
+        last = f + m_ - 1
+        for e in range(aoff[f], aoff[last] + alen[last]):
+            br[e] = 0.0
+        for i in range(lp):
+            if has[d, i] == 1:
+                br[beste[d, i]] = 1.0
+    return visited
+
+
+@jit
+def _entry_seats(kind, player, first, nchild, aoff, alen, num_entries):
+    """``int8[num_entries]``: the seat acting at the decision each entry belongs to
+    (-1 for the full and "not dealt" ranges)."""
+    out = np.full(num_entries, -1, np.int8)
+    for node in range(kind.shape[0]):
+        if kind[node] != KIND_DECISION:
+            continue
+        for k in range(nchild[node]):
+            c = first[node] + k
+            for e in range(aoff[c], aoff[c] + alen[c]):
+                out[e] = player[node]
+    return out
+
+
+class TeamPasses:
+    """Scratch and pair tables for the team passes over one four-player public tree.
+
+    Raises:
+        ValueError: a tree of two players (a team is one player there: use
+            :func:`vitou_ai.solvers.public_cfr.best_response_value`).
+    """
+
+    def __init__(self, tree: PublicTree):
+        from .public_kernels import max_depth
+
+        if tree.num_players != 4:
+            raise ValueError(f"team best responses need four players, the tree has "
+                             f"{tree.num_players}")
+        self.tree = t = tree
+        self.key, self.weight, self.cross, self.scale = _pair_sums(t)
+        depth = int(max_depth(t.kind, t.first, t.nchild)) + 2
+        H1 = t.num_hands + 1
+        K = self.cross.shape[0]
+        self.offs = np.zeros((depth, 4), np.int64)
+        self.lens = np.zeros((depth, 4), np.int64)
+        self.reach = np.zeros((depth, 4, H1))
+        self.V = np.zeros((depth, H1, H1))
+        self.has = np.zeros((depth, H1), np.int64)
+        self.bestq = np.zeros((depth, H1))
+        self.beste = np.zeros((depth, H1), np.int64)
+        self.wo = np.zeros(K)
+        self.go = np.zeros(K)
+        self.seat_of_entry = _entry_seats(t.kind, t.player, t.first, t.nchild, t.actor_off,
+                                          t.actor_len, t.num_entries)
+        self.nodes_visited = 0
+
+    def run(self, team: int, mode: int, responder: int, policy: np.ndarray
+            ) -> tuple[float, np.ndarray]:
+        """One pass: (team ``team``'s value, the responder's pure best response as
+        ``float64[num_entries]``, 1 on its chosen entries, only in ``MODE_SEAT``)."""
+        t = self.tree
+        if team not in (0, 1):
+            raise ValueError(f"team must be 0 or 1, not {team}")
+        if policy.shape != (t.num_entries,):
+            raise ValueError(f"policy shape {policy.shape} != ({t.num_entries},): a policy "
+                             "over this public tree's entries")
+        br = np.zeros(t.num_entries)
+        self.offs[0] = 0
+        self.lens[0] = 1
+        self.reach[0, :, 0] = 1.0
+        self.nodes_visited += _visit(
+            0, 0, t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off, t.actor_len,
+            t.entries, t.parent_slot, t.num_hands, team, mode, responder, policy, br, self.key,
+            self.weight, self.cross, self.scale, self.offs, self.lens, self.reach, self.V,
+            self.has, self.bestq, self.beste, self.wo, self.go)
+        return float(self.V[0, 0, 0]), br
+
+
+def _passes(tree: PublicTree, passes: TeamPasses | None) -> TeamPasses:
+    return passes if passes is not None else TeamPasses(tree)
+
+
+def team_value(tree: PublicTree, policy: np.ndarray, team: int,
+               passes: TeamPasses | None = None) -> float:
+    """Team ``team``'s expected return when all four seats play ``policy``
+    (``float64[num_entries]``); points per deal."""
+    return _passes(tree, passes).run(team, MODE_VALUE, -1, policy)[0]
+
+
+def seat_best_response(tree: PublicTree, policy: np.ndarray, seat: int,
+                       passes: TeamPasses | None = None) -> tuple[float, np.ndarray]:
+    """``seat``'s best response to the three others playing ``policy``.
+
+    Returns:
+        (value, policy'): the value (``seat``'s team's return, points per deal) and a
+        copy of ``policy`` with ``seat``'s entries replaced by the pure best response
+        (first best action on ties).
+    """
+    ps = _passes(tree, passes)
+    v, br = ps.run(seat % 2, MODE_SEAT, seat, policy)
+    out = policy.copy()
+    mine = ps.seat_of_entry == seat
+    out[mine] = br[mine]
+    return v, out
+
+
+def pooled_best_response_value(tree: PublicTree, policy: np.ndarray, team: int,
+                               passes: TeamPasses | None = None) -> float:
+    """The value of team ``team``'s pooled best response (partners who see both hands)
+    to the other team playing ``policy``; points per deal."""
+    return _passes(tree, passes).run(team, MODE_POOLED, -1, policy)[0]
+
+
+def alternating_best_response(tree: PublicTree, policy: np.ndarray, team: int,
+                              max_rounds: int = 20, tol: float = 1e-12,
+                              passes: TeamPasses | None = None) -> tuple[float, int]:
+    """Partners ``team`` and ``team + 2`` take best responses in turn, each to the
+    other's latest, until the team's value stops improving by more than ``tol``
+    (as :func:`vitou_ai.solvers.evaluate.team_best_response` on the flat tree).
+
+    Returns:
+        (value, rounds): the team's best value reached and the responses taken.
+    """
+    ps = _passes(tree, passes)
+    value = team_value(tree, policy, team, ps)
+    current = policy
+    rounds = 0
+    seats = (team, team + 2)
+    for r in range(max_rounds):
+        v, current = seat_best_response(tree, current, seats[r % 2], ps)
+        rounds += 1
+        improved = v > value + tol
+        value = max(value, v)
+        if not improved and r >= 1:
+            break
+    return value, rounds
+
+
+def team_bracket(tree: PublicTree, policy: np.ndarray, team: int, max_rounds: int = 20,
+                 passes: TeamPasses | None = None) -> TeamBracket:
+    """Team ``team``'s value under ``policy``, and the alternating (lower) and pooled
+    (upper) bounds on its best response to the other team's part of ``policy``."""
+    ps = _passes(tree, passes)
+    value = team_value(tree, policy, team, ps)
+    alt, rounds = alternating_best_response(tree, policy, team, max_rounds, passes=ps)
+    pooled = pooled_best_response_value(tree, policy, team, ps)
+    return TeamBracket(team, value, alt, pooled, rounds)
+
+
+def nash_conv(tree: PublicTree, policy: np.ndarray, passes: TeamPasses | None = None) -> float:
+    """``sum_p (BR_p - u_p)`` over the four seats (OpenSpiel's definition), by the team
+    passes; points per deal."""
+    ps = _passes(tree, passes)
+    u = [team_value(tree, policy, t, ps) for t in (0, 1)]
+    return float(sum(seat_best_response(tree, policy, p, ps)[0] - u[p % 2] for p in range(4)))
