@@ -54,6 +54,7 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
 from ..rules.params import P_PLAYERS, VitouParams
+from .tree import _grow1, _grow2  # the flat builder's array growth, shared
 
 KIND_CHANCE = 0
 KIND_DECISION = 1
@@ -130,24 +131,6 @@ def pair_deal_probabilities(params: VitouParams, hands: np.ndarray) -> np.ndarra
 
 
 # ---- the builder (jitted) ------------------------------------------------------------------
-
-
-@jit
-def _grow1(a, n):
-    if n <= a.shape[0]:
-        return a
-    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@jit
-def _grow2(a, n):
-    if n <= a.shape[0]:
-        return a
-    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
 
 
 @jit
