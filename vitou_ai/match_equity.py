@@ -163,7 +163,8 @@ def check_scores(scores: Sequence[int], target: int) -> tuple[int, int]:
 
 
 def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, target: int,
-                 table: dict[tuple[int, int, int], float]) -> tuple[np.ndarray, np.ndarray]:
+                 table: dict[tuple[int, int, int], float], next_dealer: int | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Seat 0's match equity after each terminal of a deal, except where nothing scored.
 
     Args:
@@ -172,6 +173,9 @@ def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, targe
         scores, dealer: the state before the deal.
         target: the match's target.
         table: ``E(a, b, d)`` of the states reached by a scoring deal (a larger total).
+        next_dealer: the dealer of the next deal (R1.3: the deal passes to the left);
+            ``None``: ``1 - dealer`` (two players). Four players pass ``(dealer + 1) % 4``
+            (:mod:`vitou_ai.match_equity_4p`).
 
     Returns:
         (equity, nothing): ``float64[T]`` equity of the state after the deal (1 at a
@@ -183,7 +187,7 @@ def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, targe
         KeyError: a state the deal reaches is missing from ``table``.
     """
     a, b = scores
-    nxt = 1 - dealer
+    nxt = 1 - dealer if next_dealer is None else next_dealer
     u = np.rint(points).astype(np.int64)
     equity = np.full(u.shape, np.nan)
     cache: dict[int, float] = {}
