@@ -260,11 +260,10 @@ def table_from_outcomes(outcomes: Outcomes, target: int, players: int = PLAYERS,
             eq, nothing = M.equity_after(u, (a, b), d, target, table, next_dealer=partner[d])
             A[d] = float(np.sum(w[~nothing] * eq[~nothing]))
             P[d] = float(np.sum(w[nothing]))
-        try:
-            x, _ = M.iterate_values(A, P, partner, np.full(players, 0.5), tol)
-        except MatchEquityError:
+        if np.prod(P) >= 1.0:  # the cycle never leaves the state: x = x has every answer
             raise MatchEquityError(f"score {a}:{b}: no deal ever scores, whoever deals; its "
-                                   "equity is undetermined") from None
+                                   "equity is undetermined")
+        x, _ = M.iterate_values(A, P, partner, np.full(players, 0.5), tol)
         for d in range(players):
             table[(a, b, d)] = float(x[d])
     return table
