@@ -151,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
             "draws": sum(r["draws"] for r in rows),
             "seconds": time.perf_counter() - check_start,
         }
+    policy = Path(config.policy)
+    summary["config"]["policy"] = str(policy.relative_to(ROOT)) \
+        if policy.is_relative_to(ROOT) else str(policy)
     summary["command"] = "python experiments/match_equity_4p.py " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     summary["wall_seconds"] = time.perf_counter() - start

@@ -284,12 +284,12 @@ def pool_symmetric(counts: Outcomes, players: int = PLAYERS
     """
     out: dict[tuple[int, int, int], dict[int, float]] = {}
     for (a, b, d) in counts:
-        pooled: dict[int, float] = {}
+        pooled: dict[int, float] = {}  # counts stay ints if they were
         for k in range(players):
             src = (a, b, (d + k) % players) if k % 2 == 0 else (b, a, (d + k) % players)
             sign = 1 if k % 2 == 0 else -1
             for u, c in counts[src].items():
-                pooled[sign * int(u)] = pooled.get(sign * int(u), 0.0) + float(c)
+                pooled[sign * int(u)] = pooled.get(sign * int(u), 0) + c
         out[(a, b, d)] = pooled
     return out
 
@@ -446,8 +446,9 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
     the counts pooled over the seat symmetries if ``pool``, :func:`pool_symmetric`) and
     its bootstrap standard errors, and write into ``out``: ``<stem>.csv``
     (:data:`vitou_ai.match_equity.CSV_COLUMNS`), ``<stem>_states.csv`` (per state and
-    dealer: deals, P(nothing scored), team 0's mean return, bootstrap standard error,
-    the counts of each ``u``), ``<stem>.png`` (heatmap).
+    dealer: the table's equity, the unpooled one, the bootstrap standard error, and
+    the state's own simulated deals: their number, P(nothing scored), team 0's mean
+    return, the count of each ``u``), ``<stem>.png`` (heatmap).
 
     Returns:
         ``(table, se, summary)``; the summary holds the configuration, fingerprint,
@@ -475,14 +476,14 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
     se = bootstrap_se(raw_counts, config.target, replicates, pool=pool) \
         if replicates > 1 else None
     write_atomic(out / f"{stem}.csv", M.table_csv(table).encode())
-    values = sorted({u for c in counts.values() for u in c})
+    values = sorted({u for c in raw_counts.values() for u in c})
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["score0", "score1", "dealer", "equity0", "equity0_unpooled", "se", "deals",
                 "p_nothing",
                 "mean_return0", *[f"u{u}" for u in values]])
-    for k in sorted(counts):
-        c = counts[k]
+    for k in sorted(raw_counts):
+        c = raw_counts[k]
         n = sum(c.values())
         w.writerow([*k, f"{table[k]:.12f}", f"{raw[k]:.12f}", f"{se[k]:.6f}" if se else "",
                     n,
@@ -504,8 +505,8 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
     summary = {
         "config": config.as_dict(), "rules_version": RULES_VERSION,
         "fingerprint": config.fingerprint(), "states": len(records),
-        "table_rows": len(table), "deals_simulated": sum(sum(c.values())
-                                                         for c in counts.values()),
+        "table_rows": len(table),
+        "deals_simulated": sum(sum(c.values()) for c in raw_counts.values()),
         "equity_dealer_team_0_0": dealer_00,
         "equity_team0_0_0_by_dealer": [table[(0, 0, d)] for d in range(PLAYERS)],
         "pooled": pool, "bootstrap_replicates": replicates,
@@ -514,6 +515,8 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
         "max_dev_rotation2": rot2, "max_dev_team_swap": swap,
         "simulate_seconds_sum": sum(rec["seconds"] for rec in records),
         "wall_seconds_this_run": time.perf_counter() - start,
-        "backend": getattr(sweep, "backend", None), "workers": getattr(sweep, "workers", None),
+        "backend": getattr(sweep, "backend", None),
+        "workers": getattr(sweep, "workers", None) if getattr(sweep, "backend", None) == "ray"
+        else 1,
     }
     return table, se or {}, summary
