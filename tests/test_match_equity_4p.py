@@ -188,3 +188,29 @@ def test_small_table_from_the_trained_policy_and_resume(tmp_path):
     assert exp.main(argv) == 2  # refuses to mix without --resume
     assert exp.main([*argv, "--resume"]) == 0
     assert (tmp_path / "vitou_4p_target3.csv").read_text() == first
+
+
+def test_score_rates_follow_the_rules_on_a_small_game():
+    # vitou_2p, 4 ranks x 2, 1-card hands, target 3: both objectives' rates per seat.
+    from vitou_ai import match_equity as M
+    from vitou_ai import score_rates as S
+
+    config = M.EquityConfig(ranks=4, copies=2, hand_size=1, target=3)
+    table, _ = M.compute_table(config)
+    frame = S.rates_by_score(config, table)
+    assert len(frame) == 2 * 6 * 2 * 2  # objectives x states a <= b x dealers x seats
+    assert set(zip(frame["own"], frame["opp"], strict=True)) == {
+        (a, b) for a in range(3) for b in range(3)}
+    rates = frame[["raise_rate", "refusal_rate"]].to_numpy()
+    assert np.all((rates[np.isfinite(rates)] >= 0) & (rates[np.isfinite(rates)] <= 1))
+    # R9.3: one from the end nobody raises (no raise is offered)
+    end = frame[(frame["own"] == 2) | (frame["opp"] == 2)]
+    assert (end["raise_reach"] == 0).all() and end["raise_rate"].isna().all()
+    assert (frame[(frame["own"] < 2) & (frame["opp"] < 2)]["raise_reach"] > 0).all()
+    top = S.largest_differences(frame, 3, n=4)
+    assert list(top.columns) == ["rate", "own", "opp", "match", "points", "difference",
+                                 "match_base", "points_base"]
+    assert (top[["match_base", "points_base"]] >= 0.01).all().all()
+    assert np.allclose(top["difference"], top["match"] - top["points"])
+    grid = S.rate_grid(frame, "match", "raise", 3)
+    assert grid.shape == (3, 3) and np.isnan(grid[2]).all() and np.isnan(grid[:, 2]).all()
