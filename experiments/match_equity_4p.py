@@ -68,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="bootstrap replicates of the table (0: none)")
     ap.add_argument("--no-pool", action="store_true",
                     help="do not pool the counts over the seat symmetries (pool_symmetric)")
-    ap.add_argument("--check", nargs="*", default=list(DEFAULT_CHECKS), metavar="A:B",
-                    help="states from which whole matches are simulated")
+    ap.add_argument("--check", nargs="*", default=None, metavar="A:B",
+                    help="states from which whole matches are simulated (default: "
+                    f"{' '.join(DEFAULT_CHECKS)} at target 21, else 0:0)")
     ap.add_argument("--matches", type=int, default=20_000,
                     help="matches per check state and dealer (0: no check)")
     ap.add_argument("--seed", type=int, default=0, help="base seed of the match check")
@@ -92,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = M4.Config4p(policy=str(Path(args.policy).resolve()), profile=args.profile,
                              target=args.target, deals=args.deals)
-        checks = [parse_state(s, args.target) for s in args.check]
+        given = args.check if args.check is not None else \
+            list(DEFAULT_CHECKS) if args.target == 21 else ["0:0"]
+        checks = [parse_state(s, args.target) for s in given]
         if args.matches < 0 or args.bootstrap < 0 or args.max_retries < 0:
             raise MatchEquityError("--matches, --bootstrap and --max-retries must be >= 0")
         M4.check_policy(config)
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{PROG}] check: {c['inside']} of {c['rows']} Wilson intervals hold the table; "
               f"largest |difference| {c['max_abs_diff']:.4f}, largest |z| {c['max_abs_z']:.2f}")
     print(f"[{PROG}] wrote {out / (stem + '.csv')} ({summary['table_rows']} rows), .png, "
-          "_states.csv, _check.csv, .json")
+          f"_states.csv, {'_check.csv, ' if rows else ''}.json")
     return 0
 
 

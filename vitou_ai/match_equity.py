@@ -68,7 +68,8 @@ class EquityConfig:
     """What a match-equity table is computed for and how precisely.
 
     Attributes:
-        profile: only ``"vitou_2p"`` (the four-player table is not done here).
+        profile: only ``"vitou_2p"`` (the four-player table, approximately:
+            :mod:`vitou_ai.match_equity_4p`).
         target: points that win the match, 2 .. 99 (the profile's 12 by default).
         ranks, copies, hand_size, early_end: the deal's knobs (``VitouParams``).
         tol: exploitability (match-equity units, i.e. probability of winning the
@@ -104,7 +105,8 @@ class EquityConfig:
     def __post_init__(self) -> None:
         if self.profile != "vitou_2p":
             raise MatchEquityError(f"profile {self.profile!r}: only the two-player table "
-                                   "(vitou_2p) is computed here")
+                                   "(vitou_2p) is computed here; the four-player one: "
+                                   "python experiments/match_equity_4p.py")
         if self.solver not in SOLVERS:
             raise MatchEquityError(f"unknown solver {self.solver!r}; expected one of {SOLVERS}")
         if self.variant not in VARIANTS:
