@@ -214,3 +214,17 @@ def test_score_rates_follow_the_rules_on_a_small_game():
     assert np.allclose(top["difference"], top["match"] - top["points"])
     grid = S.rate_grid(frame, "match", "raise", 3)
     assert grid.shape == (3, 3) and np.isnan(grid[2]).all() and np.isnan(grid[:, 2]).all()
+
+
+def test_symmetry_z_measures_the_distance_from_the_symmetries():
+    t = 3
+    table = {(a, b, d): 0.5 for a in range(t) for b in range(t) for d in range(4)}
+    se = dict.fromkeys(table, 0.01)
+    z = M4.symmetry_z(table, se, t)
+    assert z["rotation2"]["pairs"] == 9 * 2 and z["team_swap"]["pairs"] == 3 * 4
+    assert z["rotation2"]["max_abs_z"] == 0 and z["team_swap"]["max_abs_z"] == 0
+    table[(0, 1, 0)] = 0.5 + 0.03  # 0.03 / hypot(0.01, 0.01) = 2.12 from (0, 1, 2) and (1, 0, 1)
+    z = M4.symmetry_z(table, se, t)
+    assert z["rotation2"]["max_abs_z"] == pytest.approx(0.03 / np.hypot(0.01, 0.01))
+    assert z["team_swap"]["max_abs_z"] == pytest.approx(0.03 / np.hypot(0.01, 0.01))
+    assert z["team_swap"]["share_outside_1.96"] == pytest.approx(1 / 12)

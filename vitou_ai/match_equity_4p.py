@@ -320,6 +320,33 @@ def bootstrap_se(counts: Outcomes, target: int, replicates: int = 100, seed: int
     return {k: float(np.std([t[k] for t in tables], ddof=1)) for k in tables[0]}
 
 
+def symmetry_z(table: Mapping[tuple[int, int, int], float],
+               se: Mapping[tuple[int, int, int], float], target: int,
+               players: int = PLAYERS) -> dict:
+    """How far an unpooled table is from the seat symmetries of :func:`pool_symmetric`,
+    in standard errors: ``z = (E(a,b,d) - E(a,b,d+2)) / hypot(se, se')`` and
+    ``(E(a,b,d) + E(b,a,d+1) - 1) / hypot(se, se')`` over the distinct pairs.
+
+    Returns:
+        For ``"rotation2"`` and ``"team_swap"``: ``pairs``, ``sd_z`` (about 1 if the
+        differences are Monte Carlo error; less, since neighbouring states share their
+        successors' noise), ``max_abs_z``, ``share_outside_1.96``.
+    """
+    out = {}
+    pairs = {"rotation2": [((a, b, d), (a, b, d + 2), 0.0) for a in range(target)
+                           for b in range(target) for d in range(players // 2)],
+             "team_swap": [((a, b, d), (b, a, (d + 1) % players), 1.0)
+                           for a in range(target) for b in range(target) if a < b
+                           for d in range(players)]}
+    for name, ps in pairs.items():
+        z = np.array([(table[k] + (table[k2] if c else -table[k2]) - c)
+                      / max(np.hypot(se[k], se[k2]), 1e-300) for k, k2, c in ps])
+        out[name] = {"pairs": len(ps), "sd_z": float(z.std()),
+                     "max_abs_z": float(np.abs(z).max()),
+                     "share_outside_1.96": float(np.mean(np.abs(z) > 1.96))}
+    return out
+
+
 # ---- checking the table against whole matches -----------------------------------------
 
 
@@ -475,6 +502,8 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
     table = table_from_outcomes(counts, config.target) if pool else raw
     se = bootstrap_se(raw_counts, config.target, replicates, pool=pool) \
         if replicates > 1 else None
+    sym = symmetry_z(raw, bootstrap_se(raw_counts, config.target, replicates, seed=1),
+                     config.target) if pool and replicates > 1 else None
     write_atomic(out / f"{stem}.csv", M.table_csv(table).encode())
     values = sorted({u for c in raw_counts.values() for u in c})
     buf = io.StringIO()
@@ -512,7 +541,7 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
         "pooled": pool, "bootstrap_replicates": replicates,
         "max_se": max(se.values()) if se else None,
         "se_0_0": [se[(0, 0, d)] for d in range(PLAYERS)] if se else None,
-        "max_dev_rotation2": rot2, "max_dev_team_swap": swap,
+        "max_dev_rotation2": rot2, "max_dev_team_swap": swap, "symmetry_z_unpooled": sym,
         "simulate_seconds_sum": sum(rec["seconds"] for rec in records),
         "wall_seconds_this_run": time.perf_counter() - start,
         "backend": getattr(sweep, "backend", None),
