@@ -190,7 +190,7 @@ def deal_outcomes(policy, params: VitouParams, deals: int, seed: int) -> dict[in
     return {int(v): int(c) for v, c in zip(vals, counts, strict=True)}
 
 
-def dealer_seed(task_seed: int, dealer: int) -> int:
+def state_dealer_seed(task_seed: int, dealer: int) -> int:
     """The seed of one dealer's deals within a state's task (derived from the task's)."""
     from .sweep import task_seed as derive
 
@@ -206,7 +206,7 @@ def _sweep_task(key, seed, shared) -> dict:
     rows = []
     for d in range(PLAYERS):
         counts = deal_outcomes(policy, config.deal_params((a, b), d), config.deals,
-                               dealer_seed(seed, d))
+                               state_dealer_seed(seed, d))
         rows.append({"dealer": d, "counts": {str(u): c for u, c in sorted(counts.items())}})
     return {"key": [a, b], "rows": rows, "seconds": time.perf_counter() - start}
 
