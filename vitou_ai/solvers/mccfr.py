@@ -14,10 +14,7 @@ player each iteration pass. One random stream per solver (:mod:`vitou_ai.rng`).
 
 from __future__ import annotations
 
-import json
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +25,15 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions, max_legal_actions
 from ..rules.observe import infostate_key
-from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
+from ..rules.params import RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
-from .cfr import CheckpointError, unreadable_reason
+from .checkpoint import (
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+)
 from .infoset_table import pack_key
 from .tree import MAX_INFOSET_ACTIONS
 
@@ -490,24 +493,18 @@ class MCCFR:
 
     # ---- checkpoints ----------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.params
         return {"format": MCCFR_FORMAT, "rules_version": RULES_VERSION,
                 "sampling": self.sampling, "epsilon": self.epsilon, "seed": self.seed,
-                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                           "scores": list(p.scores)}}
+                "params": params_record(self.params)}
 
     def save(self, path: str | Path) -> None:
         """Checkpoint (``.npz``, no pickle, atomic): table rows in use and the stream."""
-        from ..history import write_atomic
-
         n = self.num_infosets
-        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
-                    seconds=self.seconds, deepest=self.deepest)
-        buf = BytesIO()
-        np.savez(buf, keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
-                 regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng,
-                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
+                                   nodes_touched=self.nodes_touched, seconds=self.seconds,
+                                   deepest=self.deepest),
+                        keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
+                        regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng)
 
     def load(self, path: str | Path) -> None:
         """Resume from :meth:`save`'s file for the same game and settings.
@@ -516,25 +513,9 @@ class MCCFR:
             CheckpointError: damaged file, other format / rules version / game /
                 sampling / seed, or more rows than this solver's capacity.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                data = {k: z[k] for k in ("keys", "nact", "actions", "regrets", "cum_policy",
-                                          "rng")}
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
-        want = self._config()
-        try:
-            check_rules_version(meta.get("rules_version"), self.params.players, str(path))
-        except ValueError as e:
-            raise CheckpointError(str(e)) from None
-        for k, v in want.items():
-            if k == "rules_version":
-                continue
-            if meta.get(k) != v:
-                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
-                                      f"this solver's {v!r}")
+        meta, data = load_checkpoint(path, ("keys", "nact", "actions", "regrets", "cum_policy",
+                                            "rng"))
+        check_config(path, meta, self._config(), self.params.players)
         n = data["keys"].shape[0]
         if n > self.words.shape[0]:
             raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets")

@@ -32,11 +32,8 @@ is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
 
 from __future__ import annotations
 
-import json
 import math
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numba
@@ -51,7 +48,13 @@ from ..rules import layout as L
 from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
-from .cfr import CheckpointError, unreadable_reason
+from .checkpoint import (
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+)
 from .mccfr import TableFullError
 from .tree import MAX_INFOSET_ACTIONS
 
@@ -439,16 +442,12 @@ class AbstractMCCFR:
 
     # ---- checkpoints ------------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.params
         return {"format": FORMAT, "rules_version": RULES_VERSION, "seed": self.seed,
                 "threads": self.threads, "abstraction": self.abstraction.describe(),
-                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                           "scores": list(p.scores)}}
+                "params": params_record(self.params)}
 
     def save(self, path: str | Path) -> None:
         """Checkpoint (``.npz``, no pickle, written atomically): used rows and streams."""
-        from ..history import write_atomic
-
         rows = self.used_rows()
         meta = dict(self._config(), iteration=self.iteration, seconds=self.seconds,
                     discounts_done=self.discounts_done, counters=self.counters.tolist(),
@@ -456,11 +455,9 @@ class AbstractMCCFR:
                     prune_threshold=self.prune_threshold,
                     discount_interval=self.discount_interval,
                     discount_intervals=self.discount_intervals)
-        buf = BytesIO()
-        np.savez(buf, keys=self.slots[rows], nact=self.nact[rows], regrets=self.regrets[rows],
-                 cum_policy=self.cum_policy[rows], rngs=self.rngs,
-                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, meta, keys=self.slots[rows], nact=self.nact[rows],
+                        regrets=self.regrets[rows], cum_policy=self.cum_policy[rows],
+                        rngs=self.rngs)
 
     def load(self, path: str | Path) -> None:
         """Resume from :meth:`save`'s file for the same game, abstraction, seed and threads.
@@ -470,17 +467,8 @@ class AbstractMCCFR:
                 version, game, abstraction, seed or thread count, or more
                 information states than this solver's bound.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                data = {k: z[k] for k in ("keys", "nact", "regrets", "cum_policy", "rngs")}
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable abstract-MCCFR checkpoint ({unreadable_reason(e)})") from None
-        for k, v in self._config().items():
-            if meta.get(k) != v:
-                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
-                                      f"this run's {v!r}")
+        meta, data = load_checkpoint(path, ("keys", "nact", "regrets", "cum_policy", "rngs"))
+        check_config(path, meta, self._config(), self.params.players)
         n = data["keys"].shape[0]
         if n > self.max_infosets:
             raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets "
