@@ -94,7 +94,12 @@ def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
 
 
 @jit
-def _rm(regrets, row, m, out):
+def regret_matching_row(regrets, row, m, out):
+    """Regret matching on one table row: ``out[:m]`` = the positive part of
+    ``regrets[row, :m]``, normalised, or uniform if no regret is positive (Hart &
+    Mas-Colell 2000; Zinkevich et al. 2007, eq. 8). ``regrets``: float64 or float32
+    ``[rows, MAX_INFOSET_ACTIONS]``; returns the sum of positive regrets (float64).
+    Shared by both MCCFR solvers (here and :mod:`.mccfr_abstract`)."""
     s = 0.0
     for a in range(m):
         if regrets[row, a] > 0.0:
@@ -104,10 +109,13 @@ def _rm(regrets, row, m, out):
             out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
         else:
             out[a] = 1.0 / m
+    return s
 
 
 @jit
-def _sample(probs, m, rng):
+def sample_action(probs, m, rng):
+    """An index in ``[0, m)`` drawn with probabilities ``probs[:m]`` from the stream
+    ``rng`` (:mod:`vitou_ai.rng`); the last index takes any rounding remainder."""
     u = next_float(rng)
     for a in range(m - 1):
         u -= probs[a]
@@ -167,10 +175,10 @@ def _advance_es(params, state, p, rng, tb, regrets, cum, key, acts, probs, sigma
         if q == p:
             return row
         m = nact[row]
-        _rm(regrets, row, m, sigma)
+        regret_matching_row(regrets, row, m, sigma)
         for a in range(m):
             cum[row, a] += sigma[a]  # simple averaging at the other players' nodes
-        K.apply_action(params, state, actions[row, _sample(sigma, m, rng)])
+        K.apply_action(params, state, actions[row, sample_action(sigma, m, rng)])
 
 
 @jit
@@ -193,7 +201,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
     child[0] = 0
     if used[2] < 1:
         used[2] = 1
-    _rm(regrets, row, nact[row], sig[0])
+    regret_matching_row(regrets, row, nact[row], sig[0])
     while True:
         r = rows[d]
         m = nact[r]
@@ -214,7 +222,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
                     used[2] = d + 1
                 rows[d] = nrow
                 child[d] = 0
-                _rm(regrets, nrow, nact[nrow], sig[d])
+                regret_matching_row(regrets, nrow, nact[nrow], sig[d])
         else:
             v = 0.0
             for a in range(m):
@@ -253,14 +261,14 @@ def os_iteration(params, p, rng, tb, regrets, cum, state, path_row, path_a, path
         if row < 0:
             return np.nan
         m = nact[row]
-        _rm(regrets, row, m, sig[n])
+        regret_matching_row(regrets, row, m, sig[n])
         if q == p:
             for a in range(m):
                 probs[a] = epsilon / m + (1.0 - epsilon) * sig[n, a]
         else:
             for a in range(m):
                 probs[a] = sig[n, a]
-        a = _sample(probs, m, rng)
+        a = sample_action(probs, m, rng)
         path_row[n] = row
         path_a[n] = a
         path_q[n] = q

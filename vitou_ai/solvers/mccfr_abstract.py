@@ -55,7 +55,7 @@ from .checkpoint import (
     params_record,
     save_checkpoint,
 )
-from .mccfr import TableFullError
+from .mccfr import TableFullError, regret_matching_row, sample_action
 from .tree import MAX_INFOSET_ACTIONS
 
 FORMAT = "vitou_ai-abstract-mccfr-1"
@@ -122,30 +122,6 @@ def find_slot(slots, stored):
 
 
 @jit
-def _rm(regrets, row, m, out):
-    s = 0.0
-    for a in range(m):
-        if regrets[row, a] > 0.0:
-            s += regrets[row, a]
-    for a in range(m):
-        if s > 0.0:
-            out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
-        else:
-            out[a] = 1.0 / m
-    return s
-
-
-@jit
-def _sample(probs, m, rng):
-    u = next_float(rng)
-    for a in range(m - 1):
-        u -= probs[a]
-        if u < 0.0:
-            return a
-    return m - 1
-
-
-@jit
 def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt):
     """Sample chance and the other players' actions until ``p`` has a real choice.
     Returns p's slot (``mout[0]`` its number of actions, ``acts`` its legal
@@ -172,10 +148,10 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         if q == p:
             mout[0] = m
             return slot
-        _rm(regrets, slot, m, sig)
+        regret_matching_row(regrets, slot, m, sig)
         for a in range(m):
             cum[slot, a] += sig[a]
-        K.apply_action(params, state, acts[_sample(sig, m, rng)])
+        K.apply_action(params, state, acts[sample_action(sig, m, rng)])
 
 
 @jit
@@ -205,7 +181,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
     srow[0] = slot
     mrow[0] = mout[0]
     child[0] = 0
-    s = _rm(regrets, slot, mout[0], sig[0])
+    s = regret_matching_row(regrets, slot, mout[0], sig[0])
     _explore(regrets, slot, mout[0], s, prune, thr, explore[0])
     while True:
         r = srow[d]
@@ -230,7 +206,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
                 srow[d] = nslot
                 mrow[d] = mout[0]
                 child[d] = 0
-                s = _rm(regrets, nslot, mout[0], sig[d])
+                s = regret_matching_row(regrets, nslot, mout[0], sig[d])
                 _explore(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
             v = 0.0
