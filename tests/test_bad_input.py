@@ -1,0 +1,134 @@
+"""Bad input found by a new user: each is refused in one line with exit code 2, no traceback.
+
+Damaged policy files, a match-equity table that is not text, the abstract trainer's own
+options, output folders that cannot be written (checked before the work, not after it),
+Vint's ``--out``, and a match-objective run resumed without ``--objective match``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vitou_ai.bots.abstract import AbstractPolicy
+from vitou_ai.bots.neural import NeuralPolicy
+from vitou_ai.bots.tabular import TabularPolicy
+from vitou_ai.cli import main
+from vitou_ai.match_equity import MatchEquityError, read_table_csv
+from vitou_ai.rules import VitouParams
+
+SMALL_2P = ["--profile", "vitou_2p", "--ranks", "3", "--copies", "2", "--hand-size", "1"]
+
+
+def one_line_error(capsys, code, *words):
+    """Exit code 2 and a single stderr line holding ``words``, no traceback."""
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err and len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def flip_bytes(path, start=None, count=64):
+    """Damage the middle of a file, keeping its zip directory (at the end) intact."""
+    b = bytearray(path.read_bytes())
+    start = len(b) // 3 if start is None else start
+    for i in range(start, min(start + count, len(b) - 200)):
+        b[i] ^= 0xFF
+    path.write_bytes(bytes(b))
+
+
+@pytest.fixture
+def tabular_file(tmp_path):
+    """A compressed tabular policy large enough that a flipped byte lands inside ``keys``."""
+    rng = np.random.default_rng(0)
+    from vitou_ai.rules import layout as L
+    keys = rng.integers(-1, 8, size=(4000, L.KEY_SIZE), dtype=np.int8)
+    keys = np.unique(keys, axis=0)
+    probs = rng.random((keys.shape[0], L.NUM_ACTIONS)).astype(np.float32)
+    path = tmp_path / "policy.npz"
+    TabularPolicy(keys, probs, name="t", params=VitouParams(profile="vitou_2p", ranks=3,
+                                                            copies=2, hand_size=1)).save(path)
+    return path
+
+
+DAMAGED = "or a damaged one:"  # (pytest's tmp_path holds the test's name: match the message)
+
+
+def test_damaged_tabular_policy_is_one_value_error(tabular_file):
+    TabularPolicy.load(tabular_file)  # intact: loads
+    flip_bytes(tabular_file)
+    with pytest.raises(ValueError, match=DAMAGED) as e:
+        TabularPolicy.load(tabular_file)
+    assert str(tabular_file) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_damaged_abstract_and_neural_policies_are_value_errors(tmp_path):
+    """Files whose small records are sound and whose large arrays are damaged: the old
+    loaders checked the records, then died inflating the arrays (zlib.error)."""
+    import json
+
+    from vitou_ai.abstraction.config import AbstractionConfig
+    from vitou_ai.bots.abstract import FORMAT
+    from vitou_ai.rules import RULES_VERSION
+
+    rng = np.random.default_rng(1)
+    big = rng.integers(0, 100, size=200_000, dtype=np.int64)
+    params = VitouParams(profile="vitou")
+    abstract = tmp_path / "abstract.npz"
+    np.savez_compressed(abstract, format=np.array(FORMAT), rules_version=np.array(RULES_VERSION),
+                        abstraction=np.array(AbstractionConfig().to_json()),
+                        params=np.array(json.dumps({"profile": "vitou", **params.knobs()})),
+                        name=np.array("a"), keys=big, nact=big, probs=big)
+    meta = {"name": "n", "rules_version": RULES_VERSION, "networks": 1,
+            "params": {"profile": "vitou", **params.knobs()}}
+    neural = tmp_path / "neural.npz"
+    np.savez_compressed(neural, meta=np.array(json.dumps(meta)), seat_net=np.zeros(4, np.int64),
+                        layers0=big, weights0=big)
+    for cls, path in ((AbstractPolicy, abstract), (NeuralPolicy, neural)):
+        flip_bytes(path)
+        with pytest.raises(ValueError, match=DAMAGED):
+            cls.load(path)
+
+
+def test_read_npz_refuses_a_single_array_and_a_text_file(tmp_path):
+    from vitou_ai.bots.tabular import read_npz
+
+    np.save(tmp_path / "a.npy", np.arange(3))
+    with pytest.raises(ValueError, match="single array"):
+        read_npz(tmp_path / "a.npy", "tabular policy")
+    (tmp_path / "t.npz").write_text("hello")
+    with pytest.raises(ValueError, match="not a tabular policy file"):
+        read_npz(tmp_path / "t.npz", "tabular policy")
+
+
+def test_tournament_with_a_damaged_policy_exits_2(tabular_file, tmp_path, capsys):
+    flip_bytes(tabular_file)
+    code = main(["tournament", *SMALL_2P, "--bots", str(tabular_file), "counter",
+                 "--deals", "100", "--out", str(tmp_path / "t")])
+    one_line_error(capsys, code, str(tabular_file), DAMAGED)
+    assert not (tmp_path / "t").exists()
+
+
+def test_match_equity_table_not_text_or_not_probabilities(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_bytes(b"\x00\xff\xfe garbage")
+    with pytest.raises(MatchEquityError, match="not UTF-8"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,1.7\n")
+    with pytest.raises(MatchEquityError, match="line 2: equity 1.7 is not a probability"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,nan\n")
+    with pytest.raises(MatchEquityError, match="not a probability"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,0.5\n")
+    assert read_table_csv(p) == {(0, 0, 0): 0.5}
+
+
+def test_match_equity_lookup_of_a_binary_table_exits_2(tmp_path, capsys):
+    (tmp_path / "vitou_2p_ranks3_copies2_hand1_target3.csv").write_bytes(b"\x00\xff\xfe")
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "3", "--out", str(tmp_path), "--lookup", "1:1"])
+    one_line_error(capsys, code, "not UTF-8")
