@@ -132,3 +132,65 @@ def test_match_equity_lookup_of_a_binary_table_exits_2(tmp_path, capsys):
     code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
                  "--target", "3", "--out", str(tmp_path), "--lookup", "1:1"])
     one_line_error(capsys, code, "not UTF-8")
+
+
+ABSTRACT = ["train", "--profile", "vitou", "--time", "5", "--evals", "1", "--eval-deals", "100",
+            "--eval-matches", "10", "--lbr-deals", "0", "--threads", "1"]
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--threads", "0", ("--threads must be at least 1",)),
+    ("--threads", "-2", ("--threads must be at least 1",)),
+    ("--evals", "0", ("--evals must be at least 1",)),
+    ("--eval-matches", "-1", ("--eval-matches must be at least 0",)),
+    ("--lbr-deals", "-1", ("--lbr-deals must be 0",)),
+    ("--lbr-deals", "1", ("--lbr-deals must be 0",)),
+    ("--lbr-samples", "0", ("--lbr-samples must be at least 1",)),
+    ("--max-infosets", "0", ("--max-infosets must be at least 1",)),
+    ("--iterations", "-5", ("--iterations must be at least 1",)),
+    ("--seed", "-1", ("--seed must be in",)),
+])
+def test_abstract_trainer_options_refused_before_any_work(tmp_path, capsys, flag, value, words):
+    out = tmp_path / "run"
+    code = main([*ABSTRACT, flag, value, "--out", str(out)])
+    one_line_error(capsys, code, *words)
+    assert not out.exists()
+
+
+def test_abstraction_knobs_refused_for_a_solver_that_does_not_read_them(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["train", *SMALL_2P, "--solver", "dcfr", "--iterations", "4",
+                 "--abstraction", "count=1", "--out", str(out)])
+    one_line_error(capsys, code, "--abstraction applies to --solver abstract-mccfr only")
+    assert not out.exists()
+
+
+MATCH = ["train", "--objective", "match", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+         "--target", "3"]
+
+
+@pytest.mark.parametrize("extra", [["--iterations", "0"], ["--time", "10"],
+                                   ["--eval-every", "5"], ["--abstraction", "count=1"],
+                                   ["--seed", "3"]])
+def test_match_objective_refuses_the_options_it_would_ignore(tmp_path, capsys, extra):
+    code = main([*MATCH, *extra, "--out", str(tmp_path / "m")])
+    one_line_error(capsys, code, f"{extra[0]} does not apply to --objective match")
+    assert not (tmp_path / "m").exists()
+
+
+def test_match_objective_resume_of_nothing_and_tree_limit(tmp_path, capsys):
+    code = main([*MATCH, "--resume", "--out", str(tmp_path / "none")])
+    one_line_error(capsys, code, "--resume: no --objective match run in")
+    assert not (tmp_path / "none").exists()
+    code = main([*MATCH, "--max-tree-nodes", "10", "--out", str(tmp_path / "big")])
+    one_line_error(capsys, code, "more than 10 nodes", "--max-tree-nodes 10")
+    assert not (tmp_path / "big").exists()
+
+
+def test_points_resume_of_a_match_run_names_the_objective(tmp_path, capsys):
+    run = tmp_path / "m"
+    run.mkdir()
+    (run / "run.json").write_text('{"objective": "match", "config": {"ranks": 3}}\n')
+    code = main(["train", "--resume", "--out", str(run)])
+    one_line_error(capsys, code, "is an --objective match run")
+    assert sorted(p.name for p in run.iterdir()) == ["run.json"]

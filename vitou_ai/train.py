@@ -381,6 +381,10 @@ def run(args: argparse.Namespace, out=None) -> int:
             from . import train_abstract
 
             return train_abstract.run(*abstract, out)
+        if getattr(args, "abstraction", None) is not None:
+            raise _BadInput("--abstraction applies to --solver abstract-mccfr only (the default "
+                            "for --profile vitou and vitou_cason); this run's solver reads the "
+                            "real game's information states")
         plan = _plan(args)
     except _BadInput as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)
@@ -462,6 +466,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _BadInput(f"--resume: cannot read {folder / 'run.json'}: {e}") from None
         if not isinstance(saved, dict):
             raise _BadInput(f"--resume: {folder / 'run.json'} is not a run record")
+        if saved.get("objective") == "match":
+            raise _BadInput(f"--resume: {folder} is an --objective match run; it is complete "
+                            "(its policy covers every score): train another with "
+                            "--objective match and a new --out")
     elif folder is not None and (folder / "run.json").exists():
         raise _BadInput(f"{folder} holds a run already: continue it with --resume, or choose "
                         "another --out")

@@ -188,7 +188,22 @@ def run(args, params: VitouParams, out=None) -> int:
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         return bad(f"--time must be a positive number of seconds, got {budget}")
-    evals = max(1, int(getattr(args, "evals", 6)))
+    for flag, value, low in (("--threads", getattr(args, "threads", 2), 1),
+                             ("--evals", getattr(args, "evals", 6), 1),
+                             ("--eval-deals", args.eval_deals, 2),
+                             ("--eval-matches", getattr(args, "eval_matches", 2000), 0),
+                             ("--lbr-samples", getattr(args, "lbr_samples", 12), 1),
+                             ("--max-infosets", args.max_infosets, 1),
+                             ("--iterations", 1 if args.iterations is None else args.iterations,
+                              1)):
+        if value < low:
+            return bad(f"{flag} must be at least {low}, got {value}")
+    lbr_deals = getattr(args, "lbr_deals", 200)
+    if lbr_deals != 0 and lbr_deals < 2:
+        return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
+    if not 0 <= args.seed < 2**31:
+        return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
+    evals = int(getattr(args, "evals", 6))
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
     from .bots.named import parse_bot
