@@ -194,3 +194,67 @@ def test_points_resume_of_a_match_run_names_the_objective(tmp_path, capsys):
     code = main(["train", "--resume", "--out", str(run)])
     one_line_error(capsys, code, "is an --objective match run")
     assert sorted(p.name for p in run.iterdir()) == ["run.json"]
+
+
+@pytest.fixture
+def blocked(tmp_path):
+    """An output path under a file: it can never be made a folder."""
+    (tmp_path / "file").write_text("x")
+    return tmp_path / "file" / "sub"
+
+
+def test_check_writable_probes_the_nearest_folder(tmp_path, blocked, monkeypatch):
+    import tempfile
+
+    from vitou_ai.console import check_writable
+
+    check_writable(tmp_path / "a" / "b")  # creatable: fine, and nothing is made
+    assert not (tmp_path / "a").exists()
+    with pytest.raises(OSError, match="is not a folder"):
+        check_writable(blocked)
+    with pytest.raises(OSError, match="is a folder"):
+        check_writable(tmp_path, "file")
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    with pytest.raises(OSError, match=f"cannot write in {tmp_path} \\(Permission denied\\)"):
+        check_writable(tmp_path / "new")
+
+
+def test_tournament_refuses_an_unwritable_out_before_playing(blocked, capsys, monkeypatch):
+    from vitou_ai.eval import tournament
+
+    def never(*a, **k):
+        raise AssertionError("the tournament ran before --out was checked")
+
+    monkeypatch.setattr(tournament, "run_tournament", never)
+    code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
+                 "--out", str(blocked)])
+    one_line_error(capsys, code, "is not a folder")
+
+
+def test_train_refuses_an_unwritable_out_before_building(blocked, capsys):
+    code = main(["train", *SMALL_2P, "--iterations", "2", "--out", str(blocked)])
+    err = one_line_error(capsys, code, "is not a folder")
+    assert "building" not in err
+
+
+def test_match_equity_refuses_an_unwritable_out_before_the_sweep(blocked, capsys, monkeypatch):
+    from vitou_ai import sweep
+
+    def never(*a, **k):
+        raise AssertionError("the sweep started before --out was checked")
+
+    monkeypatch.setattr(sweep, "Sweep", never)
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "3", "--backend", "serial", "--out", str(blocked)])
+    one_line_error(capsys, code, "is not a folder")
+
+
+def test_vint_tournament_out_must_be_a_writable_file(tmp_path, blocked, capsys):
+    for out, words in ((tmp_path, ("is a folder",)), (blocked / "t.json", ("is not a folder",))):
+        code = main(["tournament", "--game", "vint", "--bots", "random", "heuristic",
+                     "--pairs", "2", "--out", str(out)])
+        one_line_error(capsys, code, *words)

@@ -94,6 +94,13 @@ def command(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.lookup is not None:
         return _lookup(args, config, out)
+    from .console import check_writable
+
+    try:
+        check_writable(out)  # before Ray starts and any deal is solved
+    except OSError as e:
+        print(f"vitou-ai match-equity: {e}", file=sys.stderr)
+        return EXIT_ERROR
     tasks = out / f"tasks_{output_stem(config)}"
     if not args.resume and tasks.is_dir() and any(tasks.glob("*.json")):
         print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "

@@ -46,6 +46,7 @@ import numpy as np
 
 from .console import (
     EXIT_INTERRUPTED,
+    check_writable,
     interrupts_deferred,
     interrupts_ignored,
     new_folder,
@@ -454,8 +455,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if args.resume and not args.out:
         raise _BadInput("--resume needs --out, the run folder to continue")
     folder = Path(args.out) if args.out else None
-    if folder is not None and folder.exists() and not folder.is_dir():
-        raise _BadInput(f"--out {folder}: exists and is not a folder")
+    try:
+        check_writable(folder if folder is not None else "runs")  # before the tree is built
+    except OSError as e:
+        raise _BadInput(str(e)) from None
     saved: dict[str, Any] | None = None
     if args.resume:
         if not (folder / "run.json").exists():

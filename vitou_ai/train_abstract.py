@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .abstraction.config import GESTURES, AbstractionConfig
+from .console import check_writable
 from .history import write_atomic
 from .rules.params import RULES_VERSION, VitouParams
 
@@ -215,8 +216,10 @@ def run(args, params: VitouParams, out=None) -> int:
         return bad(str(e))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(args.out or f"runs/{params.profile}-abstract-mccfr-{stamp}")
-    if folder.exists() and not folder.is_dir():
-        return bad(f"--out {folder}: exists and is not a folder")
+    try:
+        check_writable(folder)
+    except OSError as e:
+        return bad(str(e))
     saved: dict[str, Any] = {}
     if args.resume:
         if not (folder / "run.json").exists():

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     or a failed state, one line on stderr)."""
     out = out or sys.stdout
     from .bots.tabular import TabularPolicy
-    from .console import new_folder, note
+    from .console import check_writable, new_folder, note
     from .history import write_atomic
     from .match_equity import (
         MatchEquityError,
@@ -87,6 +87,10 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
             raise _BadInput("--resume needs --out FOLDER (the run to continue)")
         max_infosets = args.max_infosets if args.max_infosets is not None \
             else defaults["max_infosets"]
+        try:
+            check_writable(args.out or "runs")
+        except OSError as e:
+            raise _BadInput(str(e)) from None
         if args.resume and not (Path(args.out) / "tasks").is_dir():
             raise _BadInput(f"--resume: no --objective match run in {args.out} (no tasks/ "
                             "folder)")
