@@ -258,3 +258,13 @@ def test_vint_tournament_out_must_be_a_writable_file(tmp_path, blocked, capsys):
         code = main(["tournament", "--game", "vint", "--bots", "random", "heuristic",
                      "--pairs", "2", "--out", str(out)])
         one_line_error(capsys, code, *words)
+
+
+def test_a_bad_gestures_knob_names_the_modes():
+    from vitou_ai.train_abstract import parse_abstraction
+
+    with pytest.raises(ValueError, match="gestures must be one of off, all, team, partner"):
+        parse_abstraction("gestures=foo")
+    assert parse_abstraction("gestures=team").gestures == "team"
+    with pytest.raises(ValueError, match="scores must be on or off"):
+        parse_abstraction("scores=maybe")

@@ -102,7 +102,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             choices=ALL_PROFILES)
     setting("--ranks", "research variant: the top N ranks of T 9 A K Q J 8 7", type=int)
     setting("--copies", "research variant: copies of each rank", type=int)
-    setting("--hand-size", "cards per hand (2 with the full deck: two-card hands)", type=int)
+    setting("--hand-size", "cards per hand (2 with the full deck: two-card hands; "
+            "abstract-mccfr, the four-player default: 3)", type=int)
     setting("--dealer", "dealer seat; -1: drawn by chance, so the policy covers every seat",
             type=int)
     setting("--score0", "team 0's score before the deal", type=int)
@@ -118,7 +119,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers",
             choices=SOLVERS)
     setting("--seed", "random seed of the MCCFR samples and of the evaluation deals", type=int)
-    setting("--max-infosets", "MCCFR table capacity (information states)", type=int)
+    setting("--max-infosets", "MCCFR table capacity (information states; abstract-mccfr: "
+            "8000000)", type=int)
     setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "
             "swapped)", type=int)
     setting("--bots", "opponent bots of the evaluation, space-separated (the older "
@@ -143,7 +145,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop after this many iterations in all (default 1000; MCCFR: "
                    "200000; with --resume: the run's)")
     p.add_argument("--time", type=float, default=None,
-                   help="stop after this many seconds of solver time (default: no limit)")
+                   help="stop after this many seconds of solver time (default: no limit; "
+                   "abstract-mccfr: 3000 unless --iterations is given)")
     p.add_argument("--eval-every", type=int, default=None,
                    help="iterations between evaluations (default: iterations / 10; with "
                    "--resume: the run's)")

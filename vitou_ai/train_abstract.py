@@ -63,7 +63,9 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
             changes[k] = v.lower()
         elif k in ("scores", "partner", "gestures"):
             if v.lower() not in ("on", "off", "true", "false", "1", "0"):
-                raise ValueError(f"--abstraction: {k} must be on or off, got {v!r}")
+                allowed = (f"one of {', '.join(GESTURES)} (on: all)" if k == "gestures"
+                           else "on or off")
+                raise ValueError(f"--abstraction: {k} must be {allowed}, got {v!r}")
             changes[k] = v.lower() in ("on", "true", "1")
         elif k == "count":
             try:
