@@ -268,3 +268,43 @@ def test_a_bad_gestures_knob_names_the_modes():
     assert parse_abstraction("gestures=team").gestures == "team"
     with pytest.raises(ValueError, match="scores must be on or off"):
         parse_abstraction("scores=maybe")
+
+
+def _team_exploitability():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "team_exploitability.py"
+    spec = importlib.util.spec_from_file_location("team_exploitability", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--variants", "9,9,9"], ("variant '9,9,9'", "ranks must be in")),
+    (["--variants", "3,3"], ("bad variant '3,3'",)),
+    (["--variants", "3,3,1", "--dealer", "7"], ("dealer must be in",)),
+    (["--variants", "3,3,1", "--bots", "nosuch"], ("unknown bot 'nosuch'",)),
+    (["--variants", "3,3,1", "--estimated-counts", "3,3,1", "--probes", "0"],
+     ("--probes must be at least 1",)),
+    (["--variants", "3,3,1", "--policy", "3,3,2={policy}"], ("variant 3,3,2 is not among",)),
+    (["--variants", "3,3,1", "--bots", "random", "--policy", "3,3,1={damaged}"], (DAMAGED,)),
+    (["--variants", "3,3,1", "--out", "{blocked}"], ("is not a folder",)),
+])
+def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
+                                                               capsys, extra, words):
+    mod = _team_exploitability()
+    built = []
+    mod.build_public_tree = lambda *a, **k: built.append(a) or pytest.fail("built a tree")
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(tabular_file.read_bytes())
+    flip_bytes(damaged)
+    extra = [e.format(policy=tabular_file, damaged=damaged, blocked=blocked) for e in extra]
+    args = ["--exact-counts", "--estimated-counts", *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, *words)
+    assert not built and not (tmp_path / "out").exists()
