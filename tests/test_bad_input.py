@@ -308,3 +308,16 @@ def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked
         mod.main(args)
     one_line_error(capsys, e.value.code, *words)
     assert not built and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text", ["{}", "[1, 2]", '{"format": "vitou_ai-sweep-task-1"}', "3"])
+def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text):
+    from vitou_ai.sweep import Sweep, SweepError
+
+    with Sweep(tmp_path, "one", backend="serial") as s:
+        s.map(lambda key, seed, shared: seed, ["k"])
+    (f,) = tmp_path.glob("*.json")
+    f.write_text(text)
+    with Sweep(tmp_path, "one", backend="serial") as s, \
+            pytest.raises(SweepError, match="not a task result of this sweep"):
+        s.load("k")
