@@ -321,3 +321,21 @@ def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text
     with Sweep(tmp_path, "one", backend="serial") as s, \
             pytest.raises(SweepError, match="not a task result of this sweep"):
         s.load("k")
+
+
+def test_match_equity_refuses_a_deal_tree_too_large_before_the_sweep(tmp_path, capsys,
+                                                                     monkeypatch):
+    from vitou_ai import sweep
+
+    def never(*a, **k):
+        raise AssertionError("the sweep started before the deal's size was checked")
+
+    monkeypatch.setattr(sweep, "Sweep", never)
+    for solver in ("flat", "public"):
+        code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                     "--target", "3", "--solver", solver, "--max-tree-nodes", "10",
+                     "--out", str(tmp_path / "me")])
+        out, err = capsys.readouterr()
+        assert code == 2 and "Traceback" not in err, err
+        assert "more than 10 nodes" in err.splitlines()[-1] and "--hand-size 2" in err
+        assert not (tmp_path / "me").exists()
