@@ -1,8 +1,10 @@
-"""Bad input found by a new user: each is refused in one line with exit code 2, no traceback.
+"""Found by a new user: bad input refused in one line with exit code 2, no traceback.
 
 Damaged policy files, a match-equity table that is not text, the abstract trainer's own
 options, output folders that cannot be written (checked before the work, not after it),
-Vint's ``--out``, and a match-objective run resumed without ``--objective match``.
+Vint's ``--out``, a match-objective run resumed the wrong way, a deal tree too large for
+match-equity, team_exploitability's inputs, stored sweep files that are not results; and
+``--help`` that did not say where Vint's options are.
 """
 
 from __future__ import annotations
@@ -339,3 +341,12 @@ def test_match_equity_refuses_a_deal_tree_too_large_before_the_sweep(tmp_path, c
         assert code == 2 and "Traceback" not in err, err
         assert "more than 10 nodes" in err.splitlines()[-1] and "--hand-size 2" in err
         assert not (tmp_path / "me").exists()
+
+
+@pytest.mark.parametrize("command", ["tournament", "play"])
+def test_vitou_help_points_to_the_vint_options(command, capsys):
+    """A new user reading `vitou-ai tournament --help` did not learn that `--game vint` exists."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert f"vitou-ai {command} --game vint --help" in " ".join(out.split())
