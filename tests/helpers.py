@@ -1,10 +1,20 @@
-"""Shared test helpers: seeded random play through the checked Game wrapper."""
+"""Shared test helpers: seeded random play through the checked Game wrapper, and the
+golden-history, differential and OpenSpiel scaffolding the Vitou and the Truc / Put
+family test files share."""
 
 from __future__ import annotations
 
 import random
+import tomllib
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from vitou_ai.history import HandHistory, HistoryError, check_expect, replay, result_dict
 from vitou_ai.rules import Game
+from vitou_ai.rules import kernel as K
+from vitou_ai.rules import layout as L
 
 
 def random_action(state, rng: random.Random) -> int:
@@ -26,3 +36,140 @@ def play_random(game: Game, seed: int, on_state=None):
         history.append(a)
         state.apply_action(a)
     return state, history
+
+
+# ---- scaffolding shared by the Vitou and Truc / Put family tests ----------------------------
+
+
+def check_golden_history(path: Path) -> None:
+    """Replay a golden hand history through the kernel and check its ``[expect]`` table."""
+    hh = HandHistory.load(path)
+    assert hh.expect, "a golden history must carry [expect]"
+    assert check_expect(hh, result_dict(hh, replay(hh))) == []
+
+
+def check_bad_history(path: Path) -> None:
+    """A history that breaks a rule is refused at the action and with the rule its
+    ``[expect_error]`` table names."""
+    want = tomllib.loads(path.read_text())["expect_error"]
+    hh = HandHistory.load(path)
+    with pytest.raises(HistoryError) as e:
+        replay(hh)
+    assert e.value.index == want["index"]
+    assert e.value.rule == want["rule"]
+    assert e.value.action == hh.actions[want["index"]]
+
+
+def draw_scores(target: int, rng: random.Random) -> tuple[int, int]:
+    """Scores for a differential deal: a quarter one team at ``target - 1`` (R6.1, R9.3;
+    family C5), a tenth both (R6.2), else anywhere below the target."""
+    u = rng.random()
+    if u < 0.25:
+        s = [target - 1, rng.randrange(target - 1)]
+        rng.shuffle(s)
+    elif u < 0.35:
+        s = [target - 1, target - 1]
+    else:
+        s = [rng.randrange(target), rng.randrange(target)]
+    return (s[0], s[1])
+
+
+def drive_against_reference(cfg: dict, ref, rng: random.Random):
+    """Play the kernel and a reference engine's state ``ref`` in lockstep with seeded random
+    actions, asserting at every step that they agree on terminal / chance status, current
+    player, legal actions, chance outcomes and probabilities (to 1e-9), and at the end on
+    the returns (to 1e-12) and the scores.
+
+    Returns:
+        ``(d, r)``: the kernel's and the reference's summaries of the last deal (both
+        present), for the caller's deal-summary checks.
+    """
+    game = Game(**cfg)
+    params = game.array
+    state = K.new_state(params)
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    steps = 0
+    while True:
+        where = f"{cfg} step {steps}"
+        term = K.is_terminal(state)
+        assert term == ref.is_terminal(), where
+        if term:
+            break
+        player = K.current_player(params, state)
+        assert player == ref.current_player(), where
+        if player == L.CHANCE_PLAYER:
+            n = K.chance_outcomes(params, state, acts, probs)
+            theirs = ref.chance_outcomes()
+            assert [int(a) for a in acts[:n]] == [a for a, _ in theirs], where
+            assert np.allclose(probs[:n], [p for _, p in theirs], atol=1e-9, rtol=0), where
+            a = int(rng.choices(acts[:n], probs[:n])[0])
+        else:
+            n = K.legal_actions(params, state, acts)
+            legal = [int(a) for a in acts[:n]]
+            assert legal == ref.legal_actions(), where
+            a = rng.choice(legal)
+        K.apply_action(params, state, a)
+        ref.apply_action(a)
+        steps += 1
+    out = np.zeros(game.num_players)
+    K.returns(params, state, out)
+    assert list(out) == pytest.approx(ref.returns(), abs=1e-12), cfg
+    mine = game.new_initial_state()
+    mine.array = state
+    assert mine.scores() == tuple(ref.scores()), cfg
+    d, r = mine.last_deal(), ref.last_deal()
+    assert d is not None and r is not None, cfg
+    return d, r
+
+
+def play_along_kernel(osg, rng: random.Random) -> None:
+    """One seeded random deal of the OpenSpiel game ``osg`` played alongside the checked
+    kernel wrapper of its parameters: the same current player, chance outcomes, legal
+    actions, action strings that parse back, kernel array after every action, and returns
+    (zero-sum)."""
+    s, k = osg.new_initial_state(), Game(osg.vitou_params).new_initial_state()
+    while True:
+        assert s.is_terminal() == k.is_terminal()
+        assert s.current_player() == k.current_player()
+        if k.is_terminal():
+            break
+        if k.is_chance_node():
+            assert s.is_chance_node()
+            outcomes = k.chance_outcomes()
+            assert s.chance_outcomes() == outcomes
+            a = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            legal = k.legal_actions()
+            assert s.legal_actions() == legal
+            assert s.legal_actions(s.current_player()) == legal
+            a = rng.choice(legal)
+            assert s.string_to_action(s.action_to_string(a)) == a
+        s.apply_action(a)
+        k.apply_action(a)
+        assert np.array_equal(s.a, k.array)
+    assert s.returns() == k.returns()
+    assert sum(s.returns()) == 0
+
+
+def walk_decisions(game, fn) -> None:
+    """Depth-first over every history of an OpenSpiel game; ``fn(state, trail)`` at
+    decision nodes, where ``trail[p]`` is player p's own sequence of (information state,
+    action)."""
+
+    def rec(state, trail):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, _ in state.chance_outcomes():
+                rec(state.child(a), trail)
+            return
+        p = state.current_player()
+        fn(state, trail)
+        key = state.information_state_string(p)
+        for a in state.legal_actions():
+            t = list(trail)
+            t[p] = trail[p] + ((key, a),)
+            rec(state.child(a), tuple(t))
+
+    rec(game.new_initial_state(), tuple(() for _ in range(game.num_players())))

@@ -15,14 +15,11 @@ from __future__ import annotations
 import os
 import random
 
-import numpy as np
 import pytest
 
+from tests.helpers import draw_scores, drive_against_reference
 from tests.reference.family import FamilyGame
 from vitou_ai.rules import VitouParams
-from vitou_ai.rules import kernel as K
-from vitou_ai.rules import layout as L
-from vitou_ai.rules.game import Game
 from vitou_ai.rules.params import FAMILY_PROFILES
 
 DEALS = int(os.environ.get("VITOU_DIFF_DEALS", "20000"))
@@ -41,15 +38,7 @@ def draw_config(profile: str, rng: random.Random) -> dict:
     if rng.random() < 0.2 and profile != "trut":
         cfg["target"] = rng.choice([2, 3, 7, 15])
     target = VitouParams(profile=profile, target=cfg.get("target")).target
-    u = rng.random()
-    if u < 0.25:
-        s = [target - 1, rng.randrange(target - 1)]
-        rng.shuffle(s)
-    elif u < 0.35:
-        s = [target - 1, target - 1]
-    else:
-        s = [rng.randrange(target), rng.randrange(target)]
-    cfg["scores"] = tuple(s)
+    cfg["scores"] = draw_scores(target, rng)
     cfg["dealer"] = rng.randrange(-1, players)
     cfg["early_end"] = rng.choice(["card", "trick"])
     if profile in ("truc_1912", "trut"):
@@ -64,49 +53,13 @@ def draw_config(profile: str, rng: random.Random) -> dict:
 
 def run_pair(cfg: dict, rng: random.Random) -> str:
     """Drive kernel and reference together; return how the last deal ended."""
-    game = Game(**cfg)
-    params = game.array
-    state = K.new_state(params)
-    ref = FamilyGame(**cfg).new_initial_state()
-    acts = np.empty(L.NUM_ACTIONS, np.int64)
-    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
-    steps = 0
-    while True:
-        where = f"{cfg} step {steps}"
-        term = K.is_terminal(state)
-        assert term == ref.is_terminal(), where
-        if term:
-            break
-        player = K.current_player(params, state)
-        assert player == ref.current_player(), where
-        if player == L.CHANCE_PLAYER:
-            n = K.chance_outcomes(params, state, acts, probs)
-            theirs = ref.chance_outcomes()
-            assert [int(a) for a in acts[:n]] == [a for a, _ in theirs], where
-            assert all(abs(float(x) - p) < 1e-9 for x, (_, p) in zip(probs[:n], theirs, strict=True)), where
-            a = int(rng.choices(acts[:n], probs[:n])[0])
-        else:
-            n = K.legal_actions(params, state, acts)
-            legal = [int(a) for a in acts[:n]]
-            assert legal == ref.legal_actions(), where
-            a = rng.choice(legal)
-        K.apply_action(params, state, a)
-        ref.apply_action(a)
-        steps += 1
-    out = np.zeros(game.num_players)
-    K.returns(params, state, out)
-    assert list(out) == pytest.approx(ref.returns(), abs=1e-12), cfg
-    mine = game.new_initial_state()
-    mine.array = state
-    d, r = mine.last_deal(), ref.last_deal()
-    assert d is not None and r is not None, cfg
+    d, r = drive_against_reference(cfg, FamilyGame(**cfg).new_initial_state(), rng)
     assert (d.end, d.winner, list(d.points), d.stake) == (
         r["end"], r["winner"], r["points"], r["stake"]), cfg
     assert list(d.tricks) == r["tricks"], cfg
     assert (d.raises, d.refusals) == (r["raises"], r["refusals"]), cfg
     assert list(d.scores_after) == r["scores_after"], cfg
     assert list(d.games_after) == r["games_after"], cfg
-    assert mine.scores() == tuple(ref.scores()), cfg
     return d.end
 
 

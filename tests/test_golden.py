@@ -5,12 +5,12 @@ action and must be refused there, naming the rule."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from vitou_ai.history import HandHistory, HistoryError, check_expect, replay, result_dict
+from tests.helpers import check_bad_history, check_golden_history
+from vitou_ai.history import HandHistory, replay, result_dict
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden").glob("*.toml"))
@@ -29,21 +29,12 @@ def test_golden_coverage():
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
 def test_golden_history(path):
-    hh = HandHistory.load(path)
-    assert hh.expect, "a golden history must carry [expect]"
-    result = result_dict(hh, replay(hh))
-    assert check_expect(hh, result) == []
+    check_golden_history(path)
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
 def test_bad_history_is_refused_at_the_right_action(path):
-    want = tomllib.loads(path.read_text())["expect_error"]
-    hh = HandHistory.load(path)
-    with pytest.raises(HistoryError) as e:
-        replay(hh)
-    assert e.value.index == want["index"]
-    assert e.value.rule == want["rule"]
-    assert e.value.action == hh.actions[want["index"]]
+    check_bad_history(path)
 
 
 def test_golden_roundtrip(tmp_path):

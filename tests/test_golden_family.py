@@ -5,12 +5,12 @@ one or more per rule clause of each game plus the seed's examples (Trut T4.2, Co
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from vitou_ai.history import HandHistory, HistoryError, check_expect, replay, result_dict
+from tests.helpers import check_bad_history, check_golden_history
+from vitou_ai.history import HandHistory, HistoryError
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden_family").glob("*.toml"))
@@ -30,20 +30,12 @@ def test_family_golden_coverage():
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
 def test_family_golden_history(path):
-    hh = HandHistory.load(path)
-    assert hh.expect, "a golden history must carry [expect]"
-    result = result_dict(hh, replay(hh))
-    assert check_expect(hh, result) == []
+    check_golden_history(path)
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
 def test_family_bad_history_is_refused_at_the_right_action(path):
-    want = tomllib.loads(path.read_text())["expect_error"]
-    hh = HandHistory.load(path)
-    with pytest.raises(HistoryError) as e:
-        replay(hh)
-    assert e.value.index == want["index"]
-    assert e.value.rule == want["rule"]
+    check_bad_history(path)
 
 
 @pytest.mark.parametrize("data, rule", [

@@ -64,6 +64,10 @@ def test_bluff_notebook_executes_on_the_run_given_and_draws(tmp_path, monkeypatc
     assert _pngs(nb) >= 1  # the summary figure is shown, not lost to a non-GUI backend
     tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "reach" in tables and "infosets" in tables and "raises" in tables
+    # issue 15: the match objective's raise and refusal rates by score, from results/
+    assert "rates: results/match_equity/rates_ranks4_copies2_hand2/rates.csv" in text
+    assert "match_base" in tables and "refusal rate" in tables
+    assert _pngs(nb) >= 2
 
 
 def test_a_missing_run_is_a_clear_error(tmp_path, monkeypatch):

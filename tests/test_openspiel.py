@@ -19,8 +19,9 @@ import pyspiel
 import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
+from tests.helpers import play_along_kernel, walk_decisions
 from vitou_ai.openspiel_game import VitouState
-from vitou_ai.rules import RANK_LETTERS, Game, IllegalActionError, VitouParams
+from vitou_ai.rules import RANK_LETTERS, IllegalActionError, VitouParams
 from vitou_ai.rules.game import max_deal_decisions
 
 SIM_GAMES = [
@@ -198,57 +199,13 @@ def test_state_holds_only_the_kernel_array():
 )
 def test_trajectories_agree_with_kernel(spec, deals):
     osg = pyspiel.load_game(spec)
-    kg = Game(osg.vitou_params)
     rng = random.Random(spec)
     for _ in range(deals):
-        s, k = osg.new_initial_state(), kg.new_initial_state()
-        while True:
-            assert s.is_terminal() == k.is_terminal()
-            assert s.current_player() == k.current_player()
-            if k.is_terminal():
-                break
-            if k.is_chance_node():
-                assert s.is_chance_node()
-                outcomes = k.chance_outcomes()
-                assert s.chance_outcomes() == outcomes
-                a = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                legal = k.legal_actions()
-                assert s.legal_actions() == legal
-                assert s.legal_actions(s.current_player()) == legal
-                a = rng.choice(legal)
-            s.apply_action(a)
-            k.apply_action(a)
-            assert np.array_equal(s.a, k.array)
-        assert s.returns() == k.returns()
-        assert sum(s.returns()) == 0
+        play_along_kernel(osg, rng)
 
 
 # ---------------------------------------------------------------------------------------------
 # information states and observations
-
-
-def _walk(game, fn):
-    """Depth-first over every history; ``fn(state, trail)`` at decision nodes, where
-    ``trail[p]`` is player p's own sequence of (information state, action)."""
-    n = game.num_players()
-
-    def rec(state, trail):
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for a, _ in state.chance_outcomes():
-                rec(state.child(a), trail)
-            return
-        p = state.current_player()
-        fn(state, trail)
-        key = state.information_state_string(p)
-        for a in state.legal_actions():
-            t = list(trail)
-            t[p] = trail[p] + ((key, a),)
-            rec(state.child(a), tuple(t))
-
-    rec(game.new_initial_state(), tuple(() for _ in range(n)))
 
 
 @pytest.mark.parametrize(
@@ -287,7 +244,7 @@ def test_information_states_consistent_and_perfect_recall(spec):
             np.asarray(state.information_state_tensor(p), np.float32), info_obs.tensor
         )
 
-    _walk(game, check)
+    walk_decisions(game, check)
     assert len(seen) == len(tensors) > 4
 
 

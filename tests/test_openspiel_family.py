@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pyspiel
 import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
+from tests.helpers import play_along_kernel, walk_decisions
 from vitou_ai.openspiel_game import game_string
-from vitou_ai.rules import Game, VitouParams
+from vitou_ai.rules import VitouParams
 
 SIM_GAMES = [
     "python_vitou(profile=truc_catalan)",
@@ -88,43 +88,9 @@ def test_action_strings_and_illegal_actions():
 ])
 def test_trajectories_agree_with_kernel(spec, deals):
     osg = pyspiel.load_game(spec)
-    kg = Game(osg.vitou_params)
     rng = random.Random(spec)
     for _ in range(deals):
-        s, k = osg.new_initial_state(), kg.new_initial_state()
-        while not k.is_terminal():
-            assert s.current_player() == k.current_player()
-            if k.is_chance_node():
-                outcomes = k.chance_outcomes()
-                assert s.chance_outcomes() == outcomes
-                a = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                assert s.legal_actions() == k.legal_actions()
-                a = rng.choice(k.legal_actions())
-                assert s.string_to_action(s.action_to_string(a)) == a
-            s.apply_action(a)
-            k.apply_action(a)
-            assert np.array_equal(s.a, k.array)
-        assert s.is_terminal() and s.returns() == k.returns() and sum(s.returns()) == 0
-
-
-def _walk(game, fn):
-    def rec(state, trail):
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for a, _ in state.chance_outcomes():
-                rec(state.child(a), trail)
-            return
-        p = state.current_player()
-        fn(state, trail)
-        key = state.information_state_string(p)
-        for a in state.legal_actions():
-            t = list(trail)
-            t[p] = trail[p] + ((key, a),)
-            rec(state.child(a), tuple(t))
-
-    rec(game.new_initial_state(), tuple(() for _ in range(game.num_players())))
+        play_along_kernel(osg, rng)
 
 
 @pytest.mark.parametrize("spec", [
@@ -150,7 +116,7 @@ def test_information_states_consistent_and_perfect_recall(spec):
         obs.set_from(state, p)
         assert tensors.setdefault(obs.tensor.tobytes(), key) == key
 
-    _walk(game, check)
+    walk_decisions(game, check)
     assert len(seen) == len(tensors) > 4
 
 

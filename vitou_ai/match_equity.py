@@ -69,7 +69,8 @@ class EquityConfig:
     """What a match-equity table is computed for and how precisely.
 
     Attributes:
-        profile: only ``"vitou_2p"`` (the four-player table is not done here).
+        profile: only ``"vitou_2p"`` (the four-player table, approximately:
+            :mod:`vitou_ai.match_equity_4p`).
         target: points that win the match, 2 .. 99 (the profile's 12 by default).
         ranks, copies, hand_size, early_end: the deal's knobs (``VitouParams``).
         tol: exploitability (match-equity units, i.e. probability of winning the
@@ -105,7 +106,8 @@ class EquityConfig:
     def __post_init__(self) -> None:
         if self.profile != "vitou_2p":
             raise MatchEquityError(f"profile {self.profile!r}: only the two-player table "
-                                   "(vitou_2p) is computed here")
+                                   "(vitou_2p) is computed here; the four-player one: "
+                                   "python experiments/match_equity_4p.py")
         if self.solver not in SOLVERS:
             raise MatchEquityError(f"unknown solver {self.solver!r}; expected one of {SOLVERS}")
         if self.variant not in VARIANTS:
@@ -164,7 +166,8 @@ def check_scores(scores: Sequence[int], target: int) -> tuple[int, int]:
 
 
 def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, target: int,
-                 table: dict[tuple[int, int, int], float]) -> tuple[np.ndarray, np.ndarray]:
+                 table: dict[tuple[int, int, int], float], next_dealer: int | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Seat 0's match equity after each terminal of a deal, except where nothing scored.
 
     Args:
@@ -173,6 +176,9 @@ def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, targe
         scores, dealer: the state before the deal.
         target: the match's target.
         table: ``E(a, b, d)`` of the states reached by a scoring deal (a larger total).
+        next_dealer: the dealer of the next deal (R1.3: the deal passes to the left);
+            ``None``: ``1 - dealer`` (two players). Four players pass ``(dealer + 1) % 4``
+            (:mod:`vitou_ai.match_equity_4p`).
 
     Returns:
         (equity, nothing): ``float64[T]`` equity of the state after the deal (1 at a
@@ -184,7 +190,7 @@ def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, targe
         KeyError: a state the deal reaches is missing from ``table``.
     """
     a, b = scores
-    nxt = 1 - dealer
+    nxt = 1 - dealer if next_dealer is None else next_dealer
     u = np.rint(points).astype(np.int64)
     equity = np.full(u.shape, np.nan)
     cache: dict[int, float] = {}

@@ -49,6 +49,7 @@ from .openspiel_observer import (  # after the guard: it needs pyspiel too
     VitouObserver,
     infostate_string,  # noqa: F401  (policy export takes it from here)
 )
+from .openspiel_util import game_type, load_string, with_defaults
 from .rules import kernel as K
 from .rules import layout as L
 from .rules.game import Game as RulesGame
@@ -78,22 +79,7 @@ _DEFAULTS = {
     "games_won1": 0,
 }
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Vitou (vitou_ai rules kernel)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=dict(_DEFAULTS),
-)
+GAME_TYPE = game_type(SHORT_NAME, "Vitou (vitou_ai rules kernel)", 2, 4, _DEFAULTS)
 
 
 def game_string(params: VitouParams) -> str:
@@ -111,8 +97,7 @@ def game_string(params: VitouParams) -> str:
         if params.profile in ("truc_1912", "trut"):  # the profiles with a match of games (G4.1)
             d.update(games=params.games, games_won0=params.games_won[0],
                      games_won1=params.games_won[1])
-    args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
-    return f"{SHORT_NAME}({args})"
+    return load_string(SHORT_NAME, d)
 
 
 def params_from_dict(d: dict) -> VitouParams:
@@ -121,13 +106,7 @@ def params_from_dict(d: dict) -> VitouParams:
     Raises:
         ValueError: unknown parameter names or invalid values, with the reason.
     """
-    unknown = sorted(set(d) - set(_DEFAULTS))
-    if unknown:
-        raise ValueError(
-            f"{SHORT_NAME}: unknown parameter(s) {unknown}; known: {sorted(_DEFAULTS)}"
-        )
-    p = dict(_DEFAULTS)
-    p.update(d)
+    p = with_defaults(SHORT_NAME, d, _DEFAULTS)
     try:
         return VitouParams(
             profile=p["profile"],

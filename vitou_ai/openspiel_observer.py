@@ -34,6 +34,7 @@ import numpy as np
 import pyspiel
 
 from ._numba import jit
+from .openspiel_util import Pieces
 from .rules import kernel as K
 from .rules import layout as L
 from .rules import observe as O
@@ -45,20 +46,6 @@ _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures"
            # the Truc / Put family (docs/RULES_family.md P5.3, F2.1, F2.2)
            "concede or put", "fresh deal?", "fresh deal: agree?")
 _TRICK_RESULTS = ("0", "1", "void")
-
-
-class _Pieces:
-    """A flat float32 tensor and named views into it (the PyObserver layout)."""
-
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...]]]):
-        total = sum(int(np.prod(shape)) for _, shape in pieces)
-        self.tensor = np.zeros(total, np.float32)
-        self.dict = {}
-        i = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[i : i + size].reshape(shape)
-            i += size
 
 
 def _ranks_str(values, labels: tuple[str, ...] | None = None) -> str:
@@ -234,7 +221,7 @@ class VitouObserver:
             pieces.append(("tokens", (self.ntok, vp.num_actions)))
         if self.public and self.match:
             pieces.append(("deals", (1,)))
-        p = _Pieces(pieces)
+        p = Pieces(pieces)
         self.tensor, self.dict = p.tensor, p.dict
         self._key = np.empty(L.KEY_SIZE, dtype=np.int8)
         self._pub = np.empty(O.OBS_SIZE, dtype=np.int16)

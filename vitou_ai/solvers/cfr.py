@@ -21,32 +21,25 @@ here reproduces OpenSpiel's iterates (tests/test_solvers_openspiel.py).
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 
-from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
+from ..rules.params import RULES_VERSION, VitouParams
 from . import cfr_kernels as CK
+from .checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: imported from here)
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+    unreadable_reason,
+)
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
 VARIANTS = ("cfr", "cfr+", "dcfr")
 CHECKPOINT_FORMAT = "vitou_ai-cfr-checkpoint-1"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be resumed here: damaged, another game or rules version."""
-
-
-def unreadable_reason(e: Exception) -> str:
-    """Why a file could not be read as a checkpoint, for a one-line message. NumPy's
-    hint to load pickled data unsafely is never passed on: checkpoints hold no pickle."""
-    if "pickle" in str(e):
-        return "it holds pickled objects, which vitou_ai never loads"
-    return str(e)
 
 
 def tree_fingerprint(tree: GameTree) -> str:
@@ -129,27 +122,20 @@ class TabularCFR:
 
     # ---- checkpoints ----------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.tree.params
         return {
             "format": CHECKPOINT_FORMAT,
             "rules_version": RULES_VERSION,
             "variant": self.variant,
             "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
-            "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                       "scores": list(p.scores)},
+            "params": params_record(self.tree.params),
             "tree": tree_fingerprint(self.tree),
         }
 
     def save(self, path: str | Path) -> None:
         """Write a checkpoint (``.npz``, no pickle) atomically."""
-        from ..history import write_atomic
-
-        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
-                    seconds=self.seconds)
-        buf = BytesIO()
-        np.savez(buf, regrets=self.regrets, cum_policy=self.cum_policy,
-                 meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
+                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
+                        regrets=self.regrets, cum_policy=self.cum_policy)
 
     def load(self, path: str | Path) -> None:
         """Resume from a checkpoint written by :meth:`save` for the same game.
@@ -159,24 +145,9 @@ class TabularCFR:
                 ``RULES_VERSION``, another variant, or another game (parameters
                 or tree).
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                regrets, cum = z["regrets"], z["cum_policy"]
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
-        want = self._config()
-        try:
-            check_rules_version(meta.get("rules_version"), self.tree.params.players, str(path))
-        except ValueError as e:
-            raise CheckpointError(str(e)) from None
-        for key in ("format", "variant", "params", "tree", "alpha", "beta", "gamma"):
-            if meta.get(key) != want[key]:
-                raise CheckpointError(
-                    f"{path}: checkpoint {key} {meta.get(key)!r} does not match this solver's "
-                    f"{want[key]!r}"
-                )
+        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
+        check_config(path, meta, self._config(), self.tree.params.players)
+        regrets, cum = z["regrets"], z["cum_policy"]
         if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
             raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
                                   f"{self.regrets.shape}")

@@ -14,10 +14,7 @@ player each iteration pass. One random stream per solver (:mod:`vitou_ai.rng`).
 
 from __future__ import annotations
 
-import json
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +25,15 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions, max_legal_actions
 from ..rules.observe import infostate_key
-from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
+from ..rules.params import RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
-from .cfr import CheckpointError, unreadable_reason
+from .checkpoint import (
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+)
 from .infoset_table import pack_key
 from .tree import MAX_INFOSET_ACTIONS
 
@@ -91,7 +94,12 @@ def find_or_insert(words, used, slot_row, n_rows, pk, cap_rows):
 
 
 @jit
-def _rm(regrets, row, m, out):
+def regret_matching_row(regrets, row, m, out):
+    """Regret matching on one table row: ``out[:m]`` = the positive part of
+    ``regrets[row, :m]``, normalised, or uniform if no regret is positive (Hart &
+    Mas-Colell 2000; Zinkevich et al. 2007, eq. 8). ``regrets``: float64 or float32
+    ``[rows, MAX_INFOSET_ACTIONS]``; returns the sum of positive regrets (float64).
+    Shared by both MCCFR solvers (here and :mod:`.mccfr_abstract`)."""
     s = 0.0
     for a in range(m):
         if regrets[row, a] > 0.0:
@@ -101,10 +109,13 @@ def _rm(regrets, row, m, out):
             out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
         else:
             out[a] = 1.0 / m
+    return s
 
 
 @jit
-def _sample(probs, m, rng):
+def sample_action(probs, m, rng):
+    """An index in ``[0, m)`` drawn with probabilities ``probs[:m]`` from the stream
+    ``rng`` (:mod:`vitou_ai.rng`); the last index takes any rounding remainder."""
     u = next_float(rng)
     for a in range(m - 1):
         u -= probs[a]
@@ -164,10 +175,10 @@ def _advance_es(params, state, p, rng, tb, regrets, cum, key, acts, probs, sigma
         if q == p:
             return row
         m = nact[row]
-        _rm(regrets, row, m, sigma)
+        regret_matching_row(regrets, row, m, sigma)
         for a in range(m):
             cum[row, a] += sigma[a]  # simple averaging at the other players' nodes
-        K.apply_action(params, state, actions[row, _sample(sigma, m, rng)])
+        K.apply_action(params, state, actions[row, sample_action(sigma, m, rng)])
 
 
 @jit
@@ -190,7 +201,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
     child[0] = 0
     if used[2] < 1:
         used[2] = 1
-    _rm(regrets, row, nact[row], sig[0])
+    regret_matching_row(regrets, row, nact[row], sig[0])
     while True:
         r = rows[d]
         m = nact[r]
@@ -211,7 +222,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
                     used[2] = d + 1
                 rows[d] = nrow
                 child[d] = 0
-                _rm(regrets, nrow, nact[nrow], sig[d])
+                regret_matching_row(regrets, nrow, nact[nrow], sig[d])
         else:
             v = 0.0
             for a in range(m):
@@ -250,14 +261,14 @@ def os_iteration(params, p, rng, tb, regrets, cum, state, path_row, path_a, path
         if row < 0:
             return np.nan
         m = nact[row]
-        _rm(regrets, row, m, sig[n])
+        regret_matching_row(regrets, row, m, sig[n])
         if q == p:
             for a in range(m):
                 probs[a] = epsilon / m + (1.0 - epsilon) * sig[n, a]
         else:
             for a in range(m):
                 probs[a] = sig[n, a]
-        a = _sample(probs, m, rng)
+        a = sample_action(probs, m, rng)
         path_row[n] = row
         path_a[n] = a
         path_q[n] = q
@@ -490,24 +501,18 @@ class MCCFR:
 
     # ---- checkpoints ----------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.params
         return {"format": MCCFR_FORMAT, "rules_version": RULES_VERSION,
                 "sampling": self.sampling, "epsilon": self.epsilon, "seed": self.seed,
-                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                           "scores": list(p.scores)}}
+                "params": params_record(self.params)}
 
     def save(self, path: str | Path) -> None:
         """Checkpoint (``.npz``, no pickle, atomic): table rows in use and the stream."""
-        from ..history import write_atomic
-
         n = self.num_infosets
-        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
-                    seconds=self.seconds, deepest=self.deepest)
-        buf = BytesIO()
-        np.savez(buf, keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
-                 regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng,
-                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
+                                   nodes_touched=self.nodes_touched, seconds=self.seconds,
+                                   deepest=self.deepest),
+                        keys=self.keys[:n], nact=self.nact[:n], actions=self.actions[:n],
+                        regrets=self.regrets[:n], cum_policy=self.cum_policy[:n], rng=self.rng)
 
     def load(self, path: str | Path) -> None:
         """Resume from :meth:`save`'s file for the same game and settings.
@@ -516,25 +521,9 @@ class MCCFR:
             CheckpointError: damaged file, other format / rules version / game /
                 sampling / seed, or more rows than this solver's capacity.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                data = {k: z[k] for k in ("keys", "nact", "actions", "regrets", "cum_policy",
-                                          "rng")}
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
-        want = self._config()
-        try:
-            check_rules_version(meta.get("rules_version"), self.params.players, str(path))
-        except ValueError as e:
-            raise CheckpointError(str(e)) from None
-        for k, v in want.items():
-            if k == "rules_version":
-                continue
-            if meta.get(k) != v:
-                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
-                                      f"this solver's {v!r}")
+        meta, data = load_checkpoint(path, ("keys", "nact", "actions", "regrets", "cum_policy",
+                                            "rng"))
+        check_config(path, meta, self._config(), self.params.players)
         n = data["keys"].shape[0]
         if n > self.words.shape[0]:
             raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets")

@@ -32,11 +32,8 @@ is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
 
 from __future__ import annotations
 
-import json
 import math
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numba
@@ -51,8 +48,14 @@ from ..rules import layout as L
 from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
-from .cfr import CheckpointError, unreadable_reason
-from .mccfr import TableFullError
+from .checkpoint import (
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+)
+from .mccfr import TableFullError, regret_matching_row, sample_action
 from .tree import MAX_INFOSET_ACTIONS
 
 FORMAT = "vitou_ai-abstract-mccfr-1"
@@ -119,30 +122,6 @@ def find_slot(slots, stored):
 
 
 @jit
-def _rm(regrets, row, m, out):
-    s = 0.0
-    for a in range(m):
-        if regrets[row, a] > 0.0:
-            s += regrets[row, a]
-    for a in range(m):
-        if s > 0.0:
-            out[a] = regrets[row, a] / s if regrets[row, a] > 0.0 else 0.0
-        else:
-            out[a] = 1.0 / m
-    return s
-
-
-@jit
-def _sample(probs, m, rng):
-    u = next_float(rng)
-    for a in range(m - 1):
-        u -= probs[a]
-        if u < 0.0:
-            return a
-    return m - 1
-
-
-@jit
 def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt):
     """Sample chance and the other players' actions until ``p`` has a real choice.
     Returns p's slot (``mout[0]`` its number of actions, ``acts`` its legal
@@ -169,10 +148,10 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         if q == p:
             mout[0] = m
             return slot
-        _rm(regrets, slot, m, sig)
+        regret_matching_row(regrets, slot, m, sig)
         for a in range(m):
             cum[slot, a] += sig[a]
-        K.apply_action(params, state, acts[_sample(sig, m, rng)])
+        K.apply_action(params, state, acts[sample_action(sig, m, rng)])
 
 
 @jit
@@ -202,7 +181,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
     srow[0] = slot
     mrow[0] = mout[0]
     child[0] = 0
-    s = _rm(regrets, slot, mout[0], sig[0])
+    s = regret_matching_row(regrets, slot, mout[0], sig[0])
     _explore(regrets, slot, mout[0], s, prune, thr, explore[0])
     while True:
         r = srow[d]
@@ -227,7 +206,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
                 srow[d] = nslot
                 mrow[d] = mout[0]
                 child[d] = 0
-                s = _rm(regrets, nslot, mout[0], sig[d])
+                s = regret_matching_row(regrets, nslot, mout[0], sig[d])
                 _explore(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
             v = 0.0
@@ -439,16 +418,12 @@ class AbstractMCCFR:
 
     # ---- checkpoints ------------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.params
         return {"format": FORMAT, "rules_version": RULES_VERSION, "seed": self.seed,
                 "threads": self.threads, "abstraction": self.abstraction.describe(),
-                "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                           "scores": list(p.scores)}}
+                "params": params_record(self.params)}
 
     def save(self, path: str | Path) -> None:
         """Checkpoint (``.npz``, no pickle, written atomically): used rows and streams."""
-        from ..history import write_atomic
-
         rows = self.used_rows()
         meta = dict(self._config(), iteration=self.iteration, seconds=self.seconds,
                     discounts_done=self.discounts_done, counters=self.counters.tolist(),
@@ -456,11 +431,9 @@ class AbstractMCCFR:
                     prune_threshold=self.prune_threshold,
                     discount_interval=self.discount_interval,
                     discount_intervals=self.discount_intervals)
-        buf = BytesIO()
-        np.savez(buf, keys=self.slots[rows], nact=self.nact[rows], regrets=self.regrets[rows],
-                 cum_policy=self.cum_policy[rows], rngs=self.rngs,
-                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, meta, keys=self.slots[rows], nact=self.nact[rows],
+                        regrets=self.regrets[rows], cum_policy=self.cum_policy[rows],
+                        rngs=self.rngs)
 
     def load(self, path: str | Path) -> None:
         """Resume from :meth:`save`'s file for the same game, abstraction, seed and threads.
@@ -470,17 +443,8 @@ class AbstractMCCFR:
                 version, game, abstraction, seed or thread count, or more
                 information states than this solver's bound.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                data = {k: z[k] for k in ("keys", "nact", "regrets", "cum_policy", "rngs")}
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable abstract-MCCFR checkpoint ({unreadable_reason(e)})") from None
-        for k, v in self._config().items():
-            if meta.get(k) != v:
-                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
-                                      f"this run's {v!r}")
+        meta, data = load_checkpoint(path, ("keys", "nact", "regrets", "cum_policy", "rngs"))
+        check_config(path, meta, self._config(), self.params.players)
         n = data["keys"].shape[0]
         if n > self.max_infosets:
             raise CheckpointError(f"{path}: {n:,} information states exceed max_infosets "

@@ -21,16 +21,13 @@ uninterrupted solver's; ``tests/test_train.py``).
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 
 from ..rules.params import RULES_VERSION, VitouParams
-from .cfr import CheckpointError, unreadable_reason
+from .checkpoint import CheckpointError, check_config, load_checkpoint, save_checkpoint
 
 OPENSPIEL_FORMAT = "vitou_ai-openspiel-checkpoint-1"
 #: ``vitou-ai train`` names of the OpenSpiel solvers and their pyspiel classes
@@ -64,6 +61,7 @@ class OpenSpielSolver:
             raise ValueError(f"unknown OpenSpiel solver {name!r}; expected one of "
                              f"{', '.join(CLASSES)}")
         self.name = name
+        self.players = params.players
         self.game_string = game_string(params)
         self.game = pyspiel.load_game(self.game_string)
         cls = getattr(pyspiel, CLASSES[name])
@@ -121,17 +119,12 @@ class OpenSpielSolver:
         Raises:
             CheckpointError: the solver is not resumable (``openspiel-cfr+``).
         """
-        from ..history import write_atomic
-
         if not self.resumable:
             raise CheckpointError(f"{self.name} cannot be checkpointed (see RESUMABLE)")
         text = self.solver.__getstate__().encode()
         meta = dict(self._meta(), iteration=self.iteration, seconds=self.seconds,
                     sha256=hashlib.sha256(text).hexdigest())
-        buf = BytesIO()
-        np.savez(buf, state=np.frombuffer(text, np.uint8),
-                 meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, meta, state=np.frombuffer(text, np.uint8))
 
     def load(self, path: str | Path) -> None:
         """Continue from a checkpoint written by :meth:`save` for the same solver and game.
@@ -143,16 +136,9 @@ class OpenSpielSolver:
         """
         import pyspiel
 
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                text = bytes(z["state"])
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
-        for key, want in self._meta().items():
-            if meta.get(key) != want:
-                raise CheckpointError(f"{path}: checkpoint {key} {meta.get(key)!r} does not "
-                                      f"match this run's {want!r}")
+        meta, z = load_checkpoint(path, ("state",))
+        text = bytes(z["state"])
+        check_config(path, meta, self._meta(), self.players)
         if hashlib.sha256(text).hexdigest() != meta.get("sha256"):
             raise CheckpointError(f"{path}: the solver state is damaged (SHA-256 differs)")
         decoded = text.decode()

@@ -20,12 +20,10 @@ from ..bots.policy import IWORK_SIZE
 from ..rules import kernel as K
 from ..rules import layout as L
 from .public_tree import (
-    KIND_CHANCE,
-    KIND_DEAL,
     KIND_DECISION,
     PublicTree,
-    _grow1,
-    _grow2,
+    _replay_push,
+    _replay_start,
     _set_hand,
     infoset_table,
 )
@@ -131,11 +129,7 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
     """Replay the tree on the kernel (as ``public_tree._infoset_keys``) and write, for each
     entry, policy ``pi``'s probability of the entry's action for the entry's hand."""
     H = hands.shape[0]
-    scap = 256
-    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
-    st_node = np.empty(scap, np.int64)
-    K.init_state(params, st_states[0])
-    st_node[0] = 0
+    st_states, st_node = _replay_start(params)
     sp = 1
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
@@ -150,13 +144,10 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
         sp -= 1
         K.copy_state(st_states[sp], state)
         node = st_node[sp]
-        m = nchild[node]
-        f = first[node]
-        if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
         if kind[node] == KIND_DECISION:
             p = player[node]
+            m = nchild[node]
+            f = first[node]
             for k in range(m):
                 c = f + k
                 for j in range(alen[c]):
@@ -176,27 +167,9 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                             probs[hh, a] = row[a]
                         done[hh] = True
                     out[e] = probs[hh, action[c]]
-            for k in range(m):
-                c = f + k
-                K.copy_state(state, st_states[sp])
-                h0 = ent[aoff[c]]
-                if h0 < H:
-                    _set_hand(params, st_states[sp], p, hands[h0], played)
-                K.apply_action(params, st_states[sp], action[c])
-                st_node[sp] = c
-                sp += 1
-        elif kind[node] == KIND_DEAL:
-            K.copy_state(state, st_states[sp])
-            K.apply_deal(params, st_states[sp], deal0)
-            st_node[sp] = f
-            sp += 1
-        elif kind[node] == KIND_CHANCE:
-            for k in range(m):
-                K.copy_state(state, st_states[sp])
-                K.apply_action(params, st_states[sp], action[f + k])
-                st_node[sp] = f + k
-                sp += 1
-
+        sp, st_states, st_node = _replay_push(params, kind, player, first, nchild, action, aoff,
+                                              ent, hands, deal0, node, state, st_states, st_node,
+                                              sp, played)
 
 def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as

@@ -297,6 +297,10 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
             util[node] = ret[0]
             continue
         util[node] = 0.0
+        p = -1
+        off_p = 0
+        len_p = 0
+        dealt = False
         if K.is_chance(state):
             player[node] = -1
             if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
@@ -307,26 +311,37 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
                 m = K.chance_outcomes(params, state, acts, cprobs)
             else:
                 raise ValueError("private chance event (gesture caught) in a public tree")
-            first[node] = n_nodes
-            nchild[node] = m
-            need = n_nodes + m
-            if need > max_nodes:
-                return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
-            if need > kind.shape[0]:
-                kind = _grow1(kind, need)
-                player = _grow1(player, need)
-                first = _grow1(first, need)
-                nchild = _grow1(nchild, need)
-                action = _grow1(action, need)
-                prob = _grow1(prob, need)
-                util = _grow1(util, need)
-                aoff = _grow1(aoff, need)
-                alen = _grow1(alen, need)
-            if sp + m > st_states.shape[0]:
-                st_states = _grow2(st_states, sp + m)
-                st_node = _grow1(st_node, sp + m)
-                st_off = _grow2(st_off, sp + m)
-                st_len = _grow2(st_len, sp + m)
+        else:
+            # a decision node: the legal actions of every hand in the actor's range
+            p = K.current_player(params, state)
+            kind[node] = KIND_DECISION
+            player[node] = p
+            off_p = offs[p]
+            len_p = lens[p]
+            dealt = ent[off_p] != H
+            m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
+                                       ne, offs, lens, legal, union, keep, played, acts)
+        first[node] = n_nodes
+        nchild[node] = m
+        need = n_nodes + m
+        if need > max_nodes:
+            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
+        if need > kind.shape[0]:
+            kind = _grow1(kind, need)
+            player = _grow1(player, need)
+            first = _grow1(first, need)
+            nchild = _grow1(nchild, need)
+            action = _grow1(action, need)
+            prob = _grow1(prob, need)
+            util = _grow1(util, need)
+            aoff = _grow1(aoff, need)
+            alen = _grow1(alen, need)
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+            st_off = _grow2(st_off, sp + m)
+            st_len = _grow2(st_len, sp + m)
+        if kind[node] != KIND_DECISION:
             for k in range(m):
                 child = n_nodes + k
                 K.copy_state(state, st_states[sp])
@@ -350,35 +365,6 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
                 sp += 1
             n_nodes += m
             continue
-        # a decision node: the legal actions of every hand in the actor's range
-        p = K.current_player(params, state)
-        kind[node] = KIND_DECISION
-        player[node] = p
-        off_p = offs[p]
-        len_p = lens[p]
-        dealt = ent[off_p] != H
-        m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent, ne,
-                                   offs, lens, legal, union, keep, played, acts)
-        first[node] = n_nodes
-        nchild[node] = m
-        need = n_nodes + m
-        if need > max_nodes:
-            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
-        if need > kind.shape[0]:
-            kind = _grow1(kind, need)
-            player = _grow1(player, need)
-            first = _grow1(first, need)
-            nchild = _grow1(nchild, need)
-            action = _grow1(action, need)
-            prob = _grow1(prob, need)
-            util = _grow1(util, need)
-            aoff = _grow1(aoff, need)
-            alen = _grow1(alen, need)
-        if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
-            st_off = _grow2(st_off, sp + m)
-            st_len = _grow2(st_len, sp + m)
         k = 0
         for a in range(L.NUM_ACTIONS):
             if not keep[a]:
@@ -716,6 +702,55 @@ def _representative_deal(params: VitouParams) -> np.ndarray:
 
 
 @jit
+def _replay_start(params):
+    """The stack of a replay of a built tree on the kernel: (``int32[cap, STATE_SIZE]``
+    states, ``int64[cap]`` nodes, 1 entry: the root's initial state)."""
+    st_states = np.empty((256, L.STATE_SIZE), np.int32)
+    st_node = np.empty(256, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    return st_states, st_node
+
+
+@jit
+def _replay_push(params, kind, player, first, nchild, action, aoff, ent, hands, deal0, node,
+                 state, st_states, st_node, sp, played):
+    """Push the children of ``node`` (kernel state ``state``) on a replay stack of
+    :func:`_replay_start`: a decision child gets the actor's hand of its first entry
+    (when dealt), a deal node's child the representative deal ``deal0``. Returns
+    ``(sp, st_states, st_node)``, the stack grown if needed."""
+    H = hands.shape[0]
+    m = nchild[node]
+    f = first[node]
+    if sp + m > st_states.shape[0]:
+        st_states = _grow2(st_states, sp + m)
+        st_node = _grow1(st_node, sp + m)
+    if kind[node] == KIND_DECISION:
+        p = player[node]
+        for k in range(m):
+            c = f + k
+            K.copy_state(state, st_states[sp])
+            h0 = ent[aoff[c]]
+            if h0 < H:
+                _set_hand(params, st_states[sp], p, hands[h0], played)
+            K.apply_action(params, st_states[sp], action[c])
+            st_node[sp] = c
+            sp += 1
+    elif kind[node] == KIND_DEAL:
+        K.copy_state(state, st_states[sp])
+        K.apply_deal(params, st_states[sp], deal0)
+        st_node[sp] = f
+        sp += 1
+    elif kind[node] == KIND_CHANCE:
+        for k in range(m):
+            K.copy_state(state, st_states[sp])
+            K.apply_action(params, st_states[sp], action[f + k])
+            st_node[sp] = f + k
+            sp += 1
+    return sp, st_states, st_node
+
+
+@jit
 def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
                   keys_out, entry_infoset):
     """Replay the tree on the kernel (as :func:`_build` does) and write the kernel's
@@ -723,11 +758,7 @@ def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, 
     then hand order, and each entry's information set."""
     H = hands.shape[0]
     n_is = 0
-    scap = 256
-    st_states = np.empty((scap, L.STATE_SIZE), np.int32)
-    st_node = np.empty(scap, np.int64)
-    K.init_state(params, st_states[0])
-    st_node[0] = 0
+    st_states, st_node = _replay_start(params)
     sp = 1
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
@@ -737,13 +768,10 @@ def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, 
         sp -= 1
         K.copy_state(st_states[sp], state)
         node = st_node[sp]
-        m = nchild[node]
-        f = first[node]
-        if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
         if kind[node] == KIND_DECISION:
             p = player[node]
+            m = nchild[node]
+            f = first[node]
             for k in range(m):
                 c = f + k
                 for j in range(alen[c]):
@@ -766,26 +794,9 @@ def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, 
                 c = f + k
                 for j in range(alen[c]):
                     slot[ent[aoff[c] + j]] = -1
-            for k in range(m):
-                c = f + k
-                K.copy_state(state, st_states[sp])
-                h0 = ent[aoff[c]]
-                if h0 < H:
-                    _set_hand(params, st_states[sp], p, hands[h0], played)
-                K.apply_action(params, st_states[sp], action[c])
-                st_node[sp] = c
-                sp += 1
-        elif kind[node] == KIND_DEAL:
-            K.copy_state(state, st_states[sp])
-            K.apply_deal(params, st_states[sp], deal0)
-            st_node[sp] = f
-            sp += 1
-        elif kind[node] == KIND_CHANCE:
-            for k in range(m):
-                K.copy_state(state, st_states[sp])
-                K.apply_action(params, st_states[sp], action[f + k])
-                st_node[sp] = f + k
-                sp += 1
+        sp, st_states, st_node = _replay_push(params, kind, player, first, nchild, action, aoff,
+                                              ent, hands, deal0, node, state, st_states, st_node,
+                                              sp, played)
     return n_is
 
 

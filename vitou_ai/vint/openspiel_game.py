@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from ..openspiel_util import Pieces, game_type, load_string, with_defaults
 from . import kernel as K
 from . import layout as L
 from .game import VintParams, VintRuleError, VintState, action_str, bid_str, card_str, hand_str
@@ -31,22 +32,7 @@ SHORT_NAME = "python_vint"
 _DEFAULTS = {"dealer": 0, "short_auction": False, "scoring": "moscow", "slam_small": 1000,
              "slam_grand": 2000}
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Vint (vitou_ai Vint kernel)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=4,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=dict(_DEFAULTS),
-)
+GAME_TYPE = game_type(SHORT_NAME, "Vint (vitou_ai Vint kernel)", 4, 4, _DEFAULTS)
 
 
 def game_string(params: VintParams) -> str:
@@ -54,17 +40,12 @@ def game_string(params: VintParams) -> str:
     d = {"dealer": params.dealer, "short_auction": params.short_auction,
          "scoring": params.scoring, "slam_small": params.slam_small,
          "slam_grand": params.slam_grand}
-    args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
-    return f"{SHORT_NAME}({args})"
+    return load_string(SHORT_NAME, d)
 
 
 def params_from_dict(d: dict) -> VintParams:
     """:class:`VintParams` from an OpenSpiel parameter dict. Raises ValueError."""
-    unknown = sorted(set(d) - set(_DEFAULTS))
-    if unknown:
-        raise ValueError(f"{SHORT_NAME}: unknown parameter(s) {unknown}; known: {sorted(_DEFAULTS)}")
-    p = dict(_DEFAULTS)
-    p.update(d)
+    p = with_defaults(SHORT_NAME, d, _DEFAULTS)
     try:
         return VintParams(dealer=int(p["dealer"]), short_auction=bool(p["short_auction"]),
                           scoring=str(p["scoring"]), slam_small=int(p["slam_small"]),
@@ -203,20 +184,6 @@ def _history_text(hist) -> str:
 # ---- observers ------------------------------------------------------------------------------
 
 
-class _Pieces:
-    """A flat float32 tensor and named views into it (the PyObserver layout)."""
-
-    def __init__(self, pieces):
-        total = sum(int(np.prod(shape)) for _, shape in pieces)
-        self.tensor = np.zeros(total, np.float32)
-        self.dict = {}
-        i = 0
-        for name, shape in pieces:
-            size = int(np.prod(shape))
-            self.dict[name] = self.tensor[i:i + size].reshape(shape)
-            i += size
-
-
 def _private(iig_obs_type) -> bool:
     pit = iig_obs_type.private_info
     if pit == pyspiel.PrivateInfoType.ALL_PLAYERS:
@@ -244,7 +211,7 @@ class VintInfoStateObserver:
             pieces.append(("hand", (52,)))
         if self.public:
             pieces += [("opening_passes", (9,)), ("bids", (35, 18)), ("play", (52, 52))]
-        p = _Pieces(pieces)
+        p = Pieces(pieces)
         self.tensor, self.dict = p.tensor, p.dict
 
     def set_from(self, state: VintOSState, player: int) -> None:
@@ -315,7 +282,7 @@ class VintObserver:
             pieces += [("dealer", (4,)), ("high_bid", (36,)), ("bidder", (4,)),
                        ("passes", (13,)), ("contract", (1,)), ("trick", (4, 52)),
                        ("played", (52,)), ("tricks", (2, 14))]
-        p = _Pieces(pieces)
+        p = Pieces(pieces)
         self.tensor, self.dict = p.tensor, p.dict
 
     def set_from(self, state: VintOSState, player: int) -> None:

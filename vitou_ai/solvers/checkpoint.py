@@ -1,0 +1,118 @@
+"""Solver checkpoints: one ``.npz`` file (no pickle), written atomically, with a JSON record.
+
+A checkpoint holds named arrays and ``meta``, the UTF-8 JSON of a dict stored as
+``uint8[n]`` (so ``np.load(allow_pickle=False)`` reads it back). Every solver's
+``meta`` starts with its configuration (``format``, ``rules_version``, the game's
+parameters, ...), which :func:`check_config` compares with the resuming solver's
+before any table is touched. Each problem is one :class:`CheckpointError` line
+that names the file.
+
+Typical use (``TabularCFR``)::
+
+    save_checkpoint(path, dict(self._config(), iteration=...), regrets=..., cum_policy=...)
+    ...
+    meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
+    check_config(path, meta, self._config(), self.tree.params.players)
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..rules.params import VitouParams, check_rules_version
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed here: damaged, another game or rules version."""
+
+
+def unreadable_reason(e: Exception) -> str:
+    """Why a file could not be read as a checkpoint, for a one-line message. NumPy's
+    hint to load pickled data unsafely is never passed on: checkpoints hold no pickle."""
+    if "pickle" in str(e):
+        return "it holds pickled objects, which vitou_ai never loads"
+    return str(e)
+
+
+def params_record(p: VitouParams) -> dict[str, Any]:
+    """The game's parameters as a JSON-able dict (knobs, profile, dealer, scores): what a
+    checkpoint records as ``params`` to recognise its game."""
+    return {**p.knobs(), "profile": p.profile, "dealer": p.dealer, "scores": list(p.scores)}
+
+
+def save_checkpoint(path: str | Path, meta: dict[str, Any], **arrays: np.ndarray) -> None:
+    """Write ``arrays`` and ``meta`` (JSON) to ``path`` as ``.npz``, atomically.
+
+    Args:
+        path: the file; its folder is created if missing.
+        meta: JSON-able record (configuration and counters).
+        arrays: the tables, by name (``meta`` is reserved).
+    """
+    from ..history import write_atomic
+
+    buf = BytesIO()
+    np.savez(buf, **arrays, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    write_atomic(Path(path), buf.getvalue())
+
+
+def load_checkpoint(path: str | Path, names: tuple[str, ...]) -> tuple[dict[str, Any],
+                                                                      dict[str, np.ndarray]]:
+    """Read a file written by :func:`save_checkpoint`.
+
+    Args:
+        path: the file.
+        names: the arrays to read.
+
+    Returns:
+        ``(meta, arrays)``: the JSON record and the named arrays (in memory).
+
+    Raises:
+        CheckpointError: ``"<path>: not a readable checkpoint (<why>)"``: missing,
+            not an ``.npz``, damaged, pickled, without ``meta`` or one of ``names``.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(bytes(z["meta"]).decode())
+            arrays = {k: z[k] for k in names}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
+        # ValueError covers json.JSONDecodeError and UnicodeDecodeError
+        raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path}: not a readable checkpoint (meta is not a record)")
+    return meta, arrays
+
+
+def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
+                 players: int | None) -> None:
+    """Check that a checkpoint's record matches the resuming solver's configuration.
+
+    Every key of ``want`` is compared in ``want``'s order (put ``format`` first, so a
+    file of another solver says so first); ``rules_version`` goes through
+    :func:`~vitou_ai.rules.params.check_rules_version`, which lets a two-player file
+    from ``vitou-rules-1.0`` carry over.
+
+    Args:
+        path: the file, for the message.
+        meta: the record read by :func:`load_checkpoint`.
+        want: the resuming solver's configuration (JSON-able values).
+        players: players of the solver's game.
+
+    Raises:
+        CheckpointError: ``"<path>: checkpoint <key> <saved> does not match this
+            solver's <wanted>"``, or the rules-version message.
+    """
+    for k, v in want.items():
+        if k == "rules_version":
+            try:
+                check_rules_version(meta.get(k), players, str(path))
+            except ValueError as e:
+                raise CheckpointError(str(e)) from None
+        elif meta.get(k) != v:
+            raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
+                                  f"this solver's {v!r}")
