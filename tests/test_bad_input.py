@@ -325,18 +325,18 @@ def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text
         s.load("k")
 
 
-def test_match_equity_refuses_a_deal_tree_too_large_before_the_sweep(tmp_path, capsys,
-                                                                     monkeypatch):
-    from vitou_ai import sweep
+def test_match_equity_refuses_a_deal_tree_too_large_before_any_deal(tmp_path, capsys,
+                                                                    monkeypatch):
+    from vitou_ai import match_equity
 
     def never(*a, **k):
-        raise AssertionError("the sweep started before the deal's size was checked")
+        raise AssertionError("a deal was solved before the deal's size was checked")
 
-    monkeypatch.setattr(sweep, "Sweep", never)
+    monkeypatch.setattr(match_equity, "run_table", never)
     for solver in ("flat", "public"):
         code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
                      "--target", "3", "--solver", solver, "--max-tree-nodes", "10",
-                     "--out", str(tmp_path / "me")])
+                     "--backend", "serial", "--out", str(tmp_path / "me")])
         out, err = capsys.readouterr()
         assert code == 2 and "Traceback" not in err, err
         assert "more than 10 nodes" in err.splitlines()[-1] and "--hand-size 2" in err

@@ -80,8 +80,8 @@ def _lookup(args, config, out: Path) -> int:
 
 def _check_tree_size(config, max_nodes: int) -> None:
     """Build the 0:0 deal's tree (seat 0 dealing) with at most ``max_nodes`` nodes, so a
-    deal too large for this machine is refused in the command, once, before the workers
-    each start building two of them (the other scores' deals are no larger: one from
+    deal too large for this machine is refused in the command, once, before any task
+    is given to the workers, which would each build two of them (the other scores' deals are no larger: one from
     the end, R6, there are no raises).
 
     Raises:
@@ -131,11 +131,6 @@ def command(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR
-    try:
-        _check_tree_size(config, args.max_tree_nodes)
-    except MatchEquityError as e:
-        print(f"vitou-ai match-equity: {e}", file=sys.stderr)
-        return EXIT_ERROR
     tasks = out / f"tasks_{output_stem(config)}"
     if not args.resume and tasks.is_dir() and any(tasks.glob("*.json")):
         print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "
@@ -158,6 +153,7 @@ def command(args: argparse.Namespace) -> int:
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))
+            _check_tree_size(config, args.max_tree_nodes)  # before any deal is solved
             summary = run_table(config, out, sweep, on_state)
     except (SweepError, MatchEquityError, OSError) as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
