@@ -19,12 +19,12 @@ PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
     {"_numba", "rng", "console"},
     {"rules"},
-    {"history", "openspiel_game", "openspiel_observer", "abstraction"},
+    {"history", "openspiel_game", "openspiel_observer", "openspiel_util", "abstraction"},
     {"bots"},
     {"sim"},
-    {"solvers", "eval", "envs", "sweep", "match_equity"},
+    {"solvers", "eval", "envs", "sweep", "match_equity", "match_equity_4p"},
     {"__init__", "analysis", "cli", "play", "train", "train_abstract", "vint",
-     "match_equity_command", "train_match"},
+     "match_equity_command", "train_match", "score_rates"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 

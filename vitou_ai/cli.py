@@ -249,6 +249,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     tournament_cli.add_arguments(add(
         "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
+    for name in ("tournament", "play"):  # Vint has its own parser (vitou_ai.vint.cli)
+        subs[name].epilog = (f"Vint: vitou-ai {name} --game vint [...]; its options: "
+                             f"vitou-ai {name} --game vint --help.")
     train_cli.add_arguments(add(
         "train", "train a betting strategy (CFR family, MCCFR), log exploitability and win rates"))
     from . import match_equity_command as equity_cli

@@ -61,6 +61,39 @@ def new_folder(base: str | Path, stem: str) -> Path:
     raise OSError(f"no free folder name {Path(base) / stem}-{stamp}-N")
 
 
+def check_writable(path: str | Path, kind: str = "folder") -> None:
+    """Refuse, before any work, an output ``path`` that could not be written at the end.
+
+    ``kind`` is ``"folder"`` (``path`` is, or will be made, a folder) or ``"file"``
+    (``path`` is a file to write). The nearest existing folder on the way is probed
+    by creating and deleting a temporary file in it, so a read-only file system, a
+    missing permission or a file in the way is found now; nothing is left behind
+    and no folder is created.
+
+    Raises:
+        OSError: one line naming ``path`` and what is in the way.
+    """
+    import tempfile
+
+    path = Path(path)
+    if kind == "folder" and path.exists() and not path.is_dir():
+        raise OSError(f"--out {path}: exists and is not a folder")
+    if kind == "file" and path.is_dir():
+        raise OSError(f"--out {path}: is a folder; give a file name, e.g. {path / 'out.json'}")
+    probe = path if kind == "folder" else path.parent
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OSError(f"--out {path}: {probe} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as e:
+        raise OSError(f"--out {path}: cannot write in {probe} ({e.strerror or e})") from None
+
+
 def show_progress(stream: TextIO, no_progress: bool = False) -> bool:
     """Whether to draw a progress bar on ``stream``: only on a terminal, and not with
     ``--no-progress`` (a bar in a log file or a pipe is noise)."""

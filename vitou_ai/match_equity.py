@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bots.tabular import read_npz
 from .rules.params import RULES_VERSION, VitouParams
 from .solvers.payoffs import KIND_TERMINAL, with_terminal_utility
 
@@ -472,12 +473,12 @@ def read_policies(policy_dir: str | Path, keys: Sequence[tuple[int, int]],
     for a, b in keys:
         path = Path(policy_dir) / f"policy_{a}_{b}.npz"
         try:
-            with np.load(path, allow_pickle=False) as z:
-                ks.append(z["keys"])
+            z = read_npz(path, "state policy")
+            ks.append(z["keys"])
+            ps.append(z["probs"])
+            if mirror and a < b:
+                ks.append(mirror_keys(z["keys"]))
                 ps.append(z["probs"])
-                if mirror and a < b:
-                    ks.append(mirror_keys(z["keys"]))
-                    ps.append(z["probs"])
         except (OSError, ValueError, KeyError) as e:
             raise MatchEquityError(f"{path}: cannot read the state's policy ({e})") from None
     return np.concatenate(ks), np.concatenate(ps)
@@ -521,14 +522,21 @@ def read_table_csv(path: str | Path) -> dict[tuple[int, int, int], float]:
     """Read a table written by :func:`table_csv`.
 
     Raises:
-        MatchEquityError: missing file or columns, or a bad row (named by line).
+        MatchEquityError: missing file, not text, missing columns, or a bad row
+            (named by line): not four numbers, or an equity outside [0, 1].
     """
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise MatchEquityError(f"{path}: cannot read the match-equity table ({e.strerror})") \
             from None
-    rows = list(csv.reader(io.StringIO(text)))
+    except UnicodeDecodeError as e:
+        raise MatchEquityError(f"{path}: not a match-equity table: not UTF-8 text "
+                               f"(byte {e.start})") from None
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:
+        raise MatchEquityError(f"{path}: not a match-equity table: {e}") from None
     if not rows or tuple(rows[0]) != CSV_COLUMNS:
         raise MatchEquityError(f"{path}: expected the columns {','.join(CSV_COLUMNS)}")
     table = {}
@@ -537,6 +545,8 @@ def read_table_csv(path: str | Path) -> dict[tuple[int, int, int], float]:
             a, b, d, v = int(r[0]), int(r[1]), int(r[2]), float(r[3])
         except (ValueError, IndexError):
             raise MatchEquityError(f"{path}: line {line}: not a table row: {r!r}") from None
+        if not 0.0 <= v <= 1.0:
+            raise MatchEquityError(f"{path}: line {line}: equity {r[3]} is not a probability")
         table[(a, b, d)] = v
     return table
 

@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="CPUs of the embedded Ray runtime (default: all of this machine's)")
     p.add_argument("--max-retries", type=int, default=2, help="retries of a failed state")
+    p.add_argument("--max-tree-nodes", type=int, default=30_000_000,
+                   help="largest deal tree to solve, checked on the 0:0 deal before the sweep "
+                   "starts (the full deck's 3-card deal has 105 M nodes, 15 GB per tree)")
     p.add_argument("--lookup", default=None, metavar="A:B",
                    help="print E(A, B, dealer) for both dealers from the table in --out "
                    "(computed before) instead of computing")
@@ -75,6 +78,33 @@ def _lookup(args, config, out: Path) -> int:
     return EXIT_OK
 
 
+def _check_tree_size(config, max_nodes: int) -> None:
+    """Build the 0:0 deal's tree (seat 0 dealing) with at most ``max_nodes`` nodes, so a
+    deal too large for this machine is refused in the command, once, before any task
+    is given to the workers, which would each build two of them (the other scores' deals are no larger: one from
+    the end, R6, there are no raises).
+
+    Raises:
+        MatchEquityError: the tree has more than ``max_nodes`` nodes.
+    """
+    from .console import note
+    from .match_equity import MatchEquityError
+
+    if config.solver == "public":
+        from .solvers.public_tree import build_public_tree as build
+    else:
+        from .solvers.tree import build_tree as build
+    note("match-equity", f"checking the deal's {config.solver} tree (at most {max_nodes:,} "
+         "nodes)...")
+    try:
+        build(config.deal_params((0, 0), 0), max_nodes=max_nodes)
+    except ValueError:
+        raise MatchEquityError(f"the deal's {config.solver} tree has more than {max_nodes:,} "
+                               "nodes; a deal is solved whole (two trees per score state at "
+                               "once): use --hand-size 2 or fewer --ranks, or raise "
+                               "--max-tree-nodes") from None
+
+
 def command(args: argparse.Namespace) -> int:
     """Run ``vitou-ai match-equity``; returns the exit code."""
     from .console import note
@@ -94,6 +124,13 @@ def command(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.lookup is not None:
         return _lookup(args, config, out)
+    from .console import check_writable
+
+    try:
+        check_writable(out)  # before Ray starts and any deal is solved
+    except OSError as e:
+        print(f"vitou-ai match-equity: {e}", file=sys.stderr)
+        return EXIT_ERROR
     tasks = out / f"tasks_{output_stem(config)}"
     if not args.resume and tasks.is_dir() and any(tasks.glob("*.json")):
         print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "
@@ -116,6 +153,7 @@ def command(args: argparse.Namespace) -> int:
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))
+            _check_tree_size(config, args.max_tree_nodes)  # before any deal is solved
             summary = run_table(config, out, sweep, on_state)
     except (SweepError, MatchEquityError, OSError) as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)

@@ -201,7 +201,11 @@ class Sweep:
         except (OSError, ValueError) as e:
             raise SweepError(f"{path}: not a readable task result ({e}); delete it to "
                              "recompute that task") from None
-        if rec.get("format") != RESULT_FORMAT or rec.get("fingerprint") != self.fingerprint:
+        if not isinstance(rec, dict) or rec.get("format") != RESULT_FORMAT or "result" not in rec:
+            raise SweepError(f"{path}: not a task result of this sweep (expected a JSON object "
+                             f"with format {RESULT_FORMAT!r} and a result); delete it to "
+                             "recompute that task")
+        if rec.get("fingerprint") != self.fingerprint:
             raise SweepError(f"{path}: written for another configuration (fingerprint "
                              f"{rec.get('fingerprint')!r}, this run {self.fingerprint!r}); use "
                              "another --out folder")

@@ -46,6 +46,7 @@ import numpy as np
 
 from .console import (
     EXIT_INTERRUPTED,
+    check_writable,
     interrupts_deferred,
     interrupts_ignored,
     new_folder,
@@ -101,7 +102,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             choices=ALL_PROFILES)
     setting("--ranks", "research variant: the top N ranks of T 9 A K Q J 8 7", type=int)
     setting("--copies", "research variant: copies of each rank", type=int)
-    setting("--hand-size", "cards per hand (2 with the full deck: two-card hands)", type=int)
+    setting("--hand-size", "cards per hand (2 with the full deck: two-card hands; "
+            "abstract-mccfr, the four-player default: 3)", type=int)
     setting("--dealer", "dealer seat; -1: drawn by chance, so the policy covers every seat",
             type=int)
     setting("--score0", "team 0's score before the deal", type=int)
@@ -117,7 +119,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers",
             choices=SOLVERS)
     setting("--seed", "random seed of the MCCFR samples and of the evaluation deals", type=int)
-    setting("--max-infosets", "MCCFR table capacity (information states)", type=int)
+    setting("--max-infosets", "MCCFR table capacity (information states; abstract-mccfr: "
+            "8000000)", type=int)
     setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "
             "swapped)", type=int)
     setting("--bots", "opponent bots of the evaluation, space-separated (the older "
@@ -142,7 +145,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop after this many iterations in all (default 1000; MCCFR: "
                    "200000; with --resume: the run's)")
     p.add_argument("--time", type=float, default=None,
-                   help="stop after this many seconds of solver time (default: no limit)")
+                   help="stop after this many seconds of solver time (default: no limit; "
+                   "abstract-mccfr: 3000 unless --iterations is given)")
     p.add_argument("--eval-every", type=int, default=None,
                    help="iterations between evaluations (default: iterations / 10; with "
                    "--resume: the run's)")
@@ -381,6 +385,10 @@ def run(args: argparse.Namespace, out=None) -> int:
             from . import train_abstract
 
             return train_abstract.run(*abstract, out)
+        if getattr(args, "abstraction", None) is not None:
+            raise _BadInput("--abstraction applies to --solver abstract-mccfr only (the default "
+                            "for --profile vitou and vitou_cason); this run's solver reads the "
+                            "real game's information states")
         plan = _plan(args)
     except _BadInput as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)
@@ -450,8 +458,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if args.resume and not args.out:
         raise _BadInput("--resume needs --out, the run folder to continue")
     folder = Path(args.out) if args.out else None
-    if folder is not None and folder.exists() and not folder.is_dir():
-        raise _BadInput(f"--out {folder}: exists and is not a folder")
+    try:
+        check_writable(folder if folder is not None else "runs")  # before the tree is built
+    except OSError as e:
+        raise _BadInput(str(e)) from None
     saved: dict[str, Any] | None = None
     if args.resume:
         if not (folder / "run.json").exists():
@@ -462,6 +472,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _BadInput(f"--resume: cannot read {folder / 'run.json'}: {e}") from None
         if not isinstance(saved, dict):
             raise _BadInput(f"--resume: {folder / 'run.json'} is not a run record")
+        if saved.get("objective") == "match":
+            raise _BadInput(f"--resume: {folder} is an --objective match run; it is complete "
+                            "(its policy covers every score): train another with "
+                            "--objective match and a new --out")
     elif folder is not None and (folder / "run.json").exists():
         raise _BadInput(f"{folder} holds a run already: continue it with --resume, or choose "
                         "another --out")

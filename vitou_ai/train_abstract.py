@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .abstraction.config import GESTURES, AbstractionConfig
+from .console import check_writable
 from .history import write_atomic
 from .rules.params import RULES_VERSION, VitouParams
 
@@ -62,7 +63,9 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
             changes[k] = v.lower()
         elif k in ("scores", "partner", "gestures"):
             if v.lower() not in ("on", "off", "true", "false", "1", "0"):
-                raise ValueError(f"--abstraction: {k} must be on or off, got {v!r}")
+                allowed = (f"one of {', '.join(GESTURES)} (on: all)" if k == "gestures"
+                           else "on or off")
+                raise ValueError(f"--abstraction: {k} must be {allowed}, got {v!r}")
             changes[k] = v.lower() in ("on", "true", "1")
         elif k == "count":
             try:
@@ -188,7 +191,22 @@ def run(args, params: VitouParams, out=None) -> int:
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         return bad(f"--time must be a positive number of seconds, got {budget}")
-    evals = max(1, int(getattr(args, "evals", 6)))
+    for flag, value, low in (("--threads", getattr(args, "threads", 2), 1),
+                             ("--evals", getattr(args, "evals", 6), 1),
+                             ("--eval-deals", args.eval_deals, 2),
+                             ("--eval-matches", getattr(args, "eval_matches", 2000), 0),
+                             ("--lbr-samples", getattr(args, "lbr_samples", 12), 1),
+                             ("--max-infosets", args.max_infosets, 1),
+                             ("--iterations", 1 if args.iterations is None else args.iterations,
+                              1)):
+        if value < low:
+            return bad(f"{flag} must be at least {low}, got {value}")
+    lbr_deals = getattr(args, "lbr_deals", 200)
+    if lbr_deals != 0 and lbr_deals < 2:
+        return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
+    if not 0 <= args.seed < 2**31:
+        return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
+    evals = int(getattr(args, "evals", 6))
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
     from .bots.named import parse_bot
@@ -200,8 +218,10 @@ def run(args, params: VitouParams, out=None) -> int:
         return bad(str(e))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(args.out or f"runs/{params.profile}-abstract-mccfr-{stamp}")
-    if folder.exists() and not folder.is_dir():
-        return bad(f"--out {folder}: exists and is not a folder")
+    try:
+        check_writable(folder)
+    except OSError as e:
+        return bad(str(e))
     saved: dict[str, Any] = {}
     if args.resume:
         if not (folder / "run.json").exists():

@@ -39,6 +39,15 @@ def _config(args: argparse.Namespace, defaults: dict):
         if getattr(args, name, None) is not None:
             raise _BadInput(f"{flag} does not apply to --objective match: the strategy covers "
                             "every score and both dealers")
+    for flag, name in (("--iterations", "iterations"), ("--eval-every", "eval_every"),
+                       ("--time", "time"), ("--eval-deals", "eval_deals"), ("--bots", "bots"),
+                       ("--exact", "exact"), ("--seed", "seed"),
+                       ("--abstraction", "abstraction")):
+        if getattr(args, name, None) is not None:
+            raise _BadInput(f"{flag} does not apply to --objective match: each deal is solved "
+                            "by CFR to an exploitability of 1e-4 in match equity, exactly, "
+                            "without sampling or bot evaluations (vitou-ai match-equity --tol "
+                            "sets it for the table)")
     solver = args.solver or defaults["solver"]
     if solver not in ("cfr", "cfr+", "dcfr"):
         raise _BadInput(f"--objective match solves each deal with cfr, cfr+ or dcfr, not "
@@ -59,7 +68,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     or a failed state, one line on stderr)."""
     out = out or sys.stdout
     from .bots.tabular import TabularPolicy
-    from .console import new_folder, note
+    from .console import check_writable, new_folder, note
     from .history import write_atomic
     from .match_equity import (
         MatchEquityError,
@@ -78,7 +87,20 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
             raise _BadInput("--resume needs --out FOLDER (the run to continue)")
         max_infosets = args.max_infosets if args.max_infosets is not None \
             else defaults["max_infosets"]
-        per_state = build_tree(config.deal_params((0, 0), 0)).num_infosets
+        try:
+            check_writable(args.out or "runs")
+        except OSError as e:
+            raise _BadInput(str(e)) from None
+        if args.resume and not (Path(args.out) / "tasks").is_dir():
+            raise _BadInput(f"--resume: no --objective match run in {args.out} (no tasks/ "
+                            "folder)")
+        max_nodes = getattr(args, "max_tree_nodes", 30_000_000)
+        try:
+            per_state = build_tree(config.deal_params((0, 0), 0),
+                                   max_nodes=max_nodes).num_infosets
+        except ValueError as e:
+            raise _BadInput(f"{e} (one deal's tree; --max-tree-nodes "
+                            f"{max_nodes:,})") from None
         estimate = 2 * per_state * config.target ** 2
         if estimate > max_infosets:
             raise _BadInput(f"the score-conditioned policy would hold about {estimate:,} "

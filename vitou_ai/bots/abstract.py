@@ -28,6 +28,7 @@ from .._numba import jit
 from ..abstraction.config import AbstractionConfig
 from ..rules.params import RULES_VERSION, VitouParams
 from .heuristic import HeuristicParams
+from .tabular import read_npz
 
 FORMAT = "vitou_ai-abstract-policy-1"
 MAX_ACTIONS = 5
@@ -153,26 +154,22 @@ class AbstractPolicy:
                 abstraction or game record.
             OSError: the file cannot be read.
         """
+        z = read_npz(path, "abstract policy")
+        if "format" not in z or str(z["format"]) != FORMAT:
+            raise ValueError(f"{path}: not an abstract policy ({FORMAT})")
+        version = str(z["rules_version"])
+        if version != RULES_VERSION:
+            raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
         try:
-            z = np.load(path, allow_pickle=False)
-        except (ValueError, EOFError, zipfile.BadZipFile) as e:
-            raise ValueError(f"{path}: not a policy file: {type(e).__name__}") from None
-        with z:
-            if "format" not in z.files or str(z["format"]) != FORMAT:
-                raise ValueError(f"{path}: not an abstract policy ({FORMAT})")
-            version = str(z["rules_version"])
-            if version != RULES_VERSION:
-                raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
-            try:
-                abstraction = AbstractionConfig.from_json(str(z["abstraction"]))
-                d = json.loads(str(z["params"]))
-                if "scores" in d:
-                    d["scores"] = tuple(d["scores"])
-                params = VitouParams(**d)
-            except (ValueError, TypeError) as e:
-                raise ValueError(f"{path}: bad abstraction or game record: {e}") from None
-            policy = cls(z["keys"], z["nact"], z["probs"], abstraction, params,
-                         name=str(z["name"]), fallback=fallback)
+            abstraction = AbstractionConfig.from_json(str(z["abstraction"]))
+            d = json.loads(str(z["params"]))
+            if "scores" in d:
+                d["scores"] = tuple(d["scores"])
+            params = VitouParams(**d)
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"{path}: bad abstraction or game record: {e}") from None
+        policy = cls(z["keys"], z["nact"], z["probs"], abstraction, params,
+                     name=str(z["name"]), fallback=fallback)
         policy.path = str(path)
         return policy
 

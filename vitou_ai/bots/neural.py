@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..rng import next_float
 from ..rules import RULES_VERSION, VitouParams
 from ..rules import layout as L
 from ..rules.observe import infostate_key
+from .tabular import read_npz
 
 LAYER_LINEAR, LAYER_RELU, LAYER_TANH, LAYER_LAYERNORM = 0, 1, 2, 3
 LAYER_NAMES = ("linear", "relu", "tanh", "layernorm")
@@ -229,29 +229,24 @@ class NeuralPolicy:
             ValueError: not such a file, another ``RULES_VERSION``, inconsistent arrays.
             OSError: the file cannot be read.
         """
-        try:
-            z = np.load(path, allow_pickle=False)
-        except (ValueError, EOFError, zipfile.BadZipFile) as e:
-            raise ValueError(f"{path}: not a neural policy file (.npz written by vitou_ai): "
-                             f"{type(e).__name__}") from None
-        if not hasattr(z, "files") or not {"meta", "seat_net", "layers0"} <= set(z.files):
+        z = read_npz(path, "neural policy")
+        if not {"meta", "seat_net", "layers0"} <= set(z):
             raise ValueError(f"{path}: not a neural policy file (needs meta, seat_net, "
                              "layers0, weights0)")
-        with z:
-            try:
-                meta = json.loads(str(z["meta"]))
-                d = dict(meta["params"])
-                if "scores" in d:
-                    d["scores"] = tuple(d["scores"])
-                params = VitouParams(**d)
-                count = int(meta["networks"])
-                nets = [(z[f"layers{j}"], z[f"weights{j}"]) for j in range(count)]
-                seat_net = z["seat_net"].tolist()
-            except (ValueError, TypeError, KeyError) as e:
-                raise ValueError(f"{path}: bad neural policy record: {e}") from None
-            if meta.get("rules_version") != RULES_VERSION:
-                raise ValueError(f"{path}: written under rules {meta.get('rules_version')!r}, "
-                                 f"this is {RULES_VERSION!r}: retrain it")
+        try:
+            meta = json.loads(str(z["meta"]))
+            d = dict(meta["params"])
+            if "scores" in d:
+                d["scores"] = tuple(d["scores"])
+            params = VitouParams(**d)
+            count = int(meta["networks"])
+            nets = [(z[f"layers{j}"], z[f"weights{j}"]) for j in range(count)]
+            seat_net = z["seat_net"].tolist()
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(f"{path}: bad neural policy record: {e}") from None
+        if meta.get("rules_version") != RULES_VERSION:
+            raise ValueError(f"{path}: written under rules {meta.get('rules_version')!r}, "
+                             f"this is {RULES_VERSION!r}: retrain it")
         specs = []
         for j, (layers, w) in enumerate(nets):
             spec, off = [], 0

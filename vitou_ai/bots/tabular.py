@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -236,39 +238,63 @@ class TabularPolicy:
         """Read a ``.npz`` file written by :meth:`save` (or by a solver, same format).
 
         Raises:
-            ValueError: missing arrays, another ``RULES_VERSION`` or ``KEY_SIZE``.
+            ValueError: not such a file or a damaged one, missing arrays, another
+                ``RULES_VERSION`` or ``KEY_SIZE``.
             OSError: the file cannot be read.
         """
-        import zipfile
-
-        try:
-            z = np.load(path, allow_pickle=False)
-        except (ValueError, EOFError, zipfile.BadZipFile) as e:
-            raise ValueError(f"{path}: not a tabular policy file (.npz written by vitou_ai): "
-                             f"{type(e).__name__}") from None
-        if not hasattr(z, "files"):
-            raise ValueError(f"{path}: not a tabular policy file (.npz written by vitou_ai)")
-        with z:
-            missing = {"keys", "probs"} - set(z.files)
-            if missing:
-                raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
-            if "key_size" in z.files and int(z["key_size"]) != L.KEY_SIZE:
-                raise ValueError(f"{path}: key size {int(z['key_size'])}, expected {L.KEY_SIZE}")
-            name = str(z["name"]) if "name" in z.files else Path(path).stem
-            params = None
-            if "params" in z.files:
-                try:
-                    d = json.loads(str(z["params"]))
-                    if "scores" in d:
-                        d["scores"] = tuple(d["scores"])
-                    params = VitouParams(**d)
-                except (ValueError, TypeError) as e:
-                    raise ValueError(f"{path}: bad 'params' record: {e}") from None
-            version = str(z["rules_version"]) if "rules_version" in z.files else None
-            check_rules_version(version, None if params is None else params.players, str(path))
-            policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
+        z = read_npz(path, "tabular policy")
+        missing = {"keys", "probs"} - set(z)
+        if missing:
+            raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
+        if "key_size" in z and int(z["key_size"]) != L.KEY_SIZE:
+            raise ValueError(f"{path}: key size {int(z['key_size'])}, expected {L.KEY_SIZE}")
+        name = str(z["name"]) if "name" in z else Path(path).stem
+        params = None
+        if "params" in z:
+            try:
+                d = json.loads(str(z["params"]))
+                if "scores" in d:
+                    d["scores"] = tuple(d["scores"])
+                params = VitouParams(**d)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"{path}: bad 'params' record: {e}") from None
+        version = str(z["rules_version"]) if "rules_version" in z else None
+        check_rules_version(version, None if params is None else params.players, str(path))
+        policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
         policy.path = str(path)
         return policy
+
+
+def read_npz(path: str | Path, kind: str) -> dict[str, np.ndarray]:
+    """Every array of a ``.npz`` file, read at once (``allow_pickle=False``).
+
+    Policies are written compressed, so a file damaged inside one of its arrays
+    opens as a zip archive and fails only while that array is inflated (a
+    ``zlib.error`` or a CRC mismatch): every array is read here, so that such a
+    file is refused in one line when it is loaded rather than later.
+
+    Args:
+        kind: what the file should be, for the message (``"tabular policy"``).
+
+    Raises:
+        ValueError: one line naming the file: not an ``.npz`` archive, truncated,
+            or damaged.
+        OSError: the file cannot be opened (missing, a folder, no permission).
+    """
+    what = f"{path}: not a {kind} file (.npz written by vitou_ai)"
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not hasattr(z, "files"):
+            raise ValueError(f"{what}: a single array, not an archive")
+        with z:
+            return {k: z[k] for k in z.files}
+    except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        reason = str(e) or type(e).__name__
+        if reason.startswith(what):
+            raise
+        if "pickle" in reason:
+            reason = "it holds pickled objects, which vitou_ai never loads"
+        raise ValueError(f"{what}, or a damaged one: {reason}") from None
 
 
 def check_fits(policy: TabularPolicy, params: VitouParams) -> None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..console import new_folder, note, show_progress
+from ..console import check_writable, new_folder, note, show_progress
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
@@ -103,8 +103,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                 neural_fits(pol, params)
             elif isinstance(pol, AbstractPolicy):
                 abstract_fits(pol, params)
-        if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-            raise ValueError(f"--out {args.out}: exists and is not a folder")
+        check_writable(args.out if args.out is not None else "runs")  # before the run
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
     except (ValueError, OSError) as e:

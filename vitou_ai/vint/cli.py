@@ -100,6 +100,13 @@ def _bad_option(args: argparse.Namespace) -> str | None:
         if args.pairs < 2:
             return (f"--pairs must be at least 2 (a 95% interval needs two duplicate pairs), "
                     f"got {args.pairs}")
+        if args.out:
+            from ..console import check_writable
+
+            try:
+                check_writable(args.out, "file")
+            except OSError as e:
+                return str(e)
     return None
 
 
@@ -130,7 +137,12 @@ def tournament(args, params: VintParams, out: TextIO) -> int:
         doc = {"rules_version": RULES_VERSION, "command": "vitou-ai " + " ".join(sys.argv[1:]),
                "params": params.knobs(), "seed": args.seed, "pairs": args.pairs,
                "seconds": time.perf_counter() - t, "results": [r.as_dict() for r in res]}
-        write_atomic(Path(args.out), (json.dumps(doc, indent=2) + "\n").encode())
+        try:
+            write_atomic(Path(args.out), (json.dumps(doc, indent=2) + "\n").encode())
+        except OSError as e:  # the folder changed during the run
+            print(f"vitou-ai tournament --game vint: error: cannot write {args.out}: {e}",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {args.out}", file=out)
     return 0
 

@@ -1,0 +1,352 @@
+"""Found by a new user: bad input refused in one line with exit code 2, no traceback.
+
+Damaged policy files, a match-equity table that is not text, the abstract trainer's own
+options, output folders that cannot be written (checked before the work, not after it),
+Vint's ``--out``, a match-objective run resumed the wrong way, a deal tree too large for
+match-equity, team_exploitability's inputs, stored sweep files that are not results; and
+``--help`` that did not say where Vint's options are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vitou_ai.bots.abstract import AbstractPolicy
+from vitou_ai.bots.neural import NeuralPolicy
+from vitou_ai.bots.tabular import TabularPolicy
+from vitou_ai.cli import main
+from vitou_ai.match_equity import MatchEquityError, read_table_csv
+from vitou_ai.rules import VitouParams
+
+SMALL_2P = ["--profile", "vitou_2p", "--ranks", "3", "--copies", "2", "--hand-size", "1"]
+
+
+def one_line_error(capsys, code, *words):
+    """Exit code 2 and a single stderr line holding ``words``, no traceback."""
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err and len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def flip_bytes(path, start=None, count=64):
+    """Damage the middle of a file, keeping its zip directory (at the end) intact."""
+    b = bytearray(path.read_bytes())
+    start = len(b) // 3 if start is None else start
+    for i in range(start, min(start + count, len(b) - 200)):
+        b[i] ^= 0xFF
+    path.write_bytes(bytes(b))
+
+
+@pytest.fixture
+def tabular_file(tmp_path):
+    """A compressed tabular policy large enough that a flipped byte lands inside ``keys``."""
+    rng = np.random.default_rng(0)
+    from vitou_ai.rules import layout as L
+    keys = rng.integers(-1, 8, size=(4000, L.KEY_SIZE), dtype=np.int8)
+    keys = np.unique(keys, axis=0)
+    probs = rng.random((keys.shape[0], L.NUM_ACTIONS)).astype(np.float32)
+    path = tmp_path / "policy.npz"
+    TabularPolicy(keys, probs, name="t", params=VitouParams(profile="vitou_2p", ranks=3,
+                                                            copies=2, hand_size=1)).save(path)
+    return path
+
+
+DAMAGED = "or a damaged one:"  # (pytest's tmp_path holds the test's name: match the message)
+
+
+def test_damaged_tabular_policy_is_one_value_error(tabular_file):
+    TabularPolicy.load(tabular_file)  # intact: loads
+    flip_bytes(tabular_file)
+    with pytest.raises(ValueError, match=DAMAGED) as e:
+        TabularPolicy.load(tabular_file)
+    assert str(tabular_file) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_damaged_abstract_and_neural_policies_are_value_errors(tmp_path):
+    """Files whose small records are sound and whose large arrays are damaged: the old
+    loaders checked the records, then died inflating the arrays (zlib.error)."""
+    import json
+
+    from vitou_ai.abstraction.config import AbstractionConfig
+    from vitou_ai.bots.abstract import FORMAT
+    from vitou_ai.rules import RULES_VERSION
+
+    rng = np.random.default_rng(1)
+    big = rng.integers(0, 100, size=200_000, dtype=np.int64)
+    params = VitouParams(profile="vitou")
+    abstract = tmp_path / "abstract.npz"
+    np.savez_compressed(abstract, format=np.array(FORMAT), rules_version=np.array(RULES_VERSION),
+                        abstraction=np.array(AbstractionConfig().to_json()),
+                        params=np.array(json.dumps({"profile": "vitou", **params.knobs()})),
+                        name=np.array("a"), keys=big, nact=big, probs=big)
+    meta = {"name": "n", "rules_version": RULES_VERSION, "networks": 1,
+            "params": {"profile": "vitou", **params.knobs()}}
+    neural = tmp_path / "neural.npz"
+    np.savez_compressed(neural, meta=np.array(json.dumps(meta)), seat_net=np.zeros(4, np.int64),
+                        layers0=big, weights0=big)
+    for cls, path in ((AbstractPolicy, abstract), (NeuralPolicy, neural)):
+        flip_bytes(path)
+        with pytest.raises(ValueError, match=DAMAGED):
+            cls.load(path)
+
+
+def test_read_npz_refuses_a_single_array_and_a_text_file(tmp_path):
+    from vitou_ai.bots.tabular import read_npz
+
+    np.save(tmp_path / "a.npy", np.arange(3))
+    with pytest.raises(ValueError, match="single array"):
+        read_npz(tmp_path / "a.npy", "tabular policy")
+    (tmp_path / "t.npz").write_text("hello")
+    with pytest.raises(ValueError, match="not a tabular policy file"):
+        read_npz(tmp_path / "t.npz", "tabular policy")
+
+
+def test_tournament_with_a_damaged_policy_exits_2(tabular_file, tmp_path, capsys):
+    flip_bytes(tabular_file)
+    code = main(["tournament", *SMALL_2P, "--bots", str(tabular_file), "counter",
+                 "--deals", "100", "--out", str(tmp_path / "t")])
+    one_line_error(capsys, code, str(tabular_file), DAMAGED)
+    assert not (tmp_path / "t").exists()
+
+
+def test_match_equity_table_not_text_or_not_probabilities(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_bytes(b"\x00\xff\xfe garbage")
+    with pytest.raises(MatchEquityError, match="not UTF-8"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,1.7\n")
+    with pytest.raises(MatchEquityError, match="line 2: equity 1.7 is not a probability"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,nan\n")
+    with pytest.raises(MatchEquityError, match="not a probability"):
+        read_table_csv(p)
+    p.write_text("score0,score1,dealer,equity0\n0,0,0,0.5\n")
+    assert read_table_csv(p) == {(0, 0, 0): 0.5}
+
+
+def test_match_equity_lookup_of_a_binary_table_exits_2(tmp_path, capsys):
+    (tmp_path / "vitou_2p_ranks3_copies2_hand1_target3.csv").write_bytes(b"\x00\xff\xfe")
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "3", "--out", str(tmp_path), "--lookup", "1:1"])
+    one_line_error(capsys, code, "not UTF-8")
+
+
+ABSTRACT = ["train", "--profile", "vitou", "--time", "5", "--evals", "1", "--eval-deals", "100",
+            "--eval-matches", "10", "--lbr-deals", "0", "--threads", "1"]
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--threads", "0", ("--threads must be at least 1",)),
+    ("--threads", "-2", ("--threads must be at least 1",)),
+    ("--evals", "0", ("--evals must be at least 1",)),
+    ("--eval-matches", "-1", ("--eval-matches must be at least 0",)),
+    ("--lbr-deals", "-1", ("--lbr-deals must be 0",)),
+    ("--lbr-deals", "1", ("--lbr-deals must be 0",)),
+    ("--lbr-samples", "0", ("--lbr-samples must be at least 1",)),
+    ("--max-infosets", "0", ("--max-infosets must be at least 1",)),
+    ("--iterations", "-5", ("--iterations must be at least 1",)),
+    ("--seed", "-1", ("--seed must be in",)),
+])
+def test_abstract_trainer_options_refused_before_any_work(tmp_path, capsys, flag, value, words):
+    out = tmp_path / "run"
+    code = main([*ABSTRACT, flag, value, "--out", str(out)])
+    one_line_error(capsys, code, *words)
+    assert not out.exists()
+
+
+def test_abstraction_knobs_refused_for_a_solver_that_does_not_read_them(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["train", *SMALL_2P, "--solver", "dcfr", "--iterations", "4",
+                 "--abstraction", "count=1", "--out", str(out)])
+    one_line_error(capsys, code, "--abstraction applies to --solver abstract-mccfr only")
+    assert not out.exists()
+
+
+MATCH = ["train", "--objective", "match", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+         "--target", "3"]
+
+
+@pytest.mark.parametrize("extra", [["--iterations", "0"], ["--time", "10"],
+                                   ["--eval-every", "5"], ["--abstraction", "count=1"],
+                                   ["--seed", "3"]])
+def test_match_objective_refuses_the_options_it_would_ignore(tmp_path, capsys, extra):
+    code = main([*MATCH, *extra, "--out", str(tmp_path / "m")])
+    one_line_error(capsys, code, f"{extra[0]} does not apply to --objective match")
+    assert not (tmp_path / "m").exists()
+
+
+def test_match_objective_resume_of_nothing_and_tree_limit(tmp_path, capsys):
+    code = main([*MATCH, "--resume", "--out", str(tmp_path / "none")])
+    one_line_error(capsys, code, "--resume: no --objective match run in")
+    assert not (tmp_path / "none").exists()
+    code = main([*MATCH, "--max-tree-nodes", "10", "--out", str(tmp_path / "big")])
+    one_line_error(capsys, code, "more than 10 nodes", "--max-tree-nodes 10")
+    assert not (tmp_path / "big").exists()
+
+
+def test_points_resume_of_a_match_run_names_the_objective(tmp_path, capsys):
+    run = tmp_path / "m"
+    run.mkdir()
+    (run / "run.json").write_text('{"objective": "match", "config": {"ranks": 3}}\n')
+    code = main(["train", "--resume", "--out", str(run)])
+    one_line_error(capsys, code, "is an --objective match run")
+    assert sorted(p.name for p in run.iterdir()) == ["run.json"]
+
+
+@pytest.fixture
+def blocked(tmp_path):
+    """An output path under a file: it can never be made a folder."""
+    (tmp_path / "file").write_text("x")
+    return tmp_path / "file" / "sub"
+
+
+def test_check_writable_probes_the_nearest_folder(tmp_path, blocked, monkeypatch):
+    import tempfile
+
+    from vitou_ai.console import check_writable
+
+    check_writable(tmp_path / "a" / "b")  # creatable: fine, and nothing is made
+    assert not (tmp_path / "a").exists()
+    with pytest.raises(OSError, match="is not a folder"):
+        check_writable(blocked)
+    with pytest.raises(OSError, match="is a folder"):
+        check_writable(tmp_path, "file")
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    with pytest.raises(OSError, match=f"cannot write in {tmp_path} \\(Permission denied\\)"):
+        check_writable(tmp_path / "new")
+
+
+def test_tournament_refuses_an_unwritable_out_before_playing(blocked, capsys, monkeypatch):
+    from vitou_ai.eval import tournament
+
+    def never(*a, **k):
+        raise AssertionError("the tournament ran before --out was checked")
+
+    monkeypatch.setattr(tournament, "run_tournament", never)
+    code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
+                 "--out", str(blocked)])
+    one_line_error(capsys, code, "is not a folder")
+
+
+def test_train_refuses_an_unwritable_out_before_building(blocked, capsys):
+    code = main(["train", *SMALL_2P, "--iterations", "2", "--out", str(blocked)])
+    err = one_line_error(capsys, code, "is not a folder")
+    assert "building" not in err
+
+
+def test_match_equity_refuses_an_unwritable_out_before_the_sweep(blocked, capsys, monkeypatch):
+    from vitou_ai import sweep
+
+    def never(*a, **k):
+        raise AssertionError("the sweep started before --out was checked")
+
+    monkeypatch.setattr(sweep, "Sweep", never)
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "3", "--backend", "serial", "--out", str(blocked)])
+    one_line_error(capsys, code, "is not a folder")
+
+
+def test_vint_tournament_out_must_be_a_writable_file(tmp_path, blocked, capsys):
+    for out, words in ((tmp_path, ("is a folder",)), (blocked / "t.json", ("is not a folder",))):
+        code = main(["tournament", "--game", "vint", "--bots", "random", "heuristic",
+                     "--pairs", "2", "--out", str(out)])
+        one_line_error(capsys, code, *words)
+
+
+def test_a_bad_gestures_knob_names_the_modes():
+    from vitou_ai.train_abstract import parse_abstraction
+
+    with pytest.raises(ValueError, match="gestures must be one of off, all, team, partner"):
+        parse_abstraction("gestures=foo")
+    assert parse_abstraction("gestures=team").gestures == "team"
+    with pytest.raises(ValueError, match="scores must be on or off"):
+        parse_abstraction("scores=maybe")
+
+
+def _team_exploitability():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "team_exploitability.py"
+    spec = importlib.util.spec_from_file_location("team_exploitability", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--variants", "9,9,9"], ("variant '9,9,9'", "ranks must be in")),
+    (["--variants", "3,3"], ("bad variant '3,3'",)),
+    (["--variants", "3,3,1", "--dealer", "7"], ("dealer must be in",)),
+    (["--variants", "3,3,1", "--bots", "nosuch"], ("unknown bot 'nosuch'",)),
+    (["--variants", "3,3,1", "--estimated-counts", "3,3,1", "--probes", "0"],
+     ("--probes must be at least 1",)),
+    (["--variants", "3,3,1", "--policy", "3,3,2={policy}"], ("variant 3,3,2 is not among",)),
+    (["--variants", "3,3,1", "--bots", "random", "--policy", "3,3,1={damaged}"], (DAMAGED,)),
+    (["--variants", "3,3,1", "--out", "{blocked}"], ("is not a folder",)),
+])
+def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
+                                                               capsys, extra, words):
+    mod = _team_exploitability()
+    built = []
+    mod.build_public_tree = lambda *a, **k: built.append(a) or pytest.fail("built a tree")
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(tabular_file.read_bytes())
+    flip_bytes(damaged)
+    extra = [e.format(policy=tabular_file, damaged=damaged, blocked=blocked) for e in extra]
+    args = ["--exact-counts", "--estimated-counts", *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, *words)
+    assert not built and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text", ["{}", "[1, 2]", '{"format": "vitou_ai-sweep-task-1"}', "3"])
+def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text):
+    from vitou_ai.sweep import Sweep, SweepError
+
+    with Sweep(tmp_path, "one", backend="serial") as s:
+        s.map(lambda key, seed, shared: seed, ["k"])
+    (f,) = tmp_path.glob("*.json")
+    f.write_text(text)
+    with Sweep(tmp_path, "one", backend="serial") as s, \
+            pytest.raises(SweepError, match="not a task result of this sweep"):
+        s.load("k")
+
+
+def test_match_equity_refuses_a_deal_tree_too_large_before_any_deal(tmp_path, capsys,
+                                                                    monkeypatch):
+    from vitou_ai import match_equity
+
+    def never(*a, **k):
+        raise AssertionError("a deal was solved before the deal's size was checked")
+
+    monkeypatch.setattr(match_equity, "run_table", never)
+    for solver in ("flat", "public"):
+        code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                     "--target", "3", "--solver", solver, "--max-tree-nodes", "10",
+                     "--backend", "serial", "--out", str(tmp_path / "me")])
+        out, err = capsys.readouterr()
+        assert code == 2 and "Traceback" not in err, err
+        assert "more than 10 nodes" in err.splitlines()[-1] and "--hand-size 2" in err
+        assert not (tmp_path / "me").exists()
+
+
+@pytest.mark.parametrize("command", ["tournament", "play"])
+def test_vitou_help_points_to_the_vint_options(command, capsys):
+    """A new user reading `vitou-ai tournament --help` did not learn that `--game vint` exists."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert f"vitou-ai {command} --game vint --help" in " ".join(out.split())
