@@ -35,8 +35,8 @@ def _curve(folder: Path) -> list[dict]:
 def test_public_and_flat_trees_agree_through_the_protocol(tmp_path):
     solve = _script()
     for tree in ("public", "flat"):
-        assert solve.main(SMALL + ["--iterations", "20", "--tree", tree, "--beta", "-1",
-                                   "--gamma", "3", "--out", str(tmp_path / tree)]) == 0
+        assert solve.main(SMALL + ["--iterations", "20", "--tree", tree, "--beta", "0",
+                                   "--gamma", "2", "--out", str(tmp_path / tree)]) == 0
     pub, flat = _curve(tmp_path / "public"), _curve(tmp_path / "flat")
     assert [r["iteration"] for r in pub] == [r["iteration"] for r in flat] == ["10", "20"]
     for a, b in zip(pub, flat):
@@ -44,7 +44,7 @@ def test_public_and_flat_trees_agree_through_the_protocol(tmp_path):
         assert abs(float(a["value_dealer_left"]) - float(b["value_dealer_left"])) < 1e-9
         assert float(a["wall_total"]) >= float(a["seconds"]) >= 0.0
     summary = json.loads((tmp_path / "public" / "summary.json").read_text())
-    assert summary["discounts"] == {"alpha": 1.5, "beta": -1.0, "gamma": 3.0}
+    assert summary["discounts"] == {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 
 
 def test_the_discounts_change_the_iterates(tmp_path):
