@@ -10,7 +10,7 @@ after, and peak RSS of this process. Writes ``results/bench_public_tree.json``.
 The full ``vitou_2p`` solve (its curve, wall and CPU time, peak RSS) is
 ``experiments/solve_2p.py``.
 
-    python benchmarks/bench_public_tree.py [--ranks 6 --copies 4 --hand-size 3]
+    python benchmarks/bench_public_tree.py [--ranks 8 --copies 4 --hand-size 2]
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def timed(fn, iterations: int) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ranks", type=int, default=6)
+    ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--copies", type=int, default=4)
-    ap.add_argument("--hand-size", type=int, default=3)
+    ap.add_argument("--hand-size", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-flat", action="store_true", help="skip the flat tree (too large)")
