@@ -1,11 +1,14 @@
 """Benchmark: range-vector DCFR on the public tree against DCFR on the flat tree, same
-variant, same run; and the public tree's scaling from 1 to 2 numba threads.
+variant, same run, both through the one solver interface
+(:func:`vitou_ai.solvers.protocol.make_solver`); and the public tree's scaling
+from 1 to 2 numba threads.
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
-CPU seconds per iteration, the ratios, and peak RSS of this process.
-Writes ``results/bench_public_tree.json``. The full ``vitou_2p`` solve (its
-curve, wall and CPU time, peak RSS) is ``experiments/solve_2p.py``.
+CPU seconds per iteration, the ratios, the 1-minute load average before and
+after, and peak RSS of this process. Writes ``results/bench_public_tree.json``.
+The full ``vitou_2p`` solve (its curve, wall and CPU time, peak RSS) is
+``experiments/solve_2p.py``.
 
     python benchmarks/bench_public_tree.py [--ranks 8 --copies 4 --hand-size 2]
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -27,8 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
+from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
@@ -56,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     pt = build_public_tree(params)
     public_build = time.perf_counter() - t
     threads = numba.get_num_threads()
-    public = PublicCFR(pt, "dcfr")
+    load_before = os.getloadavg()[0]
+    public = make_solver("public-dcfr", params, pt)
     public.iterate(1)  # compile
     contenders = {}
     for th in sorted({1, threads}):
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         out["flat_tree"] = {"nodes": ft.num_nodes, "infosets": ft.num_infosets,
                             "mib": round(ft.nbytes / 2**20, 1),
                             "build_seconds": round(time.perf_counter() - t, 1)}
-        flat = TabularCFR(ft, "dcfr")
+        flat = make_solver("dcfr", params, ft)
         flat.iterate(1)
 
         def run_flat(n):
@@ -96,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    out["load_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     out["threads"] = threads
     out["command"] = " ".join(sys.argv)

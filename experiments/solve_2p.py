@@ -2,14 +2,17 @@
 
 By default on the deal's *public tree* (range vectors, :mod:`vitou_ai.solvers.public_cfr`);
 ``--tree flat`` runs the flat game tree instead (the cross-check: same iterates,
-about ten times the memory). Runs CFR / CFR+ / DCFR, evaluates the exact
+about ten times the memory); both through the one solver interface
+(:func:`vitou_ai.solvers.protocol.make_solver`). Runs CFR / CFR+ / DCFR (DCFR's
+discounts ``--alpha --beta --gamma``, by default 1.5, -1, 3), evaluates the exact
 exploitability of the average policy every ``--eval-every`` iterations,
 checkpoints atomically (``--resume`` continues from the last checkpoint), and
 writes to ``--out``:
 
-- ``curve.csv``: iteration, solver seconds (wall) and CPU seconds, nodes touched,
-  exploitability and the game value for the player on the dealer's left
-  (points per deal), peak RSS;
+- ``curve.csv``: iteration, solver seconds (wall, in iterations only), total wall
+  seconds since the start (tree build and evaluations included) and CPU seconds,
+  nodes touched, exploitability and the game value for the player on the dealer's
+  left (points per deal), peak RSS, the machine's 1-minute load average;
 - ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures;
 - ``checkpoint.npz``: solver state (regrets, cumulative policy; no pickle);
 - ``curve.png``: exploitability against wall time and iterations, beside the
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import resource
 import sys
 import time
@@ -35,14 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import VARIANTS, CheckpointError, TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import (  # noqa: E402
-    _Work,
-    best_response,
-    expected_returns,
-    value_by_position,
-)
-from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
+from vitou_ai.solvers.cfr import VARIANTS, CheckpointError  # noqa: E402
+from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
@@ -97,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", choices=("public", "flat"), default="public",
                     help="public tree with range vectors (default) or the flat game tree")
     ap.add_argument("--variant", choices=VARIANTS, default="dcfr")
+    # DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did
+    # better on 5 ranks x 4 copies, 3-card hands (README, "solved game")
+    ap.add_argument("--alpha", type=float, default=1.5, help="DCFR: positive regrets x t^a/(t^a+1)")
+    ap.add_argument("--beta", type=float, default=-1.0, help="DCFR: negative regrets x t^b/(t^b+1)")
+    ap.add_argument("--gamma", type=float, default=3.0,
+                    help="DCFR: cumulative policy x (t/(t+1))^g")
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     ap.add_argument("--iterations", type=int, default=5000, help="stop after this many")
     ap.add_argument("--time", type=float, default=None, help="stop after this many seconds")
@@ -124,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
 
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=args.dealer)
+    discounts = {"alpha": args.alpha, "beta": args.beta, "gamma": args.gamma}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -133,13 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"public tree: {tree.num_nodes:,} nodes, {tree.num_edges:,} edges, "
               f"{tree.num_entries:,} (information set, action) entries, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
-        solver = PublicCFR(tree, args.variant)
+        solver = make_solver(f"public-{args.variant}", params, tree, **discounts)
     else:
         tree = build_tree(params)
         build_s = time.perf_counter() - t0
         print(f"tree: {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
-        solver = TabularCFR(tree, args.variant)
+        solver = make_solver(args.variant, params, tree, **discounts)
     ckpt = out / "checkpoint.npz"
     curve = out / "curve.csv"
     rows: list[dict] = []
@@ -151,34 +156,32 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if curve.exists():
             with open(curve) as f:
-                rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iteration]
-        print(f"resumed at iteration {solver.iteration}", flush=True)
-    work = _Work(tree) if args.tree == "flat" else None
+                rows = [r for r in csv.DictReader(f)
+                        if int(r["iteration"]) <= solver.iterations_done]
+        print(f"resumed at iteration {solver.iterations_done}", flush=True)
     leader = (params.dealer + 1) % params.players
     expl = float("inf")
     cpu0 = time.process_time() - (float(rows[-1]["cpu_seconds"]) if rows and "cpu_seconds"
                                   in rows[-1] else 0.0)
+    wall0 = float(rows[-1]["wall_total"]) if rows and rows[-1].get("wall_total") else 0.0
     while True:
-        step = min(args.eval_every, args.iterations - solver.iteration)
+        step = min(args.eval_every, args.iterations - solver.iterations_done)
         if step <= 0:
             break
         solver.iterate(step)
-        if args.tree == "public":
-            u = solver.expected_returns()
-            nash_conv = sum(solver.best_response_value(p) - u[p] for p in range(2))
-            # a drawn dealer: the public solver reports seats, not positions
-            left = float(u[leader]) if params.dealer >= 0 else float("nan")
-        else:
-            avg = solver.average_policy()
-            u = expected_returns(tree, avg)
-            nash_conv = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2))
-            left = float(value_by_position(tree, avg)[0])  # averaged over the draw if drawn
-        expl = nash_conv / 2
-        rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 3),
+        ev = solver.exact_evaluation()
+        expl = ev["exploitability"]
+        # seat 0's value; a drawn dealer has no "dealer's left" seat
+        left = ((1 if leader == 0 else -1) * ev["game_value"] if params.dealer >= 0
+                else float("nan"))
+        rows.append({"iteration": solver.iterations_done,
+                     "seconds": round(solver.solver_seconds(), 3),
+                     "wall_total": round(time.perf_counter() - t0 + wall0, 1),
                      "cpu_seconds": round(time.process_time() - cpu0, 1),
                      "nodes_touched": solver.nodes_touched, "exploitability": expl,
-                     "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb())})
-        print(f"it {solver.iteration:>6}  {solver.seconds:>8.0f} s  exploitability "
+                     "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb()),
+                     "load_1min": round(os.getloadavg()[0], 2)})
+        print(f"it {solver.iterations_done:>6}  {solver.solver_seconds():>8.0f} s  exploitability "
               f"{expl:.6f}  value(dealer's left) {left:+.5f}", flush=True)
         solver.save(ckpt)
         keys = list(rows[-1])
@@ -186,15 +189,16 @@ def main(argv: list[str] | None = None) -> int:
             ",".join(str(r.get(k, "")) for k in keys) + "\n" for r in rows)
         write_atomic(curve, text.encode())
         plot(curve, out / "curve.png", compare)
-        if expl <= args.target or (args.time and solver.seconds >= args.time):
+        if expl <= args.target or (args.time and solver.solver_seconds() >= args.time):
             break
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
-        "tree": args.tree, "variant": args.variant, "nodes": tree.num_nodes,
+        "tree": args.tree, "variant": args.variant, "discounts": discounts, "nodes": tree.num_nodes,
         "infosets": getattr(tree, "num_infosets", None),
         "entries": getattr(tree, "num_entries", None),
-        "tree_build_seconds": round(build_s, 1), "iterations": solver.iteration,
-        "solver_seconds": round(solver.seconds, 1),
+        "tree_build_seconds": round(build_s, 1), "iterations": solver.iterations_done,
+        "solver_seconds": round(solver.solver_seconds(), 1),
+        "wall_total": rows[-1].get("wall_total") if rows else None,
         "cpu_seconds": rows[-1].get("cpu_seconds") if rows else None, "exploitability": rows[-1]["exploitability"]
         if rows else None, "value_dealer_left": rows[-1]["value_dealer_left"] if rows else None,
         "peak_rss_mb": round(peak_rss_mb()), "command": " ".join(sys.argv),

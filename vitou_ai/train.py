@@ -8,8 +8,8 @@ A run folder holds:
   settings from it and refuses a flag that contradicts them; the first command,
   seed and settings stay, and each resume's command is appended to ``resumes``;
 - ``curve.csv``: one row per evaluation: iteration, wall seconds, nodes touched,
-  the sampling solvers' table size (``infosets``), exploitability (two players) or
-  NashConv and team best-response gains (four players) where the exact game tree
+  the sampling solvers' table size (``infosets``), exploitability and the game
+  value (``game_value``, seat 0's expected return; two players) or NashConv and team best-response gains (four players) where the exact game tree
   fits, and per opponent bot the win rate (Wilson 95% interval) and points per
   deal (95% interval) of the trained policy;
 - ``curve.png``: the curves (without an exact evaluation, the table's growth);

@@ -17,7 +17,8 @@ name; the families behind it:
 - ``openspiel-*``: OpenSpiel's C++ solvers on ``python_vitou``
   (:class:`OpenSpielTreeSolver`).
 
-Exact evaluation keys (points per deal): two players ``exploitability``; four
+Exact evaluation keys (points per deal): two players ``exploitability`` and
+``game_value`` (seat 0's expected return under the average policy); four
 players ``nash_conv`` and, per team, ``team{t}_br_gain`` (alternating partners'
 best responses: a lower bound on the team's gain) and, on the public tree,
 ``team{t}_pooled_gain`` (the pooled team: an upper bound).
@@ -85,10 +86,13 @@ class Solver(Protocol):
 
 
 def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
-    from .evaluate import exploitability, nash_conv, team_best_response
+    from .evaluate import _Work, best_response, expected_returns, nash_conv, team_best_response
 
     if tree.num_players == 2:
-        return {"exploitability": exploitability(tree, policy)}
+        u = expected_returns(tree, policy)
+        work = _Work(tree)
+        conv = sum(best_response(tree, policy, p, work)[0] - u[p] for p in range(2))
+        return {"exploitability": float(conv) / 2, "game_value": float(u[0])}
     return {"nash_conv": nash_conv(tree, policy),
             "team0_br_gain": team_best_response(tree, policy, 0).gain,
             "team1_br_gain": team_best_response(tree, policy, 1).gain}
@@ -138,11 +142,11 @@ class _Common:
 class FlatTreeSolver(_Common):
     """CFR / CFR+ / DCFR on the flat game tree (:class:`~vitou_ai.solvers.tree.GameTree`)."""
 
-    def __init__(self, name: str, params: VitouParams, tree):
+    def __init__(self, name: str, params: VitouParams, tree, **discounts: float):
         from .cfr import TabularCFR
 
         self.name, self.params, self.tree = name, params, tree
-        self.solver = TabularCFR(tree, name)
+        self.solver = TabularCFR(tree, name, **discounts)
 
     def tabular_policy(self, name: str):
         t = self.tree
@@ -157,11 +161,11 @@ class PublicTreeSolver(_Common):
     """Range-vector CFR / CFR+ / DCFR on the public tree
     (:class:`~vitou_ai.solvers.public_tree.PublicTree`)."""
 
-    def __init__(self, name: str, params: VitouParams, tree):
+    def __init__(self, name: str, params: VitouParams, tree, **discounts: float):
         from .public_cfr import PublicCFR
 
         self.name, self.params, self.tree = name, params, tree
-        self.solver = PublicCFR(tree, name.removeprefix("public-"))
+        self.solver = PublicCFR(tree, name.removeprefix("public-"), **discounts)
         self._team = None
 
     def tabular_policy(self, name: str):
@@ -174,7 +178,9 @@ class PublicTreeSolver(_Common):
 
         s = self.solver
         if self.tree.num_players == 2:
-            return {"exploitability": s.exploitability()}
+            u = s.expected_returns()
+            conv = sum(s.best_response_value(p) - u[p] for p in range(2))
+            return {"exploitability": float(conv) / 2, "game_value": float(u[0])}
         if self._team is None:
             self._team = PT.TeamPasses(self.tree)
         pol = s.average_policy()
@@ -239,29 +245,34 @@ class OpenSpielTreeSolver(_Common):
 
 
 def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
-                max_infosets: int = 1 << 22) -> Solver:
+                max_infosets: int = 1 << 22, **discounts: float) -> Solver:
     """The solver ``name`` (a ``vitou-ai train`` solver name) for ``params``.
 
     Args:
         tree: the flat game tree (flat-tree and OpenSpiel solvers; optional for MCCFR,
             for exact evaluation) or the public tree (public-tree solvers).
+        discounts: ``alpha``, ``beta``, ``gamma`` of DCFR (Brown & Sandholm 2019,
+            section 3) for the flat- and public-tree solvers; their defaults otherwise.
 
     Raises:
-        ValueError: an unknown name, or a tree of the wrong kind for it.
+        ValueError: an unknown name, a tree of the wrong kind for it, or discounts
+            given to a solver without them.
     """
+    if discounts and name not in FLAT + PUBLIC:
+        raise ValueError(f"solver {name} takes no DCFR discounts ({', '.join(discounts)})")
     from .public_tree import PublicTree
 
     public = isinstance(tree, PublicTree)
     if name in PUBLIC:
         if not public:
             raise ValueError(f"solver {name} needs a public tree (public_tree.build_public_tree)")
-        return PublicTreeSolver(name, params, tree)
+        return PublicTreeSolver(name, params, tree, **discounts)
     if public:
         raise ValueError(f"solver {name} runs on the flat game tree, not a public tree")
     if name in FLAT:
         if tree is None:
             raise ValueError(f"solver {name} needs the game tree (tree.build_tree)")
-        return FlatTreeSolver(name, params, tree)
+        return FlatTreeSolver(name, params, tree, **discounts)
     if name in SAMPLING:
         return MCCFRSolver(name, params, tree, seed, max_infosets)
     if name.startswith("openspiel-"):

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import json
 import math
 import time
-import zipfile
-from io import BytesIO
 from pathlib import Path
 
 import numba
@@ -32,8 +29,15 @@ import numpy as np
 
 from ..rules.params import RULES_VERSION, VitouParams
 from . import public_kernels as PK
-from .cfr import VARIANTS, CheckpointError, unreadable_reason
+from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
+from .checkpoint import (
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+    save_checkpoint,
+)
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
@@ -260,26 +264,18 @@ class PublicCFR:
 
     # ---- checkpoints ----------------------------------------------------------------------
     def _config(self) -> dict:
-        p = self.tree.params
         return {
             "format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION,
             "variant": self.variant, "alpha": self.alpha, "beta": self.beta,
-            "gamma": self.gamma,
-            "params": {**p.knobs(), "profile": p.profile, "dealer": p.dealer,
-                       "scores": list(p.scores)},
+            "gamma": self.gamma, "params": params_record(self.tree.params),
             "tree": tree_fingerprint(self.tree),
         }
 
     def save(self, path: str | Path) -> None:
         """Write a checkpoint (``.npz``, no pickle) atomically."""
-        from ..history import write_atomic
-
-        meta = dict(self._config(), iteration=self.iteration, nodes_touched=self.nodes_touched,
-                    seconds=self.seconds)
-        buf = BytesIO()
-        np.savez(buf, regrets=self.regrets, cum_policy=self.cum_policy,
-                 meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
-        write_atomic(Path(path), buf.getvalue())
+        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
+                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
+                        regrets=self.regrets, cum_policy=self.cum_policy)
 
     def load(self, path: str | Path) -> None:
         """Resume from a checkpoint written by :meth:`save` for the same game.
@@ -288,19 +284,9 @@ class PublicCFR:
             CheckpointError: unreadable or damaged file, another format (a flat-tree
                 checkpoint included), ``RULES_VERSION``, variant or game.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(bytes(z["meta"]).decode())
-                regrets, cum = z["regrets"], z["cum_policy"]
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError,
-                json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: not a readable checkpoint ({unreadable_reason(e)})") from None
-        want = self._config()
-        for key in ("format", "rules_version", "variant", "params", "tree", "alpha", "beta",
-                    "gamma"):
-            if meta.get(key) != want[key]:
-                raise CheckpointError(f"{path}: checkpoint {key} {meta.get(key)!r} does not "
-                                      f"match this solver's {want[key]!r}")
+        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
+        check_config(path, meta, self._config(), self.tree.params.players)
+        regrets, cum = z["regrets"], z["cum_policy"]
         if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
             raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
                                   f"{self.regrets.shape}")

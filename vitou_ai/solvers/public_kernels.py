@@ -161,6 +161,8 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
         for i in range(root_lens[s]):
             f_reach[0, s, i] = root_reach[s, i]
     rd_tmp = np.empty(n, np.int64)
+    nz_h = np.empty(f_reach.shape[2], np.int64)
+    nz_r = np.empty(f_reach.shape[2])
     visited = 0
     sign = 1.0 if tp % 2 == 0 else -1.0
     entering = True
@@ -279,15 +281,23 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                             prod *= f_reach[rd_tmp[s], s, 0]
                     f_val[mv_out, 0] = mv_u * prod
                 elif n == 2:
+                    # the opponent's hands it reaches with probability 0 add exact
+                    # zeros: gather the others first (the same sum, term for term)
                     o = 1 - tp
-                    lo = f_len[d, o]
                     oo = f_off[d, o]
                     ro = rd_tmp[o]
+                    nnz = 0
+                    for j in range(f_len[d, o]):
+                        rj = f_reach[ro, o, j]
+                        if rj != 0.0:
+                            nz_h[nnz] = ent[oo + j]
+                            nz_r[nnz] = rj
+                            nnz += 1
                     for i in range(lt):
                         hi = ent[ot + i]
                         acc = 0.0
-                        for j in range(lo):
-                            acc += pair_p[hi, ent[oo + j]] * f_reach[ro, o, j]
+                        for j in range(nnz):
+                            acc += pair_p[hi, nz_h[j]] * nz_r[j]
                         f_val[mv_out, i] = mv_u * acc
                 else:
                     _terminal_value_n(n, tp, mv_u, ent, f_off, f_len, d, f_reach, rd_tmp, counts,

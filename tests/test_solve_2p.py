@@ -1,0 +1,76 @@
+"""``experiments/solve_2p.py`` runs both trees through the one solver interface
+(:mod:`vitou_ai.solvers.protocol`): at equal iterations the public tree and the
+flat tree give the same exploitability and game value, the DCFR discounts reach
+the solver, and a resumed run continues the curve."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from vitou_ai.rules import VitouParams
+from vitou_ai.solvers.protocol import make_solver
+from vitou_ai.solvers.tree import build_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "2", "--eval-every", "10"]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("solve_2p", ROOT / "experiments" / "solve_2p.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _curve(folder: Path) -> list[dict]:
+    with open(folder / "curve.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def test_public_and_flat_trees_agree_through_the_protocol(tmp_path):
+    solve = _script()
+    for tree in ("public", "flat"):
+        assert solve.main(SMALL + ["--iterations", "20", "--tree", tree, "--beta", "0",
+                                   "--gamma", "2", "--out", str(tmp_path / tree)]) == 0
+    pub, flat = _curve(tmp_path / "public"), _curve(tmp_path / "flat")
+    assert [r["iteration"] for r in pub] == [r["iteration"] for r in flat] == ["10", "20"]
+    for a, b in zip(pub, flat):
+        assert abs(float(a["exploitability"]) - float(b["exploitability"])) < 1e-9
+        assert abs(float(a["value_dealer_left"]) - float(b["value_dealer_left"])) < 1e-9
+        assert float(a["wall_total"]) >= float(a["seconds"]) >= 0.0
+    summary = json.loads((tmp_path / "public" / "summary.json").read_text())
+    assert summary["discounts"] == {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
+
+
+def test_the_discounts_change_the_iterates(tmp_path):
+    solve = _script()
+    for name, extra in (("default", []), ("gamma5", ["--gamma", "5"])):
+        assert solve.main(SMALL + ["--iterations", "20", "--out", str(tmp_path / name)] + extra) == 0
+    a, b = _curve(tmp_path / "default"), _curve(tmp_path / "gamma5")
+    assert a[-1]["exploitability"] != b[-1]["exploitability"]
+
+
+def test_resume_continues_the_curve(tmp_path):
+    solve = _script()
+    out = str(tmp_path / "run")
+    assert solve.main(SMALL + ["--iterations", "10", "--out", out]) == 0
+    assert solve.main(SMALL + ["--iterations", "20", "--out", out, "--resume"]) == 0
+    whole = str(tmp_path / "whole")
+    assert solve.main(SMALL + ["--iterations", "20", "--out", whole]) == 0
+    resumed, straight = _curve(Path(out)), _curve(Path(whole))
+    assert [r["iteration"] for r in resumed] == ["10", "20"]
+    assert float(resumed[-1]["exploitability"]) == pytest.approx(
+        float(straight[-1]["exploitability"]), abs=1e-12)
+
+
+def test_discounts_are_refused_by_a_solver_without_them():
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=2)
+    with pytest.raises(ValueError, match="takes no DCFR discounts"):
+        make_solver("es-mccfr", params, None, alpha=2.0)
+    s = make_solver("dcfr", params, build_tree(params), gamma=3.0)
+    assert s.solver.gamma == 3.0
