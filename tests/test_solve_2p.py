@@ -39,7 +39,7 @@ def test_public_and_flat_trees_agree_through_the_protocol(tmp_path):
                                    "--gamma", "2", "--out", str(tmp_path / tree)]) == 0
     pub, flat = _curve(tmp_path / "public"), _curve(tmp_path / "flat")
     assert [r["iteration"] for r in pub] == [r["iteration"] for r in flat] == ["10", "20"]
-    for a, b in zip(pub, flat):
+    for a, b in zip(pub, flat, strict=True):
         assert abs(float(a["exploitability"]) - float(b["exploitability"])) < 1e-9
         assert abs(float(a["value_dealer_left"]) - float(b["value_dealer_left"])) < 1e-9
         assert float(a["wall_total"]) >= float(a["seconds"]) >= 0.0
