@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 else float("nan"))
         rows.append({"iteration": solver.iterations_done,
                      "seconds": round(solver.solver_seconds(), 3),
-                     "wall_total": round(time.perf_counter() - t0 + wall0, 1),
+                     "wall_total": round(time.perf_counter() - t0 + wall0, 3),
                      "cpu_seconds": round(time.process_time() - cpu0, 1),
                      "nodes_touched": solver.nodes_touched, "exploitability": expl,
                      "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb()),
