@@ -122,6 +122,28 @@ def test_frontier_split_changes_only_rounding():
     np.testing.assert_allclose(a.cum_policy, b.cum_policy, rtol=0, atol=1e-12)
 
 
+def test_forced_decisions_are_skipped_exactly():
+    """Decisions where no hand has two legal actions (the last card's play) skip
+    regret matching and the update: the same average policy and values as walking
+    them like any decision."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
+    pt = build_public_tree(params)
+    a, b = PublicCFR(pt, "dcfr"), PublicCFR(pt, "dcfr")
+    forced = a.passes.forced
+    dec = np.nonzero(pt.kind == 1)[0]
+    assert 0 < forced[dec].sum() < len(dec)
+    for node in dec[:2000]:
+        f, m = pt.first[node], pt.nchild[node]
+        e0, e1 = pt.actor_off[f], pt.actor_off[f + m - 1] + pt.actor_len[f + m - 1]
+        slots = pt.parent_slot[e0:e1]
+        assert forced[node] == (len(set(slots.tolist())) == len(slots))
+    b.passes.forced[:] = False
+    a.iterate(20)
+    b.iterate(20)
+    np.testing.assert_allclose(a.average_policy(), b.average_policy(), rtol=0, atol=1e-12)
+    assert a.exploitability() == pytest.approx(b.exploitability(), abs=1e-12)
+
+
 def test_checkpoint_round_trip_and_bad_checkpoints(tmp_path):
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=2)
     pt = build_public_tree(params)

@@ -87,6 +87,8 @@ class PublicPasses:
         threads = numba.get_num_threads()
         target = 64 * threads if frontier_size is None else frontier_size
         sizes = PK.subtree_sizes(t.kind, t.first, t.nchild)
+        self.forced = PK.forced_nodes(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
+                                      t.parent_slot, t.num_hands)
         frontier = self._frontier(sizes, target)
         self.frontier = np.array(sorted(frontier), np.int64)
         F = len(self.frontier)
@@ -157,7 +159,7 @@ class PublicPasses:
         t = self.tree
         H = t.num_hands
         common = (t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off,
-                  t.actor_len, t.entries, t.parent_slot, H, t.pair_prob, t.counts, self.joint,
+                  t.actor_len, t.entries, t.parent_slot, self.forced, H, t.pair_prob, t.counts, self.joint,
                   t.num_players, traverser, pol_mode)
         tables = (regrets, cum, given, weight, dpos, dneg, davg, clip)
         top = len(self.s_node) - 1

@@ -117,7 +117,7 @@ def _terminal_value_n(n, tp, u, ent, f_off, f_len, d, f_reach, rd, counts, joint
 
 
 @jit
-def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand, pair_p,
+def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced, none_hand, pair_p,
          counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg,
          clip, root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
          fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt,
@@ -218,28 +218,33 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                     E1 = aoff[last] + alen[last]
                     # the actor's policy on each entry (regret matching, average, given)
                     lp = f_len[d, p]
-                    for i in range(lp):
-                        f_aux[d, i] = 0.0
-                        f_cnt[d, i] = 0
-                    for e in range(E0, E1):
-                        if pol_mode == 0:
-                            r_ = regrets[e]
-                            w = r_ if r_ > RM_TOLERANCE else 0.0
-                        elif pol_mode == 1:
-                            w = cum[e]
-                        else:
-                            w = given[e]
-                        f_sig[d, e - E0] = w
-                        i = pslot[e]
-                        f_aux[d, i] += w
-                        f_cnt[d, i] += 1
-                    if pol_mode != 2:
+                    if forced[node]:
+                        # one action per hand: probability 1 in every policy
                         for e in range(E0, E1):
-                            i = pslot[e]
-                            if f_aux[d, i] > 0.0:
-                                f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                            f_sig[d, e - E0] = 1.0
+                    else:
+                        for i in range(lp):
+                            f_aux[d, i] = 0.0
+                            f_cnt[d, i] = 0
+                        for e in range(E0, E1):
+                            if pol_mode == 0:
+                                r_ = regrets[e]
+                                w = r_ if r_ > RM_TOLERANCE else 0.0
+                            elif pol_mode == 1:
+                                w = cum[e]
                             else:
-                                f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
+                                w = given[e]
+                            f_sig[d, e - E0] = w
+                            i = pslot[e]
+                            f_aux[d, i] += w
+                            f_cnt[d, i] += 1
+                        if pol_mode != 2:
+                            for e in range(E0, E1):
+                                i = pslot[e]
+                                if f_aux[d, i] > 0.0:
+                                    f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                                else:
+                                    f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
                     nterm = 0
                     for kk in range(m):
                         if kind[f + kk] == KIND_TERMINAL:
@@ -403,7 +408,11 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
             for i in range(lt):
                 f_aux[d, i] = 0.0
                 f_cnt[d, i] = 0
-            if upd_mode == 2:
+            if forced[node]:
+                # one action per hand: its value; regrets stay 0, the average policy 1
+                for e in range(E0, E1):
+                    f_aux[d, pslot[e]] = f_q[d, e - E0]
+            elif upd_mode == 2:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -436,6 +445,31 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
 
 
 @jit
+def forced_nodes(kind, first, nchild, aoff, alen, pslot, num_hands):
+    """``bool[num_nodes]``: decision nodes where no hand of the actor's range has
+    two legal actions (each hand's one action has probability 1 in every policy, its
+    regret stays 0; the walks skip regret matching and the update there)."""
+    out = np.zeros(kind.shape[0], np.bool_)
+    seen = np.zeros(num_hands + 1, np.bool_)
+    for node in range(kind.shape[0]):
+        if kind[node] != KIND_DECISION:
+            continue
+        f = first[node]
+        last = f + nchild[node] - 1
+        E0 = aoff[f]
+        E1 = aoff[last] + alen[last]
+        ok = True
+        for e in range(E0, E1):
+            if seen[pslot[e]]:
+                ok = False
+            seen[pslot[e]] = True
+        for e in range(E0, E1):
+            seen[pslot[e]] = False
+        out[node] = ok
+    return out
+
+
+@jit
 def subtree_sizes(kind, first, nchild):
     """``int64[num_nodes]``: nodes in each node's subtree (children have larger ids)."""
     n = kind.shape[0]
@@ -463,8 +497,8 @@ def max_depth(kind, first, nchild):
 
 
 @jit_parallel
-def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
-                   pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight,
+def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
+                   none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight,
                    dpos, dneg, davg, clip, frontier, chunk_start, chunk_items, fr_offs, fr_lens,
                    fr_reach, fr_val, s_node, s_k, s_off, s_len, s_rd, s_vr, s_reach, s_val,
                    s_aux, s_cnt, s_sig, s_q, visited):
@@ -477,7 +511,7 @@ def frontier_walks(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
         v = 0
         for t in range(chunk_start[c], chunk_start[c + 1]):
             f = chunk_items[t]
-            v += walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
+            v += walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
                       none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
                       given, weight, dpos, dneg, davg, clip, frontier[f], fr_offs[f], fr_lens[f],
                       fr_reach[f], empty, 0, fr_offs, fr_lens, fr_reach, fr_val, s_node[c],
