@@ -523,6 +523,8 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
         ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes.
     """
     check_public_params(params)
+    if max_nodes >= 2**31:
+        raise ValueError(f"max_nodes must be below 2**31, not {max_nodes:,}")
     hands = enumerate_hands(params)
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
@@ -533,8 +535,12 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
     ne = out[10]
-    return PublicTree(params, hands, counts, pair_p,
-                      *(a[:n_nodes].copy() for a in out[1:10]), out[11][:ne].copy(),
+    kind, player, first, nchild, action, prob, util, aoff, alen = (a[:n_nodes] for a in out[1:10])
+    # child and entry offsets in 32 bits where they fit: the range walks read them at
+    # every node, and they were a quarter of the bytes read
+    return PublicTree(params, hands, counts, pair_p, kind.copy(), player.copy(),
+                      first.astype(np.int32), nchild.copy(), action.copy(), prob.copy(),
+                      util.copy(), aoff.astype(np.int32 if ne < 2**31 else np.int64), alen.copy(), out[11][:ne].copy(),
                       out[12][:ne].copy(), deal0)
 
 
