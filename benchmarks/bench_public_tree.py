@@ -1,7 +1,9 @@
 """Benchmark: range-vector DCFR on the public tree against DCFR on the flat tree, same
 variant, same run, both through the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`); and the public tree's scaling
-from 1 to 2 numba threads.
+from 1 to 2 numba threads; and the public tree's array layout (``layout="visit"``,
+the walks' order, against ``"expansion"``, the build stack's order) at the same
+thread count.
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -51,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-flat", action="store_true", help="skip the flat tree (too large)")
+    ap.add_argument("--no-layout", action="store_true",
+                    help="skip the baseline layout (a second public tree)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
     args = ap.parse_args(argv)
     params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
@@ -72,6 +76,17 @@ def main(argv: list[str] | None = None) -> int:
            "public_tree": {"nodes": pt.num_nodes, "edges": pt.num_edges,
                            "entries": pt.num_entries, "mib": round(pt.nbytes / 2**20, 1),
                            "build_seconds": round(public_build, 1)}}
+    if not args.no_layout:
+        t = time.perf_counter()
+        pt_exp = build_public_tree(params, layout="expansion")
+        out["public_tree"]["expansion_build_seconds"] = round(time.perf_counter() - t, 1)
+        baseline = make_solver("public-dcfr", params, pt_exp)
+        baseline.iterate(1)
+
+        def run_expansion(n):
+            numba.set_num_threads(threads)
+            baseline.iterate(n)
+        contenders["public_expansion_layout"] = run_expansion
     if not args.no_flat:
         t = time.perf_counter()
         ft = build_tree(params)
@@ -100,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    if "public_expansion_layout" in med:
+        out["visit_over_expansion_layout"] = round(med[top] / med["public_expansion_layout"], 3)
     out["load_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     out["threads"] = threads

@@ -144,6 +144,27 @@ def test_forced_decisions_are_skipped_exactly():
     assert a.exploitability() == pytest.approx(b.exploitability(), abs=1e-12)
 
 
+def test_both_layouts_are_the_same_tree():
+    """The walk-order layout renumbers nodes and entries only: same sizes, same
+    iterates (compared through the flat tree's information sets), same values."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
+    a, b = build_public_tree(params), build_public_tree(params, layout="expansion")
+    assert (a.num_nodes, a.num_entries) == (b.num_nodes, b.num_entries)
+    assert not np.array_equal(a.first, b.first)
+    ft = build_tree(params)
+    sa, sb = PublicCFR(a, "dcfr"), PublicCFR(b, "dcfr")
+    sa.iterate(15)
+    sb.iterate(15)
+    (ra, la), (rb, lb) = flat_slots(a, ft), flat_slots(b, ft)
+    fa, fb = np.full(ft.legal_mask().shape, np.nan), np.full(ft.legal_mask().shape, np.nan)
+    fa[ra[ra >= 0], la[ra >= 0]] = sa.average_policy()[ra >= 0]
+    fb[rb[rb >= 0], lb[rb >= 0]] = sb.average_policy()[rb >= 0]
+    np.testing.assert_allclose(fa, fb, rtol=0, atol=1e-12)
+    assert sa.exploitability() == pytest.approx(sb.exploitability(), abs=1e-12)
+    with pytest.raises(ValueError, match="unknown public tree layout"):
+        build_public_tree(params, layout="bfs")
+
+
 def test_checkpoint_round_trip_and_bad_checkpoints(tmp_path):
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=2)
     pt = build_public_tree(params)

@@ -263,7 +263,7 @@ def _first_child_on_top(st_states, st_node, st_off, st_len, lo, hi):
 
 
 @jit
-def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
+def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order):
     n = params[P_PLAYERS]
     H = hands.shape[0]
     cap = 1024
@@ -393,7 +393,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
                         st_len[sp, s] = lens[s]
                 st_node[sp] = child
                 sp += 1
-            _first_child_on_top(st_states, st_node, st_off, st_len, sp0, sp)
+            if visit_order:
+                _first_child_on_top(st_states, st_node, st_off, st_len, sp0, sp)
             n_nodes += m
             continue
         k = 0
@@ -435,7 +436,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes):
             st_len[sp, p] = cnt
             sp += 1
             ne += cnt
-        _first_child_on_top(st_states, st_node, st_off, st_len, sp0, sp)
+        if visit_order:
+            _first_child_on_top(st_states, st_node, st_off, st_len, sp0, sp)
         n_nodes += m
     return n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
 
@@ -516,13 +518,26 @@ def check_public_params(params: VitouParams) -> None:
                          "player game; the public tree refuses these scores")
 
 
-def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> PublicTree:
+def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
+                      layout: str = "visit") -> PublicTree:
     """Build the public tree of one deal (deal mode, R8.1) from the kernel.
 
+    Args:
+        layout: the order of the node and entry arrays. ``"visit"``: a node's children
+            block, then its first child's subtree, then the second's... the order the
+            range walks read them in (the memory prefetchers follow it; about 1.6x
+            fewer CPU seconds per CFR iteration on the full ``vitou_2p`` tree);
+            ``"expansion"``: the last child's subtree first (the build's plain
+            depth-first stack; kept as the benchmark's baseline). The tree is the same.
+
     Raises:
-        ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes.
+        ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes;
+            ``max_nodes`` not below 2**31; an unknown ``layout``.
     """
     check_public_params(params)
+    if layout not in ("visit", "expansion"):
+        raise ValueError(f"unknown public tree layout {layout!r}; expected 'visit' or "
+                         "'expansion'")
     if max_nodes >= 2**31:
         raise ValueError(f"max_nodes must be below 2**31, not {max_nodes:,}")
     hands = enumerate_hands(params)
@@ -530,7 +545,8 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000) -> Publ
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     deal0 = _representative_deal(params)
-    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes)
+    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
+                 layout == "visit")
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
