@@ -140,12 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tree: {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
         solver = make_solver(args.variant, params, tree, **discounts)
-    rows: list[dict] = []
-    if args.resume and (out / "checkpoint.npz").exists():
-        resumed = resume(solver, out / "checkpoint.npz", out / "curve.csv")
-        if resumed is None:
-            return 2
-        rows = resumed
+    rows = resume(solver, out) if args.resume else []
+    if rows is None:
+        return 2
+    if solver.iterations_done:
         print(f"resumed at iteration {solver.iterations_done}", flush=True)
     leader = (params.dealer + 1) % params.players
     cpu0 = time.process_time() - (float(rows[-1]["cpu_seconds"]) if rows and "cpu_seconds"

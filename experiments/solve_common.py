@@ -31,18 +31,21 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def resume(solver: Solver, ckpt: Path, curve: Path) -> list[dict] | None:
-    """Load ``solver`` from the checkpoint ``ckpt`` and return the rows of ``curve`` up to
-    the iteration it reached (all values as strings; none if ``curve`` is missing), or
-    ``None`` after printing why the checkpoint was refused (another game or solver)."""
+def resume(solver: Solver, out: Path) -> list[dict] | None:
+    """Load ``solver`` from ``out/checkpoint.npz`` and return the rows of ``out/curve.csv``
+    up to the iteration it reached (values as strings); ``[]`` when there is no checkpoint
+    (or no curve), ``None`` after printing why the checkpoint was refused (another game
+    or solver)."""
+    if not (out / "checkpoint.npz").exists():
+        return []
     try:
-        solver.load(ckpt)
+        solver.load(out / "checkpoint.npz")
     except CheckpointError as e:
         print(f"cannot resume: {e}", file=sys.stderr)
         return None
-    if not curve.exists():
+    if not (out / "curve.csv").exists():
         return []
-    with open(curve) as f:
+    with open(out / "curve.csv") as f:
         return [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iterations_done]
 
 

@@ -137,12 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
           f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
     solver = make_solver("dcfr", params, tree)
-    rows: list[dict] = []
-    if args.resume and (out / "checkpoint.npz").exists():
-        resumed = resume(solver, out / "checkpoint.npz", out / "curve.csv")
-        if resumed is None:
-            return 2
-        rows = resumed
+    rows = resume(solver, out) if args.resume else []
+    if rows is None:
+        return 2
     leader = (params.dealer + 1) % 2
 
     def record(ev: dict) -> dict:
