@@ -63,6 +63,22 @@ class HistoryError(ValueError):
         return {"message": str(self), "index": self.index, "action": self.action, "rule": self.rule}
 
 
+def check_top_keys(data: dict[str, Any], allowed: tuple[str, ...],
+                   required: tuple[str, ...] = ("dealer", "hands", "actions")) -> None:
+    """Refuse a history's TOML table with a key outside ``allowed`` or without one of
+    ``required`` (shared with the Vint histories, :mod:`vitou_ai.vint.history`).
+
+    Raises:
+        HistoryError: naming the unknown keys (and the allowed ones) or the missing key.
+    """
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(allowed)}")
+    for key in required:
+        if key not in data:
+            raise HistoryError(f"missing key {key!r}")
+
+
 @dataclass
 class HandHistory:
     """One deal: the parameters, the hands, the actions, optional expectations.
@@ -84,12 +100,7 @@ class HandHistory:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandHistory:
         """Build from parsed TOML. Raises :class:`HistoryError` on any bad key or value."""
-        unknown = sorted(set(data) - set(TOP_KEYS))
-        if unknown:
-            raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(TOP_KEYS)}")
-        for key in ("dealer", "hands", "actions"):
-            if key not in data:
-                raise HistoryError(f"missing key {key!r}")
+        check_top_keys(data, TOP_KEYS)
         if not isinstance(data["hands"], list) or not all(isinstance(h, str) for h in data["hands"]):
             raise HistoryError("hands must be a list of strings like \"T 9 A\"")
         if not isinstance(data["actions"], list) or not all(

@@ -28,7 +28,7 @@ from typing import Any
 
 import tomli_w
 
-from ..history import HistoryError, check_expect, write_atomic
+from ..history import HistoryError, check_expect, check_top_keys, write_atomic
 from .game import (
     VintParams,
     VintRuleError,
@@ -80,12 +80,7 @@ class VintHistory:
         """Build from parsed TOML. Raises HistoryError on a bad key or value."""
         if data.get("game") != "vint":
             raise HistoryError("not a Vint history (game = \"vint\" missing)")
-        unknown = sorted(set(data) - set(TOP_KEYS))
-        if unknown:
-            raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(TOP_KEYS)}")
-        for key in ("dealer", "hands", "actions"):
-            if key not in data:
-                raise HistoryError(f"missing key {key!r}")
+        check_top_keys(data, TOP_KEYS)
         if not isinstance(data["actions"], list) or not all(isinstance(a, str)
                                                              for a in data["actions"]):
             raise HistoryError("actions must be a list of strings like \"p0 bid 2D\"")
