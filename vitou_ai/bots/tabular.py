@@ -107,6 +107,8 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 def _capacity(m: int) -> int:
+    """Slots of an open-addressing hash table for ``m`` keys: the least power of two
+    at least ``2 m`` (load at most 1/2; shared with :mod:`vitou_ai.bots.abstract`)."""
     cap = 1
     while cap < 2 * max(m, 1):
         cap *= 2
