@@ -7,28 +7,23 @@ frequencies in each row sum to one."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import experiment
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers.cfr import TabularCFR
 from vitou_ai.solvers.evaluate import expected_returns, exploitability
 from vitou_ai.solvers.tree import build_tree
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--profile", "truc_catalan_2p", "--ranks", "3", "--copies", "2", "--hand-size", "2",
          "--eval-every", "10"]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("solve_family",
-                                                  ROOT / "experiments" / "solve_family.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return experiment("solve_family.py")
 
 
 def _csv(path: Path) -> list[dict]:
