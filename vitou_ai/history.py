@@ -79,6 +79,22 @@ def check_top_keys(data: dict[str, Any], allowed: tuple[str, ...],
             raise HistoryError(f"missing key {key!r}")
 
 
+def expect_table(data: dict[str, Any], allowed: tuple[str, ...]) -> dict[str, Any]:
+    """A history's ``[expect]`` table (``{}`` when absent), its keys checked against
+    ``allowed`` (shared with the Vint histories).
+
+    Raises:
+        HistoryError: not a table, or naming the unknown keys and the allowed ones.
+    """
+    expect = data.get("expect", {})
+    if not isinstance(expect, dict):
+        raise HistoryError("[expect] must be a table")
+    bad = sorted(set(expect) - set(allowed))
+    if bad:
+        raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(allowed)}")
+    return expect
+
+
 @dataclass
 class HandHistory:
     """One deal: the parameters, the hands, the actions, optional expectations.
@@ -126,12 +142,7 @@ class HandHistory:
             cited = re.search(r"RULES_family\.md ([A-Z][0-9.]*)", str(e))
             raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
                 from None
-        expect = data.get("expect", {})
-        if not isinstance(expect, dict):
-            raise HistoryError("[expect] must be a table")
-        bad = sorted(set(expect) - set(EXPECT_KEYS))
-        if bad:
-            raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        expect = expect_table(data, EXPECT_KEYS)
         hands2 = data.get("hands2", [])
         if not isinstance(hands2, list) or not all(isinstance(h, str) for h in hands2):
             raise HistoryError("hands2 must be a list of strings (the fresh deal, F2.3)")

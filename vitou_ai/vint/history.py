@@ -28,7 +28,7 @@ from typing import Any
 
 import tomli_w
 
-from ..history import HistoryError, check_expect, check_top_keys, write_atomic
+from ..history import HistoryError, check_expect, check_top_keys, expect_table, write_atomic
 from .game import (
     VintParams,
     VintRuleError,
@@ -117,12 +117,7 @@ class VintHistory:
         if any(x > 1 for x in rub["rubber_games"]):
             raise HistoryError("rubber_games: a side with two games has won the rubber",
                                rule="V6.3")
-        expect = data.get("expect", {})
-        if not isinstance(expect, dict):
-            raise HistoryError("[expect] must be a table")
-        bad = sorted(set(expect) - set(EXPECT_KEYS))
-        if bad:
-            raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        expect = expect_table(data, EXPECT_KEYS)
         return cls(params, masks, list(data["actions"]), rub["rubber_below"],
                    rub["rubber_games"], rub["rubber_total"], dict(expect))
 
