@@ -3,7 +3,9 @@ native full-width DCFR on its flat deal tree, and report its value, exploitabili
 equilibrium raise (put / truc) rates by hand strength.
 
 Deal mode at 0:0 (``docs/RULES_family.md`` G4: points per deal, capped at the target), the
-dealer at seat ``--dealer``. Writes to ``--out``:
+dealer at seat ``--dealer``. The solver comes from the one solver interface
+(:func:`vitou_ai.solvers.protocol.make_solver`, ``"dcfr"``) and runs in the solve loop shared
+with ``solve_2p.py`` (``experiments/solve_common.py``). Writes to ``--out``:
 
 - ``curve.csv``: iteration, solver seconds, exploitability (points per deal), value for the
   non-dealer (the first leader);
