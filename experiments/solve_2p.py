@@ -27,26 +27,21 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
 
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import VARIANTS, CheckpointError  # noqa: E402
+from vitou_ai.solvers.cfr import VARIANTS  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def plot(curve: Path, out: Path, compare: Path | None = None) -> None:
@@ -145,52 +140,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tree: {tree.num_nodes:,} nodes, {tree.num_infosets:,} infosets, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
         solver = make_solver(args.variant, params, tree, **discounts)
-    ckpt = out / "checkpoint.npz"
-    curve = out / "curve.csv"
-    rows: list[dict] = []
-    if args.resume and ckpt.exists():
-        try:
-            solver.load(ckpt)
-        except CheckpointError as e:
-            print(f"cannot resume: {e}", file=sys.stderr)
-            return 2
-        if curve.exists():
-            with open(curve) as f:
-                rows = [r for r in csv.DictReader(f)
-                        if int(r["iteration"]) <= solver.iterations_done]
+    rows = resume(solver, out) if args.resume else []
+    if rows is None:
+        return 2
+    if solver.iterations_done:
         print(f"resumed at iteration {solver.iterations_done}", flush=True)
     leader = (params.dealer + 1) % params.players
-    expl = float("inf")
     cpu0 = time.process_time() - (float(rows[-1]["cpu_seconds"]) if rows and "cpu_seconds"
                                   in rows[-1] else 0.0)
     wall0 = float(rows[-1]["wall_total"]) if rows and rows[-1].get("wall_total") else 0.0
-    while True:
-        step = min(args.eval_every, args.iterations - solver.iterations_done)
-        if step <= 0:
-            break
-        solver.iterate(step)
-        ev = solver.exact_evaluation()
+
+    def record(ev: dict) -> dict:
         expl = ev["exploitability"]
         # seat 0's value; a drawn dealer has no "dealer's left" seat
         left = ((1 if leader == 0 else -1) * ev["game_value"] if params.dealer >= 0
                 else float("nan"))
-        rows.append({"iteration": solver.iterations_done,
-                     "seconds": round(solver.solver_seconds(), 3),
-                     "wall_total": round(time.perf_counter() - t0 + wall0, 3),
-                     "cpu_seconds": round(time.process_time() - cpu0, 1),
-                     "nodes_touched": solver.nodes_touched, "exploitability": expl,
-                     "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb()),
-                     "load_1min": round(os.getloadavg()[0], 2)})
+        row = {"iteration": solver.iterations_done,
+               "seconds": round(solver.solver_seconds(), 3),
+               "wall_total": round(time.perf_counter() - t0 + wall0, 3),
+               "cpu_seconds": round(time.process_time() - cpu0, 1),
+               "nodes_touched": solver.nodes_touched, "exploitability": expl,
+               "value_dealer_left": left, "peak_rss_mb": round(peak_rss_mb()),
+               "load_1min": round(os.getloadavg()[0], 2)}
         print(f"it {solver.iterations_done:>6}  {solver.solver_seconds():>8.0f} s  exploitability "
               f"{expl:.6f}  value(dealer's left) {left:+.5f}", flush=True)
-        solver.save(ckpt)
-        keys = list(rows[-1])
-        text = ",".join(keys) + "\n" + "".join(
-            ",".join(str(r.get(k, "")) for k in keys) + "\n" for r in rows)
-        write_atomic(curve, text.encode())
-        plot(curve, out / "curve.png", compare)
-        if expl <= args.target or (args.time and solver.solver_seconds() >= args.time):
-            break
+        return row
+
+    solve(solver, rows, record, out=out, iterations=args.iterations,
+          eval_every=args.eval_every, target=args.target, time_limit=args.time,
+          after_eval=lambda: plot(out / "curve.csv", out / "curve.png", compare))
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
         "tree": args.tree, "variant": args.variant, "discounts": discounts, "nodes": tree.num_nodes,
@@ -203,8 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         if rows else None, "value_dealer_left": rows[-1]["value_dealer_left"] if rows else None,
         "peak_rss_mb": round(peak_rss_mb()), "command": " ".join(sys.argv),
     }
-    write_atomic(out / "summary.json", (json.dumps(summary, indent=2) + "\n").encode())
-    print(json.dumps(summary, indent=2))
+    write_summary(out, summary)
     return 0
 
 

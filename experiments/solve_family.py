@@ -3,7 +3,9 @@ native full-width DCFR on its flat deal tree, and report its value, exploitabili
 equilibrium raise (put / truc) rates by hand strength.
 
 Deal mode at 0:0 (``docs/RULES_family.md`` G4: points per deal, capped at the target), the
-dealer at seat ``--dealer``. Writes to ``--out``:
+dealer at seat ``--dealer``. The solver comes from the one solver interface
+(:func:`vitou_ai.solvers.protocol.make_solver`, ``"dcfr"``) and runs in the solve loop shared
+with ``solve_2p.py`` (``experiments/solve_common.py``). Writes to ``--out``:
 
 - ``curve.csv``: iteration, solver seconds, exploitability (points per deal), value for the
   non-dealer (the first leader);
@@ -21,9 +23,6 @@ dealer at seat ``--dealer``. Writes to ``--out``:
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import resource
 import sys
 import time
 from collections import defaultdict
@@ -31,16 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
 
 from vitou_ai._numba import jit  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.rules.game import action_to_string  # noqa: E402
-from vitou_ai.solvers.cfr import CheckpointError, TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import _Work, best_response, expected_returns  # noqa: E402
+from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.tree import KIND_CHANCE, KIND_DECISION, build_tree  # noqa: E402
 
 
@@ -139,35 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     build_s = time.perf_counter() - t0
     print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
           f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
-    solver = TabularCFR(tree, "dcfr")
-    ckpt = out / "checkpoint.npz"
-    rows: list[dict] = []
-    if args.resume and ckpt.exists():
-        try:
-            solver.load(ckpt)
-        except CheckpointError as e:
-            print(f"cannot resume: {e}", file=sys.stderr)
-            return 2
-        with open(out / "curve.csv") as f:
-            rows = [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iteration]
-    work = _Work(tree)
+    solver = make_solver("dcfr", params, tree)
+    rows = resume(solver, out) if args.resume else []
+    if rows is None:
+        return 2
     leader = (params.dealer + 1) % 2
-    while solver.iteration < args.iterations:
-        solver.iterate(min(args.eval_every, args.iterations - solver.iteration))
-        avg = solver.average_policy()
-        u = expected_returns(tree, avg)
-        expl = sum(best_response(tree, avg, p, work)[0] - u[p] for p in range(2)) / 2
-        rows.append({"iteration": solver.iteration, "seconds": round(solver.seconds, 2),
-                     "exploitability": expl, "value_nondealer": u[leader]})
-        print(f"it {solver.iteration:>5}  {solver.seconds:>7.0f} s  exploitability {expl:.6f}  "
-              f"value(non-dealer) {u[leader]:+.5f}", flush=True)
-        solver.save(ckpt)
-        text = ",".join(rows[0]) + "\n" + "".join(
-            ",".join(str(r[k]) for k in rows[0]) + "\n" for r in rows)
-        write_atomic(out / "curve.csv", text.encode())
-        if expl <= args.target or (args.time and solver.seconds >= args.time):
-            break
-    avg = solver.average_policy()
+
+    def record(ev: dict) -> dict:
+        expl = ev["exploitability"]
+        value = ev["game_value"] if leader == 0 else -ev["game_value"]  # game_value: seat 0
+        print(f"it {solver.iterations_done:>5}  {solver.solver_seconds():>7.0f} s  exploitability "
+              f"{expl:.6f}  value(non-dealer) {value:+.5f}", flush=True)
+        return {"iteration": solver.iterations_done, "seconds": round(solver.solver_seconds(), 2),
+                "exploitability": expl, "value_nondealer": value}
+
+    solve(solver, rows, record, out=out, iterations=args.iterations,
+          eval_every=args.eval_every, target=args.target, time_limit=args.time)
+    avg = solver.solver.average_policy()  # the flat tree's TabularCFR, rows = information states
     table = rate_table(tree, avg, params.rank_labels, params.dealer)
     cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
         "situation", "best_card", "reach"})
@@ -179,15 +166,14 @@ def main(argv: list[str] | None = None) -> int:
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
                                                    "ranks": params.ranks, "dealer": params.dealer},
         "variant": "dcfr", "nodes": tree.num_nodes, "infosets": tree.num_infosets,
-        "tree_build_seconds": round(build_s, 1), "iterations": solver.iteration,
-        "solver_seconds": round(solver.seconds, 1),
+        "tree_build_seconds": round(build_s, 1), "iterations": solver.iterations_done,
+        "solver_seconds": round(solver.solver_seconds(), 1),
         "exploitability": float(rows[-1]["exploitability"]),
         "value_nondealer": float(rows[-1]["value_nondealer"]),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "peak_rss_mb": round(peak_rss_mb()),
         "command": "python experiments/solve_family.py " + " ".join(sys.argv[1:]),
     }
-    write_atomic(out / "summary.json", (json.dumps(summary, indent=2) + "\n").encode())
-    print(json.dumps(summary, indent=2))
+    write_summary(out, summary)
     return 0
 
 

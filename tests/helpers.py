@@ -4,6 +4,7 @@ family test files share."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import tomllib
 from pathlib import Path
@@ -15,6 +16,16 @@ from vitou_ai.history import HandHistory, HistoryError, check_expect, replay, re
 from vitou_ai.rules import Game
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
+
+
+def experiment(script: str, name: str | None = None):
+    """``experiments/<script>`` loaded as a module (``experiments/`` is not a package),
+    named ``name`` (by default the script's stem)."""
+    path = Path(__file__).resolve().parents[1] / "experiments" / script
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def random_action(state, rng: random.Random) -> int:

@@ -273,14 +273,9 @@ def test_a_bad_gestures_knob_names_the_modes():
 
 
 def _team_exploitability():
-    import importlib.util
-    from pathlib import Path
+    from tests.helpers import experiment
 
-    path = Path(__file__).resolve().parents[1] / "experiments" / "team_exploitability.py"
-    spec = importlib.util.spec_from_file_location("team_exploitability", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return experiment("team_exploitability.py")
 
 
 @pytest.mark.parametrize("extra, words", [

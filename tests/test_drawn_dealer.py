@@ -11,14 +11,13 @@ refuses (:meth:`~vitou_ai.history.HandHistory.deal_sequence`).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.helpers import play_random
+from tests.helpers import experiment, play_random
 from vitou_ai import analysis as A
 from vitou_ai.history import HandHistory, HistoryError, record, replay
 from vitou_ai.rules import Game, VitouParams
@@ -36,11 +35,7 @@ SMALL_2P = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
 
 def _knob_effects():
     """The experiment script as a module (``experiments/`` is not a package)."""
-    spec = importlib.util.spec_from_file_location("knob_effects",
-                                                  ROOT / "experiments" / "knob_effects.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return experiment("knob_effects.py")
 
 
 @pytest.mark.parametrize("params", [

@@ -4,12 +4,12 @@ at the target, the seat symmetries, the pooling, and bad input as one-line error
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.helpers import experiment
 from vitou_ai import match_equity_4p as M4
 from vitou_ai.match_equity import MatchEquityError, read_table_csv
 
@@ -18,11 +18,7 @@ POLICY = ROOT / "results" / "train_4p" / "policy.npz"
 
 
 def _experiment():
-    spec = importlib.util.spec_from_file_location("match_equity_4p_exp",
-                                                  ROOT / "experiments" / "match_equity_4p.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return experiment("match_equity_4p.py", "match_equity_4p_exp")
 
 
 def _same_everywhere(target: int, dist: dict[int, float]) -> dict:

@@ -6,25 +6,21 @@ the solver, and a resumed run continues the curve."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import experiment
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers.protocol import make_solver
 from vitou_ai.solvers.tree import build_tree
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "2", "--eval-every", "10"]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("solve_2p", ROOT / "experiments" / "solve_2p.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return experiment("solve_2p.py")
 
 
 def _curve(folder: Path) -> list[dict]:

@@ -63,6 +63,38 @@ class HistoryError(ValueError):
         return {"message": str(self), "index": self.index, "action": self.action, "rule": self.rule}
 
 
+def check_top_keys(data: dict[str, Any], allowed: tuple[str, ...],
+                   required: tuple[str, ...] = ("dealer", "hands", "actions")) -> None:
+    """Refuse a history's TOML table with a key outside ``allowed`` or without one of
+    ``required`` (shared with the Vint histories, :mod:`vitou_ai.vint.history`).
+
+    Raises:
+        HistoryError: naming the unknown keys (and the allowed ones) or the missing key.
+    """
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(allowed)}")
+    for key in required:
+        if key not in data:
+            raise HistoryError(f"missing key {key!r}")
+
+
+def expect_table(data: dict[str, Any], allowed: tuple[str, ...]) -> dict[str, Any]:
+    """A history's ``[expect]`` table (``{}`` when absent), its keys checked against
+    ``allowed`` (shared with the Vint histories).
+
+    Raises:
+        HistoryError: not a table, or naming the unknown keys and the allowed ones.
+    """
+    expect = data.get("expect", {})
+    if not isinstance(expect, dict):
+        raise HistoryError("[expect] must be a table")
+    bad = sorted(set(expect) - set(allowed))
+    if bad:
+        raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(allowed)}")
+    return expect
+
+
 @dataclass
 class HandHistory:
     """One deal: the parameters, the hands, the actions, optional expectations.
@@ -84,12 +116,7 @@ class HandHistory:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandHistory:
         """Build from parsed TOML. Raises :class:`HistoryError` on any bad key or value."""
-        unknown = sorted(set(data) - set(TOP_KEYS))
-        if unknown:
-            raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(TOP_KEYS)}")
-        for key in ("dealer", "hands", "actions"):
-            if key not in data:
-                raise HistoryError(f"missing key {key!r}")
+        check_top_keys(data, TOP_KEYS)
         if not isinstance(data["hands"], list) or not all(isinstance(h, str) for h in data["hands"]):
             raise HistoryError("hands must be a list of strings like \"T 9 A\"")
         if not isinstance(data["actions"], list) or not all(
@@ -115,12 +142,7 @@ class HandHistory:
             cited = re.search(r"RULES_family\.md ([A-Z][0-9.]*)", str(e))
             raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
                 from None
-        expect = data.get("expect", {})
-        if not isinstance(expect, dict):
-            raise HistoryError("[expect] must be a table")
-        bad = sorted(set(expect) - set(EXPECT_KEYS))
-        if bad:
-            raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        expect = expect_table(data, EXPECT_KEYS)
         hands2 = data.get("hands2", [])
         if not isinstance(hands2, list) or not all(isinstance(h, str) for h in hands2):
             raise HistoryError("hands2 must be a list of strings (the fresh deal, F2.3)")

@@ -65,7 +65,53 @@ class MatchEquityError(ValueError):
 
 
 @dataclass(frozen=True)
-class EquityConfig:
+class TableConfig:
+    """What the match-equity configurations share (:class:`EquityConfig`, and the
+    four-player :class:`~vitou_ai.match_equity_4p.Config4p`): the deal at a score state,
+    the check that it is a valid game, the record and the fingerprint of a stored result.
+
+    A subclass is a frozen dataclass with the fields ``profile`` and ``target`` and
+    gives the deal's other knobs in :meth:`_game_knobs`.
+    """
+
+    def _game_knobs(self) -> dict:
+        """``VitouParams`` keywords of the game, besides ``dealer``, ``scores``, ``mode``."""
+        raise NotImplementedError
+
+    def _check_game(self) -> None:
+        """Raise :class:`MatchEquityError` (one line) unless the deal at 0:0 is a valid game."""
+        try:
+            self.deal_params((0, 0), 0)
+        except ValueError as e:
+            raise MatchEquityError(str(e)) from None
+
+    def deal_params(self, scores: tuple[int, int], dealer: int) -> VitouParams:
+        """The deal at ``scores`` (seat or team 0, seat or team 1) with ``dealer`` in deal
+        mode (R8.1).
+
+        Raises:
+            ValueError: a score outside ``0 .. target-1`` (from ``VitouParams``).
+        """
+        return VitouParams(**self._game_knobs(), dealer=dealer, scores=tuple(scores),
+                           mode="deal")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def _fingerprint_extra(self) -> dict:
+        """What else a stored result is for, besides the fields (none here)."""
+        return {}
+
+    def fingerprint(self) -> str:
+        """SHA-256 (first 16 hex digits) of the configuration, :meth:`_fingerprint_extra`
+        and ``RULES_VERSION`` (what a stored result is for)."""
+        text = json.dumps({**self.as_dict(), **self._fingerprint_extra(),
+                           "rules_version": RULES_VERSION}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class EquityConfig(TableConfig):
     """What a match-equity table is computed for and how precisely.
 
     Attributes:
@@ -119,28 +165,12 @@ class EquityConfig:
             raise MatchEquityError(f"fixed_point_tol must be in (0, 1), got {self.fixed_point_tol}")
         if self.batch < 1 or self.max_iterations < 1:
             raise MatchEquityError("batch and max_iterations must be at least 1")
-        try:
-            self.deal_params((0, 0), 0)
-        except ValueError as e:
-            raise MatchEquityError(str(e)) from None
+        self._check_game()
 
-    def deal_params(self, scores: tuple[int, int], dealer: int) -> VitouParams:
-        """The deal at ``scores`` with ``dealer`` in deal mode (R8.1).
-
-        Raises:
-            ValueError: a score outside ``0 .. target-1`` (from ``VitouParams``).
-        """
-        return VitouParams(profile=self.profile, target=self.target, ranks=self.ranks,
-                           copies=self.copies, hand_size=self.hand_size,
-                           early_end=self.early_end, dealer=dealer, scores=tuple(scores))
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def fingerprint(self) -> str:
-        """SHA-256 of the configuration and ``RULES_VERSION`` (what a stored result is for)."""
-        text = json.dumps({**self.as_dict(), "rules_version": RULES_VERSION}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+    def _game_knobs(self) -> dict:
+        return {"profile": self.profile, "target": self.target, "ranks": self.ranks,
+                "copies": self.copies, "hand_size": self.hand_size,
+                "early_end": self.early_end}
 
 
 def check_scores(scores: Sequence[int], target: int) -> tuple[int, int]:

@@ -44,10 +44,9 @@ import csv
 import functools
 import hashlib
 import io
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +66,7 @@ Outcomes = Mapping[tuple[int, int, int], Mapping[int, float]]
 
 
 @dataclass(frozen=True)
-class Config4p:
+class Config4p(M.TableConfig):
     """What a four-player table is estimated for.
 
     Attributes:
@@ -93,30 +92,18 @@ class Config4p:
         if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
             raise MatchEquityError(f"deals per state must be a positive integer, got "
                                    f"{self.deals!r}")
-        try:
-            self.deal_params((0, 0), 0)
-        except ValueError as e:
-            raise MatchEquityError(str(e)) from None
+        self._check_game()
 
-    def deal_params(self, scores: tuple[int, int], dealer: int) -> VitouParams:
-        """The deal at ``scores`` (team 0, team 1) with ``dealer`` in deal mode (R8.1).
-
-        Raises:
-            ValueError: a score outside ``0 .. target-1`` (from ``VitouParams``).
-        """
-        return VitouParams(profile=self.profile, target=self.target, dealer=dealer,
-                           scores=tuple(scores), mode="deal")
+    def _game_knobs(self) -> dict:
+        return {"profile": self.profile, "target": self.target}
 
     def match_params(self, scores: tuple[int, int], dealer: int) -> VitouParams:
         """A match from ``scores`` with ``dealer`` dealing first (R8.2)."""
-        return VitouParams(profile=self.profile, target=self.target, dealer=dealer,
-                           scores=tuple(scores), mode="match")
+        return VitouParams(**self._game_knobs(), dealer=dealer, scores=tuple(scores),
+                           mode="match")
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def fingerprint(self) -> str:
-        """SHA-256 of the configuration, the policy file's bytes and ``RULES_VERSION``.
+    def _fingerprint_extra(self) -> dict:
+        """The policy file's SHA-256: the table is that policy's (:meth:`fingerprint`).
 
         Raises:
             MatchEquityError: the policy file cannot be read.
@@ -126,9 +113,7 @@ class Config4p:
         except OSError as e:
             raise MatchEquityError(f"{self.policy}: cannot read the policy ({e.strerror})") \
                 from None
-        text = json.dumps({**self.as_dict(), "policy_sha256": policy_hash,
-                           "rules_version": RULES_VERSION}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return {"policy_sha256": policy_hash}
 
 
 def output_stem(config: Config4p) -> str:

@@ -732,16 +732,23 @@ def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, 
     return row
 
 
-def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params) -> None:
-    if adapter.resumable:
-        adapter.save(folder / "checkpoint.npz")
-    adapter.tabular_policy(f"{params.profile}-{adapter.name}").save(folder / "policy.npz")
+def _write_curve_and_record(folder: Path, rows: list[dict[str, Any]],
+                            record: dict[str, Any]) -> None:
+    """``curve.csv`` (every column any row has, in order of appearance) and ``run.json``
+    (``record``), atomically; shared with :mod:`vitou_ai.train_abstract`."""
     cols = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols)
     w.writeheader()
     w.writerows(rows)
     write_atomic(folder / "curve.csv", buf.getvalue().encode())
-    rec = dict(record, latest=rows[-1], iterations_done=adapter.iterations_done)
-    write_atomic(folder / "run.json", (json.dumps(rec, indent=2, default=str) + "\n").encode())
+    write_atomic(folder / "run.json", (json.dumps(record, indent=2, default=str) + "\n").encode())
+
+
+def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params) -> None:
+    if adapter.resumable:
+        adapter.save(folder / "checkpoint.npz")
+    adapter.tabular_policy(f"{params.profile}-{adapter.name}").save(folder / "policy.npz")
+    _write_curve_and_record(folder, rows, dict(record, latest=rows[-1],
+                                               iterations_done=adapter.iterations_done))
     _plot(rows, bots, folder / "curve.png", f"{params.profile} — {adapter.name}")

@@ -359,17 +359,13 @@ def _short(row: dict[str, Any]) -> str:
 
 
 def _write(folder: Path, solver, rows, bots, record, params) -> None:
+    from .train import _write_curve_and_record
+
     solver.save(folder / "checkpoint.npz")
     solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols)
-    w.writeheader()
-    w.writerows(rows)
-    write_atomic(folder / "curve.csv", buf.getvalue().encode())
-    rec = dict(record, latest=rows[-1], iterations_done=solver.iteration,
-               solver_seconds=solver.seconds, infosets=solver.num_infosets)
-    write_atomic(folder / "run.json", (json.dumps(rec, indent=2, default=str) + "\n").encode())
+    _write_curve_and_record(folder, rows, dict(
+        record, latest=rows[-1], iterations_done=solver.iteration,
+        solver_seconds=solver.seconds, infosets=solver.num_infosets))
     _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record))
 
 

@@ -28,7 +28,7 @@ from .._numba import jit
 from ..abstraction.config import AbstractionConfig
 from ..rules.params import RULES_VERSION, VitouParams
 from .heuristic import HeuristicParams
-from .tabular import read_npz
+from .tabular import _capacity, read_npz
 
 FORMAT = "vitou_ai-abstract-policy-1"
 MAX_ACTIONS = 5
@@ -71,13 +71,6 @@ def lookup_row(slots, slot0, cap, keys, row0, stored):
             return r
         i = (i + 1) & mask
     return -1
-
-
-def _capacity(m: int) -> int:
-    cap = 1
-    while cap < 2 * max(m, 1):
-        cap *= 2
-    return cap
 
 
 class AbstractPolicy:

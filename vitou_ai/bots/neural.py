@@ -31,7 +31,7 @@ from ..rng import next_float
 from ..rules import RULES_VERSION, VitouParams
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from .tabular import read_npz
+from .tabular import check_game_shape, read_npz
 
 LAYER_LINEAR, LAYER_RELU, LAYER_TANH, LAYER_LAYERNORM = 0, 1, 2, 3
 LAYER_NAMES = ("linear", "relu", "tanh", "layernorm")
@@ -330,13 +330,7 @@ def check_fits(policy: NeuralPolicy, params: VitouParams) -> None:
     Raises:
         ValueError: naming the policy, what it was trained for and what to pass.
     """
-    t = policy.params
-    for field, flag in (("profile", "--profile"), ("ranks", "--ranks"), ("copies", "--copies"),
-                        ("hand_size", "--hand-size"), ("target", "--target")):
-        if getattr(t, field) != getattr(params, field):
-            raise ValueError(
-                f"policy {policy.name!r} was trained for {field} = {getattr(t, field)!r}, "
-                f"this game has {getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
+    check_game_shape(policy.name, policy.params, params)
 
 
 @jit

@@ -107,6 +107,8 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 def _capacity(m: int) -> int:
+    """Slots of an open-addressing hash table for ``m`` keys: the least power of two
+    at least ``2 m`` (load at most 1/2; shared with :mod:`vitou_ai.bots.abstract`)."""
     cap = 1
     while cap < 2 * max(m, 1):
         cap *= 2
@@ -297,6 +299,24 @@ def read_npz(path: str | Path, kind: str) -> dict[str, np.ndarray]:
         raise ValueError(f"{what}, or a damaged one: {reason}") from None
 
 
+def check_game_shape(name: str, trained: VitouParams, params: VitouParams) -> None:
+    """Refuse a policy ``name`` trained for ``trained`` in a game of another shape:
+    profile, ranks, copies, hand size and target must match (shared by the tabular and
+    neural policies' ``check_fits``).
+
+    Raises:
+        ValueError: naming the policy, the first field that differs, what it was trained
+            for and the option to pass.
+    """
+    for field, flag in (("profile", "--profile"), ("ranks", "--ranks"), ("copies", "--copies"),
+                        ("hand_size", "--hand-size"), ("target", "--target")):
+        if getattr(trained, field) != getattr(params, field):
+            raise ValueError(
+                f"policy {name!r} was trained for {field} = {getattr(trained, field)!r}, "
+                f"this game has {getattr(params, field)!r}: pass {flag} "
+                f"{getattr(trained, field)}")
+
+
 def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
     """Refuse a tabular policy trained for another game than ``params``.
 
@@ -311,12 +331,7 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
     t = policy.params
     if t is None:
         return
-    for field, flag in (("profile", "--profile"), ("ranks", "--ranks"), ("copies", "--copies"),
-                        ("hand_size", "--hand-size"), ("target", "--target")):
-        if getattr(t, field) != getattr(params, field):
-            raise ValueError(
-                f"policy {policy.name!r} was trained for {field} = {getattr(t, field)!r}, "
-                f"this game has {getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
+    check_game_shape(policy.name, t, params)
     if bool(t.signals) != bool(params.signals):
         from .abstract import signals_mismatch
 

@@ -11,6 +11,7 @@ won a trick first; with no trick won, nobody.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -32,15 +33,19 @@ def deal_winner(results: tuple[int, ...]) -> int:
     return NOBODY
 
 
-def _decided(prefix: tuple[int, ...], hand_size: int) -> int:
+def _decided(prefix: tuple[int, ...], hand_size: int, winner=deal_winner) -> int:
+    """``winner``'s result if every way to finish the deal after ``prefix`` gives it,
+    else ``UNDECIDED``."""
     outcomes = {
-        deal_winner(prefix + rest)
+        winner(prefix + rest)
         for rest in itertools.product(range(3), repeat=hand_size - len(prefix))
     }
     return outcomes.pop() if len(outcomes) == 1 else UNDECIDED
 
 
-def _build() -> np.ndarray:
+def _build(winner=deal_winner) -> np.ndarray:
+    """``int64[MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND]``: :func:`_decided` under
+    ``winner`` for every hand size, number of tricks played and their results."""
     table = np.full((MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND), UNDECIDED, dtype=np.int64)
     for h in range(1, MAX_HAND + 1):
         for k in range(h + 1):
@@ -48,7 +53,7 @@ def _build() -> np.ndarray:
                 code = 0
                 for r in prefix:
                     code = code * 3 + r
-                table[h, k, code] = _decided(prefix, h)
+                table[h, k, code] = _decided(prefix, h, winner)
     return table
 
 
@@ -82,20 +87,7 @@ def deal_winner_rule(results: tuple[int, ...], rule: int) -> int:
 
 
 def _build_rules() -> np.ndarray:
-    table = np.full((4, MAX_HAND + 1, MAX_HAND + 1, 3**MAX_HAND), UNDECIDED, dtype=np.int64)
-    for rule in range(4):
-        for h in range(1, MAX_HAND + 1):
-            for k in range(h + 1):
-                for prefix in itertools.product(range(3), repeat=k):
-                    code = 0
-                    for r in prefix:
-                        code = code * 3 + r
-                    outcomes = {
-                        deal_winner_rule(prefix + rest, rule)
-                        for rest in itertools.product(range(3), repeat=h - k)
-                    }
-                    table[rule, h, k, code] = outcomes.pop() if len(outcomes) == 1 else UNDECIDED
-    return table
+    return np.stack([_build(functools.partial(deal_winner_rule, rule=rule)) for rule in range(4)])
 
 
 #: ``DEAL_DECIDED_RULES[rule, h, k, code]``: as :data:`DEAL_DECIDED` under each G2 rule.

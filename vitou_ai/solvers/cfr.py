@@ -22,18 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from pathlib import Path
 
 import numpy as np
 
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import VitouParams
 from . import cfr_kernels as CK
 from .checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: imported from here)
     CheckpointError,
-    check_config,
-    load_checkpoint,
-    params_record,
-    save_checkpoint,
+    RegretTableCheckpoints,
     unreadable_reason,
 )
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
@@ -50,7 +46,7 @@ def tree_fingerprint(tree: GameTree) -> str:
     return h.hexdigest()
 
 
-class TabularCFR:
+class TabularCFR(RegretTableCheckpoints):
     """Full-width CFR / CFR+ / DCFR over a :class:`GameTree`.
 
     Args:
@@ -65,6 +61,8 @@ class TabularCFR:
     Raises:
         ValueError: unknown variant; a game whose tree cannot be built.
     """
+
+    checkpoint_format = CHECKPOINT_FORMAT
 
     def __init__(self, game: VitouParams | GameTree, variant: str = "cfr+",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
@@ -120,40 +118,9 @@ class TabularCFR:
         CK.normalize_average(self.cum_policy, self.tree.is_nact, out)
         return out
 
-    # ---- checkpoints ----------------------------------------------------------------------
-    def _config(self) -> dict:
-        return {
-            "format": CHECKPOINT_FORMAT,
-            "rules_version": RULES_VERSION,
-            "variant": self.variant,
-            "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
-            "params": params_record(self.tree.params),
-            "tree": tree_fingerprint(self.tree),
-        }
+    # ---- checkpoints (save / load: RegretTableCheckpoints) -------------------------------
+    def _tree_fingerprint(self) -> str:
+        return tree_fingerprint(self.tree)
 
-    def save(self, path: str | Path) -> None:
-        """Write a checkpoint (``.npz``, no pickle) atomically."""
-        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
-                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
-                        regrets=self.regrets, cum_policy=self.cum_policy)
-
-    def load(self, path: str | Path) -> None:
-        """Resume from a checkpoint written by :meth:`save` for the same game.
-
-        Raises:
-            CheckpointError: unreadable or damaged file, another format, another
-                ``RULES_VERSION``, another variant, or another game (parameters
-                or tree).
-        """
-        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
-        check_config(path, meta, self._config(), self.tree.params.players)
-        regrets, cum = z["regrets"], z["cum_policy"]
-        if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
-            raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
-                                  f"{self.regrets.shape}")
-        self.regrets[...] = regrets
-        self.cum_policy[...] = cum
-        self.iteration = int(meta["iteration"])
-        self.nodes_touched = int(meta["nodes_touched"])
-        self.seconds = float(meta["seconds"])
+    def _loaded(self) -> None:
         CK.regret_matching(self.regrets, self.tree.is_nact, self._policy)

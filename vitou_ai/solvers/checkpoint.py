@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.params import VitouParams, check_rules_version
+from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 
 
 class CheckpointError(ValueError):
@@ -116,3 +116,73 @@ def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
         elif meta.get(k) != v:
             raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
                                   f"this solver's {v!r}")
+
+
+class RegretTableCheckpoints:
+    """:meth:`save` / :meth:`load` of a full-width CFR's two tables, ``regrets`` and
+    ``cum_policy`` (:class:`~vitou_ai.solvers.cfr.TabularCFR` on the flat tree,
+    :class:`~vitou_ai.solvers.public_cfr.PublicCFR` on the public tree).
+
+    The record is the solver's configuration (:meth:`_config`: ``format``,
+    ``rules_version``, variant, DCFR's ``alpha`` / ``beta`` / ``gamma``, the game's
+    parameters, the tree's fingerprint) and its counters (``iteration``,
+    ``nodes_touched``, ``seconds``). A subclass sets ``checkpoint_format`` and has the
+    attributes ``tree``, ``variant``, ``alpha``, ``beta``, ``gamma``, ``regrets``,
+    ``cum_policy``, ``iteration``, ``nodes_touched``, ``seconds``.
+    """
+
+    checkpoint_format: str
+    tree: Any
+    variant: str
+    alpha: float
+    beta: float
+    gamma: float
+    regrets: np.ndarray
+    cum_policy: np.ndarray
+    iteration: int
+    nodes_touched: int
+    seconds: float
+
+    def _tree_fingerprint(self) -> str:
+        """SHA-256 of the solver's tree (what the tables are indexed by)."""
+        raise NotImplementedError
+
+    def _config(self) -> dict:
+        return {
+            "format": self.checkpoint_format,
+            "rules_version": RULES_VERSION,
+            "variant": self.variant,
+            "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
+            "params": params_record(self.tree.params),
+            "tree": self._tree_fingerprint(),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write a checkpoint (``.npz``, no pickle) atomically."""
+        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
+                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
+                        regrets=self.regrets, cum_policy=self.cum_policy)
+
+    def load(self, path: str | Path) -> None:
+        """Resume from a checkpoint written by :meth:`save` for the same game.
+
+        Raises:
+            CheckpointError: unreadable or damaged file, another format (another
+                solver's included), another ``RULES_VERSION``, another variant or
+                discounts, or another game (parameters or tree).
+        """
+        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
+        check_config(path, meta, self._config(), self.tree.params.players)
+        regrets, cum = z["regrets"], z["cum_policy"]
+        if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
+            raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
+                                  f"{self.regrets.shape}")
+        self.regrets[...] = regrets
+        self.cum_policy[...] = cum
+        self.iteration = int(meta["iteration"])
+        self.nodes_touched = int(meta["nodes_touched"])
+        self.seconds = float(meta["seconds"])
+        self._loaded()
+
+    def _loaded(self) -> None:
+        """Called after :meth:`load` has replaced the tables (e.g. to refresh a cache)."""

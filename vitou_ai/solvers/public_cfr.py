@@ -22,22 +22,15 @@ import hashlib
 import heapq
 import math
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import VitouParams
 from . import public_kernels as PK
 from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
-from .checkpoint import (
-    CheckpointError,
-    check_config,
-    load_checkpoint,
-    params_record,
-    save_checkpoint,
-)
+from .checkpoint import RegretTableCheckpoints
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
@@ -185,7 +178,7 @@ class PublicPasses:
         return self.out[:1].copy()
 
 
-class PublicCFR:
+class PublicCFR(RegretTableCheckpoints):
     """Vector-form CFR / CFR+ / DCFR on a :class:`PublicTree`.
 
     Args:
@@ -198,6 +191,8 @@ class PublicCFR:
         ValueError: unknown variant; a game without a public tree
             (:func:`~vitou_ai.solvers.public_tree.check_public_params`).
     """
+
+    checkpoint_format = CHECKPOINT_FORMAT  # a flat-tree checkpoint is refused by its format
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
@@ -264,39 +259,9 @@ class PublicCFR:
     def exploitability(self) -> float:
         return self.nash_conv() / self.tree.num_players
 
-    # ---- checkpoints ----------------------------------------------------------------------
-    def _config(self) -> dict:
-        return {
-            "format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION,
-            "variant": self.variant, "alpha": self.alpha, "beta": self.beta,
-            "gamma": self.gamma, "params": params_record(self.tree.params),
-            "tree": tree_fingerprint(self.tree),
-        }
-
-    def save(self, path: str | Path) -> None:
-        """Write a checkpoint (``.npz``, no pickle) atomically."""
-        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
-                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
-                        regrets=self.regrets, cum_policy=self.cum_policy)
-
-    def load(self, path: str | Path) -> None:
-        """Resume from a checkpoint written by :meth:`save` for the same game.
-
-        Raises:
-            CheckpointError: unreadable or damaged file, another format (a flat-tree
-                checkpoint included), ``RULES_VERSION``, variant or game.
-        """
-        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
-        check_config(path, meta, self._config(), self.tree.params.players)
-        regrets, cum = z["regrets"], z["cum_policy"]
-        if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
-            raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
-                                  f"{self.regrets.shape}")
-        self.regrets[...] = regrets
-        self.cum_policy[...] = cum
-        self.iteration = int(meta["iteration"])
-        self.nodes_touched = int(meta["nodes_touched"])
-        self.seconds = float(meta["seconds"])
+    # ---- checkpoints (save / load: RegretTableCheckpoints) -------------------------------
+    def _tree_fingerprint(self) -> str:
+        return tree_fingerprint(self.tree)
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------

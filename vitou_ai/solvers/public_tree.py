@@ -54,7 +54,7 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
 from ..rules.params import P_PLAYERS, VitouParams
-from .tree import _grow1, _grow2  # the flat builder's array growth, shared
+from .tree import TreeArrays, _grow1, _grow2  # sizes and array growth shared with the flat tree
 
 KIND_CHANCE = 0
 KIND_DECISION = 1
@@ -443,7 +443,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order)
 
 
 @dataclass
-class PublicTree:
+class PublicTree(TreeArrays):
     """A deal's public tree (module docstring for the arrays).
 
     ``hands`` (``int64[H, hand_size]``) lists the hands a seat can hold; ``pair_prob``
@@ -468,9 +468,8 @@ class PublicTree:
     parent_slot: np.ndarray
     deal0: np.ndarray
 
-    @property
-    def num_nodes(self) -> int:
-        return int(self.kind.shape[0])
+    ARRAYS = ("kind", "player", "first", "nchild", "action", "prob", "util", "actor_off",
+              "actor_len", "entries", "parent_slot", "pair_prob")
 
     @property
     def num_edges(self) -> int:
@@ -483,16 +482,6 @@ class PublicTree:
     @property
     def num_entries(self) -> int:
         return int(self.entries.shape[0])
-
-    @property
-    def num_players(self) -> int:
-        return self.params.players
-
-    @property
-    def nbytes(self) -> int:
-        return sum(getattr(self, f).nbytes for f in (
-            "kind", "player", "first", "nchild", "action", "prob", "util", "actor_off",
-            "actor_len", "entries", "parent_slot", "pair_prob"))
 
 
 def check_public_params(params: VitouParams) -> None:

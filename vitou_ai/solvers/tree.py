@@ -227,8 +227,31 @@ def _build(params, deal_hands, deal_probs, max_nodes):
         n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
 
 
+class TreeArrays:
+    """What the flat :class:`GameTree` and the public tree
+    (:class:`~vitou_ai.solvers.public_tree.PublicTree`) share: sizes read off their
+    arrays. A subclass names its arrays in ``ARRAYS`` (those :attr:`nbytes` counts)."""
+
+    ARRAYS: tuple[str, ...] = ()
+    params: VitouParams
+    kind: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return self.params.players
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays named in ``ARRAYS``."""
+        return sum(getattr(self, f).nbytes for f in self.ARRAYS)
+
+
 @dataclass
-class GameTree:
+class GameTree(TreeArrays):
     """A deal's game tree as flat arrays (see the module docstring).
 
     Node arrays (length ``num_nodes``): ``kind`` (int8: 0 chance, 1 decision,
@@ -260,23 +283,12 @@ class GameTree:
     is_depth: np.ndarray
     is_keys: np.ndarray
 
-    @property
-    def num_nodes(self) -> int:
-        return int(self.kind.shape[0])
+    ARRAYS = ("kind", "player", "infoset", "first", "nchild", "prob", "util", "is_player",
+              "is_nact", "is_actions", "is_depth", "is_keys")
 
     @property
     def num_infosets(self) -> int:
         return int(self.is_player.shape[0])
-
-    @property
-    def num_players(self) -> int:
-        return self.params.players
-
-    @property
-    def nbytes(self) -> int:
-        return sum(getattr(self, f).nbytes for f in (
-            "kind", "player", "infoset", "first", "nchild", "prob", "util", "is_player",
-            "is_nact", "is_actions", "is_depth", "is_keys"))
 
     def legal_mask(self) -> np.ndarray:
         """``bool[num_infosets, MAX_INFOSET_ACTIONS]``: which action slots exist."""

@@ -28,7 +28,7 @@ from typing import Any
 
 import tomli_w
 
-from ..history import HistoryError, check_expect, write_atomic
+from ..history import HistoryError, check_expect, check_top_keys, expect_table, write_atomic
 from .game import (
     VintParams,
     VintRuleError,
@@ -80,12 +80,7 @@ class VintHistory:
         """Build from parsed TOML. Raises HistoryError on a bad key or value."""
         if data.get("game") != "vint":
             raise HistoryError("not a Vint history (game = \"vint\" missing)")
-        unknown = sorted(set(data) - set(TOP_KEYS))
-        if unknown:
-            raise HistoryError(f"unknown key(s) {unknown}; allowed: {', '.join(TOP_KEYS)}")
-        for key in ("dealer", "hands", "actions"):
-            if key not in data:
-                raise HistoryError(f"missing key {key!r}")
+        check_top_keys(data, TOP_KEYS)
         if not isinstance(data["actions"], list) or not all(isinstance(a, str)
                                                              for a in data["actions"]):
             raise HistoryError("actions must be a list of strings like \"p0 bid 2D\"")
@@ -122,12 +117,7 @@ class VintHistory:
         if any(x > 1 for x in rub["rubber_games"]):
             raise HistoryError("rubber_games: a side with two games has won the rubber",
                                rule="V6.3")
-        expect = data.get("expect", {})
-        if not isinstance(expect, dict):
-            raise HistoryError("[expect] must be a table")
-        bad = sorted(set(expect) - set(EXPECT_KEYS))
-        if bad:
-            raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(EXPECT_KEYS)}")
+        expect = expect_table(data, EXPECT_KEYS)
         return cls(params, masks, list(data["actions"]), rub["rubber_below"],
                    rub["rubber_games"], rub["rubber_total"], dict(expect))
 

@@ -191,6 +191,18 @@ def _private(iig_obs_type) -> bool:
     return pit == pyspiel.PrivateInfoType.SINGLE_PLAYER
 
 
+def _set_player_and_hand(obs, player: int, hand: int) -> None:
+    """Zero ``obs``'s tensor, then its ``player`` piece and, with private info, its
+    ``hand`` piece from the 52-bit card mask ``hand`` (both observers' first pieces)."""
+    obs.tensor.fill(0)
+    d = obs.dict
+    d["player"][player] = 1
+    if obs.private:
+        for c in range(52):
+            if hand >> c & 1:
+                d["hand"][c] = 1
+
+
 class VintInfoStateObserver:
     """Information state, perfect recall (V10.2).
 
@@ -215,17 +227,11 @@ class VintInfoStateObserver:
         self.tensor, self.dict = p.tensor, p.dict
 
     def set_from(self, state: VintOSState, player: int) -> None:
-        self.tensor.fill(0)
-        d = self.dict
         a = state.a
-        d["player"][player] = 1
-        if self.private:
-            m = int(a[L.S_ORIG + player])
-            for c in range(52):
-                if m >> c & 1:
-                    d["hand"][c] = 1
+        _set_player_and_hand(self, player, int(a[L.S_ORIG + player]))
         if not self.public:
             return
+        d = self.dict
         d["dealer"][int(a[L.S_DEALER])] = 1
         passes, last_bid, k = 0, -1, 0
         for h in state.hist:
@@ -286,17 +292,11 @@ class VintObserver:
         self.tensor, self.dict = p.tensor, p.dict
 
     def set_from(self, state: VintOSState, player: int) -> None:
-        self.tensor.fill(0)
-        d = self.dict
         a = state.a
-        d["player"][player] = 1
-        if self.private:
-            m = int(a[L.S_HAND + player])
-            for c in range(52):
-                if m >> c & 1:
-                    d["hand"][c] = 1
+        _set_player_and_hand(self, player, int(a[L.S_HAND + player]))
         if not self.public:
             return
+        d = self.dict
         d["dealer"][int(a[L.S_DEALER])] = 1
         bid = int(a[L.S_BID])
         d["high_bid"][bid if bid >= 0 else 35] = 1
