@@ -28,7 +28,10 @@ OpenSpiel's alternating updates): regrets ``+= cfv_a - cfv``, cumulative policy
 ``+= weight * reach_self * sigma``, then the per-pass transform of the variant
 (CFR+ floor at 0, DCFR discounts) applied to the entries just updated, which
 is the flat solver's end-of-pass transform since every entry is visited once
-per pass.
+per pass. At a decision where no hand of the actor has two legal actions (the
+``forced`` nodes, :func:`forced_nodes`: the play of a last card) every policy is
+1 and the regrets stay 0, so the walk skips regret matching and the update
+there; the average policy is 1 either way.
 """
 
 from __future__ import annotations
