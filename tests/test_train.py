@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 
 import numpy as np
 import pytest
@@ -130,10 +131,24 @@ def test_existing_run_is_not_overwritten_and_out_must_be_a_folder(tmp_path, caps
 def test_resume_keeps_the_runs_length(tmp_path):
     out = tmp_path / "r"
     assert main(["train", "--solver", "dcfr", "--iterations", "60", "--eval-every", "20",
-                 "--out", str(out), *TINY, "--time", "0.0001"]) == 0  # stops after one eval
-    assert [x["iteration"] for x in rows(out)] == ["20"]
+                 "--out", str(out), *TINY, "--time", "0.0001"]) == 0  # stops at once
+    assert [x["iteration"] for x in rows(out)] == ["1"]
     assert main(["train", "--solver", "dcfr", "--out", str(out), "--resume", *TINY]) == 0
-    assert [x["iteration"] for x in rows(out)] == ["20", "40", "60"]
+    assert [x["iteration"] for x in rows(out)] == ["1", "20", "40", "60"]
+
+
+def test_time_limit_stops_between_evaluations(tmp_path):
+    # evaluations 10**11 iterations apart: --time still stops the run, which evaluates
+    # and saves where it stopped
+    out = tmp_path / "t"
+    t = time.perf_counter()
+    assert main(["train", "--solver", "cfr+", "--iterations", str(10**12), "--out", str(out),
+                 *TINY, "--time", "1"]) == 0
+    assert time.perf_counter() - t < 60
+    (row,) = rows(out)
+    assert 0 < int(row["iteration"]) < 10**11
+    assert float(row["seconds"]) >= 1.0
+    assert (out / "checkpoint.npz").is_file()
 
 
 def test_trained_policy_fits_check(tmp_path, capsys):

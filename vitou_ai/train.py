@@ -633,10 +633,13 @@ def _train(plan: _Plan, out) -> int:
                 " (a first run after an install also compiles the solver)"
                 if s["solver"] in NATIVE or s["solver"] in PUBLIC else ""))
         while adapter.iterations_done < plan.iterations:
-            step = min(plan.every, plan.iterations - adapter.iterations_done)
-            adapter.iterate(step)
+            # up to the next multiple of --eval-every (a --time stop may leave the last
+            # evaluation off the grid; a resumed run goes back onto it)
+            done = adapter.iterations_done
+            step = min(plan.every - done % plan.every, plan.iterations - done)
+            ran = _advance(adapter, step, plan.time)
             if bar:
-                bar.update(step)
+                bar.update(ran)
             row = _evaluate(adapter, plan.bots, s)
             rows.append(row)
             with interrupts_deferred():  # the checkpoint and its outputs, whole
@@ -675,6 +678,33 @@ def _train(plan: _Plan, out) -> int:
         print(f"done: {adapter.iterations_done} iterations; " + (_short(rows[-1]) if rows else "")
               + f"\nrun folder: {plan.folder}", file=out)
     return code
+
+
+#: longest stretch of solver time between two checkpoints, in seconds: a run whose
+#: evaluations are far apart (``--iterations`` of 10**12) still saves this often
+CHECKPOINT_SECONDS = 1800.0
+
+
+def _advance(adapter: Solver, n: int, limit: float | None) -> int:
+    """Run up to ``n`` iterations, in chunks that double while one takes under a
+    second (the same iterates as one call: every solver's state carries over), and
+    return early when the solver time reaches ``limit`` seconds (``--time``) or
+    :data:`CHECKPOINT_SECONDS` have passed, so that the run evaluates and saves.
+
+    Returns:
+        The iterations run.
+    """
+    start_iter, start = adapter.iterations_done, adapter.solver_seconds()
+    chunk = 1
+    while (ran := adapter.iterations_done - start_iter) < n:
+        before = adapter.solver_seconds()
+        adapter.iterate(min(chunk, n - ran))
+        now = adapter.solver_seconds()
+        if (limit and now >= limit) or now - start >= CHECKPOINT_SECONDS:
+            break
+        if now - before < 1.0:
+            chunk *= 2
+    return adapter.iterations_done - start_iter
 
 
 def _resume(adapter: Solver, folder: Path) -> list[dict[str, Any]]:
