@@ -345,3 +345,124 @@ def test_vitou_help_points_to_the_vint_options(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert f"vitou-ai {command} --game vint --help" in " ".join(out.split())
+
+
+def _solve_2p(monkeypatch):
+    """``experiments/solve_2p.py`` with tree building that fails the test if reached."""
+    from tests.helpers import experiment
+
+    mod = experiment("solve_2p.py")
+
+    def never(*a, **k):
+        pytest.fail("a tree was built before the input was checked")
+
+    monkeypatch.setattr(mod, "build_public_tree", never)
+    monkeypatch.setattr(mod, "build_tree", never)
+    return mod
+
+
+SOLVE_SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "1"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--ranks", "0"], ("ranks must be in",)),
+    (["--dealer", "5"], ("dealer must be in",)),
+    (["--profile", "nosuch"], ("unknown profile 'nosuch'",)),
+    (["--profile", "vitou"], ("has 4 players", "two-player")),
+    (["--iterations", "-5"], ("--iterations must be at least 1",)),
+    (["--eval-every", "0"], ("--eval-every must be at least 1",)),
+    (["--time", "-1"], ("--time must be a positive",)),
+    (["--target", "-1"], ("--target must be",)),
+    (["--alpha", "nan"], ("--alpha must be a finite number",)),
+    (["--threads", "0"], ("--threads must be in",)),
+    (["--out", "{blocked}"], ("is not a folder",)),
+    (["--out", "{file}"], ("exists and is not a folder",)),
+    (["--compare", "{missing}"], ("--compare", "cannot read")),
+    (["--compare", "{badcsv}"], ("--compare", "not a curve.csv")),
+    (["--plot-only"], ("--plot-only", "curve.csv: cannot read")),
+])
+def test_solve_2p_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypatch, capsys,
+                                                    extra, words):
+    """A new user got tracebacks (a bad variant, a folder that is a file, --threads 0,
+    --compare of a malformed csv after the first evaluation), or a silent empty run
+    (--iterations -5, --eval-every 0: no iteration, exit code 0)."""
+    mod = _solve_2p(monkeypatch)
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "bad.csv").write_text("iteration,seconds,exploitability\n10,abc,0.1\n")
+    extra = [e.format(blocked=blocked, file=tmp_path / "file", missing=tmp_path / "no.csv",
+                      badcsv=tmp_path / "bad.csv") for e in extra]
+    args = [*SOLVE_SMALL, *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, "solve_2p:", *words)
+    assert not (tmp_path / "out").exists()
+
+
+def _fake_checkpoint(folder, **changes):
+    """A checkpoint record as solve_2p's public-tree DCFR writes it (tables are not read
+    before the tree is built)."""
+    from vitou_ai.rules import RULES_VERSION
+    from vitou_ai.solvers.checkpoint import params_record, save_checkpoint
+    from vitou_ai.solvers.public_cfr import CHECKPOINT_FORMAT
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    meta = {"format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION, "variant": "dcfr",
+            "alpha": 1.5, "beta": -1.0, "gamma": 3.0, "params": params_record(params),
+            "iteration": 10, **changes}
+    save_checkpoint(folder / "checkpoint.npz", meta, regrets=np.zeros(1), cum_policy=np.zeros(1))
+
+
+@pytest.mark.parametrize("extra, words", [
+    ([], ("holds a run's checkpoint already", "--resume")),
+    (["--resume", "--ranks", "4"], ("cannot resume", "checkpoint params")),
+    (["--resume", "--beta", "0"], ("cannot resume", "checkpoint beta -1.0")),
+    (["--resume", "--tree", "flat"], ("cannot resume", "checkpoint format")),
+    (["--resume", "--variant", "cfr"], ("cannot resume", "checkpoint variant")),
+])
+def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, monkeypatch,
+                                                                    capsys, extra, words):
+    """--resume of another game's or discounts' checkpoint was refused only after the tree
+    was built (162 s on the full game); without --resume, an existing checkpoint was
+    overwritten at the first evaluation."""
+    mod = _solve_2p(monkeypatch)
+    out = tmp_path / "run"
+    out.mkdir()
+    _fake_checkpoint(out)
+    before = (out / "checkpoint.npz").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        mod.main([*SOLVE_SMALL, "--out", str(out), *extra])
+    one_line_error(capsys, e.value.code, "solve_2p:", *words)
+    assert (out / "checkpoint.npz").read_bytes() == before
+
+
+def test_solve_2p_interrupted_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    """Ctrl-C printed a traceback; the checkpoint was whole but nothing said so."""
+    mod = _solve_2p(monkeypatch)
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mod, "run", interrupted)
+    assert mod.main([*SOLVE_SMALL, "--out", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "--resume continues" in err
+
+
+def test_solve_2p_resume_of_a_malformed_curve_is_one_line(tmp_path, capsys):
+    from tests.helpers import experiment
+
+    common = experiment("solve_common.py")
+
+    class Loaded:
+        iterations_done = 10
+
+        def load(self, path):
+            pass
+
+    _fake_checkpoint(tmp_path)
+    (tmp_path / "curve.csv").write_text("iteration,seconds\nten,1\n")
+    assert common.resume(Loaded(), tmp_path) is None
+    err = capsys.readouterr().err.strip()
+    assert "cannot resume" in err and "curve.csv" in err and "\n" not in err
