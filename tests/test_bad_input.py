@@ -466,3 +466,38 @@ def test_solve_2p_resume_of_a_malformed_curve_is_one_line(tmp_path, capsys):
     assert common.resume(Loaded(), tmp_path) is None
     err = capsys.readouterr().err.strip()
     assert "cannot resume" in err and "curve.csv" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--iterations", "0"], ("--iterations must be at least 1",)),
+    (["--repeats", "0"], ("--repeats must be at least 1",)),
+    (["--ranks", "9"], ("ranks must be in",)),
+    (["--out", "{folder}"], ("is a folder",)),
+    (["--out", "{blocked}"], ("is not a folder",)),
+])
+def test_bench_public_tree_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypatch,
+                                                             capsys, extra, words):
+    """--iterations 0 died dividing by zero and --repeats 0 in statistics.median, after
+    the trees were built; an --out that could not be written was found only after the
+    whole benchmark had run."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_public_tree.py"
+    spec = importlib.util.spec_from_file_location("bench_public_tree", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def never(*a, **k):
+        pytest.fail("a tree was built before the input was checked")
+
+    monkeypatch.setattr(mod, "build_public_tree", never)
+    monkeypatch.setattr(mod, "build_tree", never)
+    extra = [e.format(folder=tmp_path, blocked=blocked / "b.json") for e in extra]
+    args = ["--ranks", "3", "--copies", "2", "--hand-size", "1", *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "b.json")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, "bench_public_tree:", *words)
+    assert not (tmp_path / "b.json").exists()
