@@ -501,3 +501,25 @@ def test_bench_public_tree_refuses_bad_input_before_any_tree(tmp_path, blocked, 
         mod.main(args)
     one_line_error(capsys, e.value.code, "bench_public_tree:", *words)
     assert not (tmp_path / "b.json").exists()
+
+
+def test_make_solver_names_the_mistake():
+    """An unknown name with a public tree was told it "runs on the flat game tree"; a
+    tree of another game than ``params`` was accepted (the policy and checkpoint then
+    carry the wrong game); an unknown discount was a TypeError and NaN was taken."""
+    from vitou_ai.solvers.protocol import make_solver
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    tree = build_public_tree(params)
+    assert make_solver("public-dcfr", params, tree).iterations_done == 0
+    other = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
+    for name, kw, words in [
+        ("nosuch", {}, "unknown solver 'nosuch'"),
+        ("public-dcfr", {"delta": 1.0}, "unknown DCFR discount 'delta'"),
+        ("public-dcfr", {"alpha": float("nan")}, "alpha must be a finite number"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            make_solver(name, params, tree, **kw)
+    with pytest.raises(ValueError, match="tree is of another game than params .tree's ranks 3"):
+        make_solver("public-dcfr", other, tree)
