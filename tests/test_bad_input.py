@@ -523,3 +523,21 @@ def test_make_solver_names_the_mistake():
             make_solver(name, params, tree, **kw)
     with pytest.raises(ValueError, match="tree is of another game than params .tree's ranks 3"):
         make_solver("public-dcfr", other, tree)
+
+
+def test_team_passes_compile_one_overload_of_the_recursive_walk():
+    """With the public tree's child offsets in 32 bits, ``public_team._visit`` recursed
+    with an int32 and an int64 node, two overloads calling each other: the README's
+    ``team_exploitability.py --variants 3,3,1`` and ``vitou-ai train --profile vitou
+    --solver public-dcfr`` then died of a segmentation fault (exit 139) once the
+    kernels came from numba's cache."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public_export import bot_policy
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
+                                         dealer=0))
+    assert tree.first.dtype == np.int32  # the case that made two overloads
+    PT.team_value(tree, bot_policy(tree, parse_bot("random")), 0)
+    assert len(PT._visit.signatures) == 1, PT._visit.signatures
