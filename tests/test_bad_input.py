@@ -288,6 +288,11 @@ def _team_exploitability():
     (["--variants", "3,3,1", "--policy", "3,3,2={policy}"], ("variant 3,3,2 is not among",)),
     (["--variants", "3,3,1", "--bots", "random", "--policy", "3,3,1={damaged}"], (DAMAGED,)),
     (["--variants", "3,3,1", "--out", "{blocked}"], ("is not a folder",)),
+    # found by a new user: refused only after the tree was built (minutes on 4,3,3),
+    # and a run with nothing to evaluate built its trees for nothing
+    (["--variants", "3,3,1", "--policy", "3,3,1={policy}"],
+     ("--policy 3,3,1=", "made for other game parameters")),
+    (["--variants", "3,3,1", "--bots"], ("nothing to evaluate",)),
 ])
 def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
                                                                capsys, extra, words):
