@@ -152,7 +152,7 @@ def run(argv: list[str] | None = None) -> int:
                     help="default results/solve_2p_public (public tree), results/solve_2p (flat)")
     ap.add_argument("--compare", default=None,
                     help="a flat-tree curve.csv drawn beside this run's (default: "
-                         "results/solve_2p/curve.csv if there is one)")
+                         "results/solve_2p/curve.csv, for the full game only)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--plot-only", action="store_true", help="redraw curve.png from curve.csv")
     args = ap.parse_args(argv)
@@ -165,8 +165,12 @@ def run(argv: list[str] | None = None) -> int:
     # every input checked before the tree is built (minutes on the full game)
     compare = None
     if args.tree == "public":
+        # the shipped flat curve is the full game's: not drawn beside a smaller variant
         default = ROOT / "results" / "solve_2p" / "curve.csv"
-        compare = Path(args.compare) if args.compare else (default if default.exists() else None)
+        full_game = all(ap.get_default(k) == getattr(args, k)
+                        for k in ("profile", "ranks", "copies", "hand_size", "dealer"))
+        compare = (Path(args.compare) if args.compare
+                   else default if full_game and default.exists() else None)
         if compare is not None:
             try:
                 read_curve(compare)

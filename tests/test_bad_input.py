@@ -546,3 +546,17 @@ def test_team_passes_compile_one_overload_of_the_recursive_walk():
     assert tree.first.dtype == np.int32  # the case that made two overloads
     PT.team_value(tree, bot_policy(tree, parse_bot("random")), 0)
     assert len(PT._visit.signatures) == 1, PT._visit.signatures
+
+
+def test_solve_2p_small_variant_not_drawn_beside_the_full_games_curve(tmp_path, monkeypatch):
+    """Without --compare, a 3-rank run's curve.png showed the shipped full-game flat
+    curve as "flat tree (earlier run)": another game on the same axes."""
+    from tests.helpers import experiment
+
+    mod = experiment("solve_2p.py")
+    drawn = []
+    monkeypatch.setattr(mod, "plot", lambda curve, out, compare=None, title="":
+                        drawn.append((compare, title)))
+    assert mod.main([*SOLVE_SMALL, "--iterations", "2", "--eval-every", "2",
+                     "--out", str(tmp_path / "run")]) == 0
+    assert drawn == [(None, "vitou_2p, 3 ranks x 2 copies, 1-card hands - DCFR, public tree")]
