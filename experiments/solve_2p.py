@@ -226,7 +226,9 @@ def run(argv: list[str] | None = None) -> int:
             check_config(checkpoint, meta, want, params.players)
         except CheckpointError as e:
             refuse(f"cannot resume: {e}")
-    elif not args.resume and checkpoint.exists():
+    elif args.resume:
+        refuse(f"--resume: no checkpoint.npz in {out} (leave --resume out to start a run)")
+    elif checkpoint.exists():
         refuse(f"{out} holds a run's checkpoint already: continue it with --resume, or "
                f"choose another --out")
     out.mkdir(parents=True, exist_ok=True)

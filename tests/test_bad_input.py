@@ -385,6 +385,7 @@ SOLVE_SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "1"]
     (["--compare", "{missing}"], ("--compare", "cannot read")),
     (["--compare", "{badcsv}"], ("--compare", "not a curve.csv")),
     (["--plot-only"], ("--plot-only", "curve.csv: cannot read")),
+    (["--resume"], ("--resume: no checkpoint.npz in",)),
 ])
 def test_solve_2p_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypatch, capsys,
                                                     extra, words):
