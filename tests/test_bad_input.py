@@ -293,6 +293,8 @@ def _team_exploitability():
     (["--variants", "3,3,1", "--policy", "3,3,1={policy}"],
      ("--policy 3,3,1=", "made for other game parameters")),
     (["--variants", "3,3,1", "--bots"], ("nothing to evaluate",)),
+    # the real game: built until the machine ran out of memory (about 80 TiB)
+    (["--variants", "8,4,3"], ("--variants 8,4,3", "more than this machine's")),
 ])
 def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
                                                                capsys, extra, words):
