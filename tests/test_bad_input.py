@@ -563,3 +563,17 @@ def test_solve_2p_small_variant_not_drawn_beside_the_full_games_curve(tmp_path, 
     assert mod.main([*SOLVE_SMALL, "--iterations", "2", "--eval-every", "2",
                      "--out", str(tmp_path / "run")]) == 0
     assert drawn == [(None, "vitou_2p, 3 ranks x 2 copies, 1-card hands - DCFR, public tree")]
+
+
+@pytest.mark.parametrize("solver, limit, words", [
+    ("public-dcfr", "-1", "--max-tree-nodes must be positive, got -1"),
+    ("dcfr", "0", "--max-tree-nodes must be positive, got 0"),
+    ("public-dcfr", "3000000000", "--max-tree-nodes must be below 2**31 for --solver public-dcfr"),
+])
+def test_train_max_tree_nodes_checked_before_building(tmp_path, capsys, solver, limit, words):
+    """--max-tree-nodes -1 began a build and then said "the public tree has more than
+    -1 nodes"; 3e9 failed in the builder."""
+    code = main(["train", *SMALL_2P, "--solver", solver, "--iterations", "2",
+                 "--max-tree-nodes", limit, "--out", str(tmp_path / "run")])
+    err = one_line_error(capsys, code, words)
+    assert "building" not in err and not (tmp_path / "run").exists()
