@@ -31,6 +31,7 @@ import numba
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vitou_ai.console import check_writable  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
@@ -45,6 +46,12 @@ def timed(fn, iterations: int) -> tuple[float, float]:
     return iterations / (time.perf_counter() - w), (time.process_time() - c) / iterations
 
 
+def refuse(msg: str):
+    """Bad input: one line on stderr, exit code 2 (as the ``vitou-ai`` commands)."""
+    print(f"bench_public_tree: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ranks", type=int, default=8)
@@ -57,8 +64,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the baseline layout (a second public tree)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
     args = ap.parse_args(argv)
-    params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
-                         hand_size=args.hand_size)
+    # checked before the trees are built and timed: a mistake costs no minutes
+    for flag, value in (("--iterations", args.iterations), ("--repeats", args.repeats)):
+        if value < 1:
+            refuse(f"{flag} must be at least 1, got {value}")
+    try:
+        params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size)
+        check_writable(args.out, "file")
+    except (ValueError, OSError) as e:
+        refuse(str(e))
     t = time.perf_counter()
     pt = build_public_tree(params)
     public_build = time.perf_counter() - t

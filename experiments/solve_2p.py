@@ -27,24 +27,59 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
 
+from vitou_ai.console import check_writable  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.solvers import cfr, public_cfr  # noqa: E402
 from vitou_ai.solvers.cfr import VARIANTS  # noqa: E402
+from vitou_ai.solvers.checkpoint import (  # noqa: E402
+    CheckpointError,
+    check_config,
+    load_checkpoint,
+    params_record,
+)
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 
-def plot(curve: Path, out: Path, compare: Path | None = None) -> None:
+def refuse(msg: str) -> NoReturn:
+    """Bad input: one line on stderr, exit code 2 (as the ``vitou-ai`` commands)."""
+    print(f"solve_2p: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def read_curve(path: Path) -> list[tuple[int, float, float]]:
+    """``(iteration, seconds, exploitability)`` rows of a ``curve.csv``.
+
+    Raises:
+        ValueError: one line naming ``path``: missing, unreadable, without those
+            columns, or a cell that is not a number.
+    """
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        return [(int(r["iteration"]), float(r["seconds"]), float(r["exploitability"]))
+                for r in rows]
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as e:
+        raise ValueError(f"{path}: not a curve.csv with numeric iteration, seconds and "
+                         f"exploitability columns ({type(e).__name__}: {e})") from None
+
+
+def plot(curve: Path, out: Path, compare: Path | None = None, title: str = "") -> None:
     """Exploitability against solver wall time and iterations, from ``curve.csv``
     (and ``compare``, another run's ``curve.csv``, on the same axes)."""
     import io
@@ -55,15 +90,14 @@ def plot(curve: Path, out: Path, compare: Path | None = None) -> None:
     import matplotlib.pyplot as plt
 
     runs = [(curve, "this run")]
-    if compare is not None and compare.exists():
+    if compare is not None:
         runs.append((compare, "flat tree (earlier run)"))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for path, name in runs:
-        with open(path) as f:
-            rows = list(csv.DictReader(f))
-        it = [int(r["iteration"]) for r in rows]
-        sec = [float(r["seconds"]) for r in rows]
-        ex = [float(r["exploitability"]) for r in rows]
+        rows = read_curve(path)
+        it = [r[0] for r in rows]
+        sec = [r[1] for r in rows]
+        ex = [r[2] for r in rows]
         for ax, x in ((axes[0], sec), (axes[1], it)):
             ax.plot(x, ex, marker="o", ms=3, label=name)
     for ax, label in ((axes[0], "solver wall time (s)"), (axes[1], "iteration")):
@@ -72,7 +106,7 @@ def plot(curve: Path, out: Path, compare: Path | None = None) -> None:
         ax.set_xlabel(label)
         ax.set_ylabel("exploitability (points per deal)")
         ax.legend()
-    fig.suptitle("vitou_2p, full deck, 0:0 - DCFR")
+    fig.suptitle(title or "vitou_2p, full deck, 0:0 - DCFR")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
@@ -96,6 +130,18 @@ def warm_up(tree_kind: str, variant: str, profile: str, discounts: dict) -> floa
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; exit code 0, 2 for bad input (one line on stderr), 130 when
+    interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
+    atomically, and ``--resume`` continues from the last evaluation)."""
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print("\nsolve_2p: interrupted; --resume continues from the last checkpoint",
+              file=sys.stderr)
+        return 130
+
+
+def run(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", default="vitou_2p")
     ap.add_argument("--ranks", type=int, default=8)
@@ -119,27 +165,87 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--out", default=None,
                     help="default results/solve_2p_public (public tree), results/solve_2p (flat)")
-    ap.add_argument("--compare", default=str(ROOT / "results" / "solve_2p" / "curve.csv"),
-                    help="a flat-tree curve.csv drawn beside this run's")
+    ap.add_argument("--compare", default=None,
+                    help="a flat-tree curve.csv drawn beside this run's (default: "
+                         "results/solve_2p/curve.csv, for the full game only)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--plot-only", action="store_true", help="redraw curve.png from curve.csv")
     args = ap.parse_args(argv)
     if args.out is None:
         args.out = str(ROOT / "results" / ("solve_2p_public" if args.tree == "public"
                                            else "solve_2p"))
-    compare = Path(args.compare) if args.tree == "public" and args.compare else None
+    out = Path(args.out)
+    title = (f"{args.profile}, {args.ranks} ranks x {args.copies} copies, {args.hand_size}-card "
+             f"hands - {args.variant.upper()}, {args.tree} tree")
+    # every input checked before the tree is built (minutes on the full game)
+    compare = None
+    if args.tree == "public":
+        # the shipped flat curve is the full game's: not drawn beside a smaller variant
+        default = ROOT / "results" / "solve_2p" / "curve.csv"
+        full_game = all(ap.get_default(k) == getattr(args, k)
+                        for k in ("profile", "ranks", "copies", "hand_size", "dealer"))
+        compare = (Path(args.compare) if args.compare
+                   else default if full_game and default.exists() else None)
+        if compare is not None:
+            try:
+                read_curve(compare)
+            except ValueError as e:
+                refuse(f"--compare {e}")
     if args.plot_only:
-        plot(Path(args.out) / "curve.csv", Path(args.out) / "curve.png", compare)
+        try:
+            read_curve(out / "curve.csv")
+            plot(out / "curve.csv", out / "curve.png", compare, title)
+        except (ValueError, OSError) as e:
+            refuse(f"--plot-only: {e}")
         return 0
-    if args.threads:
+    for flag, value, lo in (("--iterations", args.iterations, 1),
+                            ("--eval-every", args.eval_every, 1)):
+        if value < lo:
+            refuse(f"{flag} must be at least {lo}, got {value}")
+    if args.time is not None and not args.time > 0:
+        refuse(f"--time must be a positive number of seconds, got {args.time}")
+    if not args.target >= 0:
+        refuse(f"--target must be an exploitability >= 0 (points per deal), got {args.target}")
+    for name in ("alpha", "beta", "gamma"):
+        if not math.isfinite(getattr(args, name)):
+            refuse(f"--{name} must be a finite number, got {getattr(args, name)}")
+    try:
+        params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size, dealer=args.dealer)
+    except ValueError as e:
+        refuse(str(e))
+    if params.players != 2:
+        refuse(f"--profile {args.profile} has {params.players} players; this script solves "
+               f"two-player games (four players: vitou-ai train --solver public-dcfr, "
+               f"experiments/team_exploitability.py)")
+    if args.threads is not None:
         import numba
 
+        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+            refuse(f"--threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], "
+                   f"got {args.threads}")
         numba.set_num_threads(args.threads)
-
-    params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
-                         hand_size=args.hand_size, dealer=args.dealer)
+    try:
+        check_writable(out)
+    except OSError as e:
+        refuse(str(e))
     discounts = {"alpha": args.alpha, "beta": args.beta, "gamma": args.gamma}
-    out = Path(args.out)
+    checkpoint = out / "checkpoint.npz"
+    if args.resume and checkpoint.exists():
+        # the record of the checkpoint against this run's, before the tree is built
+        fmt = public_cfr.CHECKPOINT_FORMAT if args.tree == "public" else cfr.CHECKPOINT_FORMAT
+        want = {"format": fmt, "rules_version": RULES_VERSION, "variant": args.variant,
+                **discounts, "params": params_record(params)}
+        try:
+            meta, _ = load_checkpoint(checkpoint, ())
+            check_config(checkpoint, meta, want, params.players)
+        except CheckpointError as e:
+            refuse(f"cannot resume: {e}")
+    elif args.resume:
+        refuse(f"--resume: no checkpoint.npz in {out} (leave --resume out to start a run)")
+    elif checkpoint.exists():
+        refuse(f"{out} holds a run's checkpoint already: continue it with --resume, or "
+               f"choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     compile_s = warm_up(args.tree, args.variant, args.profile, discounts)
@@ -185,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
 
     solve(solver, rows, record, out=out, iterations=args.iterations,
           eval_every=args.eval_every, target=args.target, time_limit=args.time,
-          after_eval=lambda: plot(out / "curve.csv", out / "curve.png", compare))
+          after_eval=lambda: plot(out / "curve.csv", out / "curve.png", compare, title))
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
         "tree": args.tree, "variant": args.variant, "discounts": discounts, "nodes": tree.num_nodes,

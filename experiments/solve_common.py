@@ -35,7 +35,7 @@ def resume(solver: Solver, out: Path) -> list[dict] | None:
     """Load ``solver`` from ``out/checkpoint.npz`` and return the rows of ``out/curve.csv``
     up to the iteration it reached (values as strings); ``[]`` when there is no checkpoint
     (or no curve), ``None`` after printing why the checkpoint was refused (another game
-    or solver)."""
+    or solver) or the curve could not be read."""
     if not (out / "checkpoint.npz").exists():
         return []
     try:
@@ -45,8 +45,13 @@ def resume(solver: Solver, out: Path) -> list[dict] | None:
         return None
     if not (out / "curve.csv").exists():
         return []
-    with open(out / "curve.csv") as f:
-        return [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iterations_done]
+    try:
+        with open(out / "curve.csv", newline="") as f:
+            return [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iterations_done]
+    except (OSError, KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as e:
+        print(f"cannot resume: {out / 'curve.csv'}: not a curve with an iteration column "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return None
 
 
 def write_curve(path: Path, rows: list[dict]) -> None:

@@ -288,6 +288,13 @@ def _team_exploitability():
     (["--variants", "3,3,1", "--policy", "3,3,2={policy}"], ("variant 3,3,2 is not among",)),
     (["--variants", "3,3,1", "--bots", "random", "--policy", "3,3,1={damaged}"], (DAMAGED,)),
     (["--variants", "3,3,1", "--out", "{blocked}"], ("is not a folder",)),
+    # found by a new user: refused only after the tree was built (minutes on 4,3,3),
+    # and a run with nothing to evaluate built its trees for nothing
+    (["--variants", "3,3,1", "--policy", "3,3,1={policy}"],
+     ("--policy 3,3,1=", "made for other game parameters")),
+    (["--variants", "3,3,1", "--bots"], ("nothing to evaluate",)),
+    # the real game: built until the machine ran out of memory (about 80 TiB)
+    (["--variants", "8,4,3"], ("--variants 8,4,3", "more than this machine's")),
 ])
 def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
                                                                capsys, extra, words):
@@ -345,3 +352,228 @@ def test_vitou_help_points_to_the_vint_options(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert f"vitou-ai {command} --game vint --help" in " ".join(out.split())
+
+
+def _solve_2p(monkeypatch):
+    """``experiments/solve_2p.py`` with tree building that fails the test if reached."""
+    from tests.helpers import experiment
+
+    mod = experiment("solve_2p.py")
+
+    def never(*a, **k):
+        pytest.fail("a tree was built before the input was checked")
+
+    monkeypatch.setattr(mod, "build_public_tree", never)
+    monkeypatch.setattr(mod, "build_tree", never)
+    return mod
+
+
+SOLVE_SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "1"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--ranks", "0"], ("ranks must be in",)),
+    (["--dealer", "5"], ("dealer must be in",)),
+    (["--profile", "nosuch"], ("unknown profile 'nosuch'",)),
+    (["--profile", "vitou"], ("has 4 players", "two-player")),
+    (["--iterations", "-5"], ("--iterations must be at least 1",)),
+    (["--eval-every", "0"], ("--eval-every must be at least 1",)),
+    (["--time", "-1"], ("--time must be a positive",)),
+    (["--target", "-1"], ("--target must be",)),
+    (["--alpha", "nan"], ("--alpha must be a finite number",)),
+    (["--threads", "0"], ("--threads must be in",)),
+    (["--out", "{blocked}"], ("is not a folder",)),
+    (["--out", "{file}"], ("exists and is not a folder",)),
+    (["--compare", "{missing}"], ("--compare", "cannot read")),
+    (["--compare", "{badcsv}"], ("--compare", "not a curve.csv")),
+    (["--plot-only"], ("--plot-only", "curve.csv: cannot read")),
+    (["--resume"], ("--resume: no checkpoint.npz in",)),
+])
+def test_solve_2p_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypatch, capsys,
+                                                    extra, words):
+    """A new user got tracebacks (a bad variant, a folder that is a file, --threads 0,
+    --compare of a malformed csv after the first evaluation), or a silent empty run
+    (--iterations -5, --eval-every 0: no iteration, exit code 0)."""
+    mod = _solve_2p(monkeypatch)
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "bad.csv").write_text("iteration,seconds,exploitability\n10,abc,0.1\n")
+    extra = [e.format(blocked=blocked, file=tmp_path / "file", missing=tmp_path / "no.csv",
+                      badcsv=tmp_path / "bad.csv") for e in extra]
+    args = [*SOLVE_SMALL, *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, "solve_2p:", *words)
+    assert not (tmp_path / "out").exists()
+
+
+def _fake_checkpoint(folder, **changes):
+    """A checkpoint record as solve_2p's public-tree DCFR writes it (tables are not read
+    before the tree is built)."""
+    from vitou_ai.rules import RULES_VERSION
+    from vitou_ai.solvers.checkpoint import params_record, save_checkpoint
+    from vitou_ai.solvers.public_cfr import CHECKPOINT_FORMAT
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    meta = {"format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION, "variant": "dcfr",
+            "alpha": 1.5, "beta": -1.0, "gamma": 3.0, "params": params_record(params),
+            "iteration": 10, **changes}
+    save_checkpoint(folder / "checkpoint.npz", meta, regrets=np.zeros(1), cum_policy=np.zeros(1))
+
+
+@pytest.mark.parametrize("extra, words", [
+    ([], ("holds a run's checkpoint already", "--resume")),
+    (["--resume", "--ranks", "4"], ("cannot resume", "checkpoint params")),
+    (["--resume", "--beta", "0"], ("cannot resume", "checkpoint beta -1.0")),
+    (["--resume", "--tree", "flat"], ("cannot resume", "checkpoint format")),
+    (["--resume", "--variant", "cfr"], ("cannot resume", "checkpoint variant")),
+])
+def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, monkeypatch,
+                                                                    capsys, extra, words):
+    """--resume of another game's or discounts' checkpoint was refused only after the tree
+    was built (162 s on the full game); without --resume, an existing checkpoint was
+    overwritten at the first evaluation."""
+    mod = _solve_2p(monkeypatch)
+    out = tmp_path / "run"
+    out.mkdir()
+    _fake_checkpoint(out)
+    before = (out / "checkpoint.npz").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        mod.main([*SOLVE_SMALL, "--out", str(out), *extra])
+    one_line_error(capsys, e.value.code, "solve_2p:", *words)
+    assert (out / "checkpoint.npz").read_bytes() == before
+
+
+def test_solve_2p_interrupted_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    """Ctrl-C printed a traceback; the checkpoint was whole but nothing said so."""
+    mod = _solve_2p(monkeypatch)
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mod, "run", interrupted)
+    assert mod.main([*SOLVE_SMALL, "--out", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "--resume continues" in err
+
+
+def test_solve_2p_resume_of_a_malformed_curve_is_one_line(tmp_path, capsys):
+    from tests.helpers import experiment
+
+    common = experiment("solve_common.py")
+
+    class Loaded:
+        iterations_done = 10
+
+        def load(self, path):
+            pass
+
+    _fake_checkpoint(tmp_path)
+    (tmp_path / "curve.csv").write_text("iteration,seconds\nten,1\n")
+    assert common.resume(Loaded(), tmp_path) is None
+    err = capsys.readouterr().err.strip()
+    assert "cannot resume" in err and "curve.csv" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--iterations", "0"], ("--iterations must be at least 1",)),
+    (["--repeats", "0"], ("--repeats must be at least 1",)),
+    (["--ranks", "9"], ("ranks must be in",)),
+    (["--out", "{folder}"], ("is a folder",)),
+    (["--out", "{blocked}"], ("is not a folder",)),
+])
+def test_bench_public_tree_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypatch,
+                                                             capsys, extra, words):
+    """--iterations 0 died dividing by zero and --repeats 0 in statistics.median, after
+    the trees were built; an --out that could not be written was found only after the
+    whole benchmark had run."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_public_tree.py"
+    spec = importlib.util.spec_from_file_location("bench_public_tree", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def never(*a, **k):
+        pytest.fail("a tree was built before the input was checked")
+
+    monkeypatch.setattr(mod, "build_public_tree", never)
+    monkeypatch.setattr(mod, "build_tree", never)
+    extra = [e.format(folder=tmp_path, blocked=blocked / "b.json") for e in extra]
+    args = ["--ranks", "3", "--copies", "2", "--hand-size", "1", *extra]
+    if "--out" not in extra:
+        args += ["--out", str(tmp_path / "b.json")]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, "bench_public_tree:", *words)
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_make_solver_names_the_mistake():
+    """An unknown name with a public tree was told it "runs on the flat game tree"; a
+    tree of another game than ``params`` was accepted (the policy and checkpoint then
+    carry the wrong game); an unknown discount was a TypeError and NaN was taken."""
+    from vitou_ai.solvers.protocol import make_solver
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    tree = build_public_tree(params)
+    assert make_solver("public-dcfr", params, tree).iterations_done == 0
+    other = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
+    for name, kw, words in [
+        ("nosuch", {}, "unknown solver 'nosuch'"),
+        ("public-dcfr", {"delta": 1.0}, "unknown DCFR discount 'delta'"),
+        ("public-dcfr", {"alpha": float("nan")}, "alpha must be a finite number"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            make_solver(name, params, tree, **kw)
+    with pytest.raises(ValueError, match="tree is of another game than params .tree's ranks 3"):
+        make_solver("public-dcfr", other, tree)
+
+
+def test_team_passes_compile_one_overload_of_the_recursive_walk():
+    """With the public tree's child offsets in 32 bits, ``public_team._visit`` recursed
+    with an int32 and an int64 node, two overloads calling each other: the README's
+    ``team_exploitability.py --variants 3,3,1`` and ``vitou-ai train --profile vitou
+    --solver public-dcfr`` then died of a segmentation fault (exit 139) once the
+    kernels came from numba's cache."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public_export import bot_policy
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
+                                         dealer=0))
+    assert tree.first.dtype == np.int32  # the case that made two overloads
+    PT.team_value(tree, bot_policy(tree, parse_bot("random")), 0)
+    assert len(PT._visit.signatures) == 1, PT._visit.signatures
+
+
+def test_solve_2p_small_variant_not_drawn_beside_the_full_games_curve(tmp_path, monkeypatch):
+    """Without --compare, a 3-rank run's curve.png showed the shipped full-game flat
+    curve as "flat tree (earlier run)": another game on the same axes."""
+    from tests.helpers import experiment
+
+    mod = experiment("solve_2p.py")
+    drawn = []
+    monkeypatch.setattr(mod, "plot", lambda curve, out, compare=None, title="":
+                        drawn.append((compare, title)))
+    assert mod.main([*SOLVE_SMALL, "--iterations", "2", "--eval-every", "2",
+                     "--out", str(tmp_path / "run")]) == 0
+    assert drawn == [(None, "vitou_2p, 3 ranks x 2 copies, 1-card hands - DCFR, public tree")]
+
+
+@pytest.mark.parametrize("solver, limit, words", [
+    ("public-dcfr", "-1", "--max-tree-nodes must be positive, got -1"),
+    ("dcfr", "0", "--max-tree-nodes must be positive, got 0"),
+    ("public-dcfr", "3000000000", "--max-tree-nodes must be below 2**31 for --solver public-dcfr"),
+])
+def test_train_max_tree_nodes_checked_before_building(tmp_path, capsys, solver, limit, words):
+    """--max-tree-nodes -1 began a build and then said "the public tree has more than
+    -1 nodes"; 3e9 failed in the builder."""
+    code = main(["train", *SMALL_2P, "--solver", solver, "--iterations", "2",
+                 "--max-tree-nodes", limit, "--out", str(tmp_path / "run")])
+    err = one_line_error(capsys, code, words)
+    assert "building" not in err and not (tmp_path / "run").exists()

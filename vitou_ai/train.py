@@ -518,6 +518,12 @@ def _plan(args: argparse.Namespace) -> _Plan:
         raise _BadInput(f"--seed must be in 0 .. 2**31-1, got {s['seed']}")
     if s["max_infosets"] < 1:
         raise _BadInput(f"--max-infosets must be positive, got {s['max_infosets']}")
+    if args.max_tree_nodes < 1:
+        raise _BadInput(f"--max-tree-nodes must be positive, got {args.max_tree_nodes}")
+    if s["solver"] in PUBLIC and args.max_tree_nodes >= 2**31:
+        # public trees index nodes in 32 bits (public_tree.build_public_tree)
+        raise _BadInput(f"--max-tree-nodes must be below 2**31 for --solver {s['solver']}, "
+                        f"got {args.max_tree_nodes:,}")
     if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
         raise _BadInput(f"--time must be a positive number of seconds, got {args.time}")
     argv = getattr(args, "argv", None)

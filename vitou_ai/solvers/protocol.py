@@ -255,14 +255,35 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
             section 3) for the flat- and public-tree solvers; their defaults otherwise.
 
     Raises:
-        ValueError: an unknown name, a tree of the wrong kind for it, or discounts
-            given to a solver without them.
+        ValueError: an unknown name, a tree of the wrong kind for it or of another game
+            than ``params``, discounts given to a solver without them, a discount that
+            is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number.
     """
+    import math
+
+    if name not in FLAT + PUBLIC + SAMPLING and not name.startswith("openspiel-"):
+        raise ValueError(f"unknown solver {name!r}; expected one of "
+                         f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")
     if discounts and name not in FLAT + PUBLIC:
         raise ValueError(f"solver {name} takes no DCFR discounts ({', '.join(discounts)})")
+    for k, v in discounts.items():
+        if k not in ("alpha", "beta", "gamma"):
+            raise ValueError(f"unknown DCFR discount {k!r}; expected alpha, beta or gamma")
+        if not math.isfinite(v):
+            raise ValueError(f"DCFR discount {k} must be a finite number, got {v}")
     from .public_tree import PublicTree
 
     public = isinstance(tree, PublicTree)
+    if tree is not None and name in FLAT + PUBLIC and tree.params != params:
+        # the tables are the tree's: a solver told another game would write a policy
+        # and a checkpoint labelled with the wrong game
+        import dataclasses
+
+        diff = ", ".join(f"{f.name} {getattr(tree.params, f.name)!r} != "
+                         f"{getattr(params, f.name)!r}" for f in dataclasses.fields(params)
+                         if getattr(tree.params, f.name) != getattr(params, f.name))
+        raise ValueError(f"solver {name}: the tree is of another game than params "
+                         f"(tree's {diff or type(tree.params).__name__})")
     if name in PUBLIC:
         if not public:
             raise ValueError(f"solver {name} needs a public tree (public_tree.build_public_tree)")

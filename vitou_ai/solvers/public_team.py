@@ -151,7 +151,10 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                     go[t] = acc
                 V[d, i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
         return visited
-    f = first[node]
+    # one integer type for the node in every recursive call: with ``first`` in 32
+    # bits, ``first[node]`` (int32) and ``f + k`` (int64) made two overloads calling
+    # each other, which segfaulted once loaded from numba's on-disk cache
+    f = np.int64(first[node])
     m_ = nchild[node]
     nd = d + 1
     if k_ == KIND_DEAL:
