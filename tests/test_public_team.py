@@ -273,3 +273,25 @@ def test_bot_policy_values_match_simulation():
         exact = PT.team_value(pt, bot_policy(pt, bot), 0)
         r = np.asarray(simulate(params, [bot] * 4, 300_000, seed=3)["return0"], float)
         assert abs(exact - r.mean()) <= 4.5 * r.std() / np.sqrt(len(r))
+
+
+@pytest.mark.parametrize("params", [SMALL[0], SMALL[2],
+                                    VitouParams(profile="vitou", ranks=3, copies=3, hand_size=2),
+                                    VitouParams(ranks=4, copies=2, hand_size=2)],
+                         ids=["4p-3x2", "cason-r6.2", "4p-3x3-2cards", "2p-4x2-2cards"])
+def test_random_bot_fast_path_equals_the_kernel_replay(params):
+    """``bot_policy`` gives ``random`` without replaying the tree on the kernel; the
+    replay (any policy's path) gives the same probabilities, and they are uniform over
+    each hand's legal actions at the decisions the flat tree reaches."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.solvers.public_export import _replayed_policy, bot_policy, flat_slots
+
+    pt = build_public_tree(params)
+    bot = named_bot("random")
+    fast, slow = bot_policy(pt, bot), _replayed_policy(pt, bot)
+    assert np.abs(fast - slow).max() <= 1e-15
+    ft = build_tree(params)
+    rows, _ = flat_slots(pt, ft)
+    ok = rows >= 0
+    assert ok.any()
+    assert np.allclose(fast[ok], 1.0 / ft.is_nact[rows[ok]], rtol=0, atol=1e-15)
