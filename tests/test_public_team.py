@@ -295,3 +295,28 @@ def test_random_bot_fast_path_equals_the_kernel_replay(params):
     ok = rows >= 0
     assert ok.any()
     assert np.allclose(fast[ok], 1.0 / ft.is_nact[rows[ok]], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("params", SMALL + [VitouParams(profile="vitou", ranks=4, copies=3,
+                                                        hand_size=2)],
+                         ids=IDS + ["4p-4x3-2cards"])
+def test_single_seat_passes_equal_the_team_passes(params):
+    """``team_value`` and ``seat_best_response`` run on the single-seat range passes;
+    the team passes over pairs of hands (``MODE_VALUE``, ``MODE_SEAT``) give the same
+    values, and the same pure response where no two actions tie in value."""
+    pt = build_public_tree(params)
+    pol = _keyed_policy(pt)
+    ps = PT.TeamPasses(pt)
+    for team in (0, 1):
+        assert PT.team_value(pt, pol, team, ps) == pytest.approx(
+            ps.run(team, PT.MODE_VALUE, -1, pol)[0], abs=1e-12)
+    for seat in range(4):
+        v, out = PT.seat_best_response(pt, pol, seat, ps)
+        v_team, br = ps.run(seat % 2, PT.MODE_SEAT, seat, pol)
+        assert v == pytest.approx(v_team, abs=1e-12)
+        mine = ps.seat_of_entry == seat
+        assert np.all(np.isin(out[mine], (0.0, 1.0)))
+        assert np.array_equal(out[~mine], pol[~mine])
+        # the response reaches its value, whichever action won a tie
+        assert PT.team_value(pt, out, seat % 2, ps) == pytest.approx(v, abs=1e-12)
+        assert np.mean(out[mine] == br[mine]) > 0.95

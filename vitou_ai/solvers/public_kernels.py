@@ -47,6 +47,8 @@ POLICY_GIVEN = 2  # ``given[e]`` as is
 UPDATE_NONE = 0  # expected values
 UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
 UPDATE_BR = 2  # best response of the traverser
+UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
+#                       it plays, 0 on the traverser's other entries; first best action)
 
 STOP_IGNORE = 0
 STOP_RECORD = 1  # at a frontier node: record ranges and reach, return zeros
@@ -403,7 +405,7 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
             for i in range(lt):
                 f_aux[d, i] = 0.0
                 f_cnt[d, i] = 0
-            if upd_mode == 2:
+            if upd_mode >= 2:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -411,7 +413,13 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_h
                     q = f_q[d, e - E0]
                     if f_cnt[d, i] == 0 or q > f_aux[d, i]:
                         f_aux[d, i] = q
-                        f_cnt[d, i] = 1
+                        f_cnt[d, i] = e - E0 + 1  # the best entry so far, plus 1
+                if upd_mode == 3:
+                    for e in range(E0, E1):
+                        regrets[e] = 0.0
+                    for i in range(lt):
+                        if f_cnt[d, i] > 0:
+                            regrets[E0 + f_cnt[d, i] - 1] = 1.0
             else:
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
