@@ -101,9 +101,53 @@ def _pair_sums(tree: PublicTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 
 
 @jit
+def _pair_values(la, lb, oa, ob, oc, lc, vc, od, ld, vd, ent, key, weight, cross, scale, u, wo,
+                 go, nzq, out):
+    """A terminal's values for the team's pairs of hands into ``out[:la, :lb]``: return
+    ``u`` times the exact deal probability summed over the opponents' pairs of hands
+    (ranges ``ent[oc:oc+lc]`` / ``ent[od:od+ld]`` with weights ``vc`` / ``vd``, their
+    reach, or any linear combination of reaches), grouped by the ranks the pair holds
+    together (module docstring)."""
+    for q in range(wo.shape[0]):
+        wo[q] = 0.0
+    for k in range(lc):
+        rc = vc[k]
+        if rc == 0.0:
+            continue
+        hc = ent[oc + k]
+        rc *= weight[hc]
+        for m in range(ld):
+            rd = vd[m]
+            if rd != 0.0:
+                hd = ent[od + m]
+                wo[key[hc, hd]] += rc * rd * weight[hd]
+    # the opponents' pair sums they reach, ascending (the same sum as over all K,
+    # without its zero terms)
+    nq = 0
+    for q in range(wo.shape[0]):
+        if wo[q] != 0.0:
+            nzq[nq] = q
+            nq += 1
+    for q in range(go.shape[0]):
+        go[q] = np.nan  # not computed yet
+    for i in range(la):
+        ha = ent[oa + i]
+        for j in range(lb):
+            hb = ent[ob + j]
+            t = key[ha, hb]
+            if np.isnan(go[t]):
+                acc = 0.0
+                for x in range(nq):
+                    q = nzq[x]
+                    acc += cross[t, q] * wo[q]
+                go[t] = acc
+            out[i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
+
+
+@jit
 def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
            team, mode, responder, given, br, key, weight, cross, scale, offs, lens, reach, V,
-           has, bestq, beste, wo, go):
+           has, bestq, beste, wo, go, nzq, S):
     """Value matrix of ``node`` into ``V[d, :len_a, :len_b]`` (module docstring); seat
     ranges ``offs[d]`` / ``lens[d]``, reach ``reach[d]``. Returns nodes visited."""
     A = team
@@ -119,37 +163,9 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
         if ent[offs[d, A]] == none_hand:
             V[d, 0, 0] = u * reach[d, C, 0] * reach[d, D, 0]
             return visited
-        for q in range(wo.shape[0]):
-            wo[q] = 0.0
-        oc = offs[d, C]
-        od = offs[d, D]
-        for k in range(lens[d, C]):
-            rc = reach[d, C, k]
-            if rc == 0.0:
-                continue
-            hc = ent[oc + k]
-            rc *= weight[hc]
-            for m in range(lens[d, D]):
-                rd = reach[d, D, m]
-                if rd != 0.0:
-                    hd = ent[od + m]
-                    wo[key[hc, hd]] += rc * rd * weight[hd]
-        for q in range(go.shape[0]):
-            go[q] = -1.0  # not computed yet
-        oa = offs[d, A]
-        ob = offs[d, B]
-        for i in range(la):
-            ha = ent[oa + i]
-            for j in range(lb):
-                hb = ent[ob + j]
-                t = key[ha, hb]
-                if go[t] < 0.0:
-                    acc = 0.0
-                    for q in range(wo.shape[0]):
-                        if wo[q] != 0.0:
-                            acc += cross[t, q] * wo[q]
-                    go[t] = acc
-                V[d, i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
+        _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C], reach[d, C],
+                     offs[d, D], lens[d, D], reach[d, D], ent, key, weight, cross, scale, u, wo,
+                     go, nzq, V[d])
         return visited
     f = first[node]
     m_ = nchild[node]
@@ -163,7 +179,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                 reach[nd, s, i] = r0
         visited += _visit(f, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
                           none_hand, team, mode, responder, given, br, key, weight, cross, scale,
-                          offs, lens, reach, V, has, bestq, beste, wo, go)
+                          offs, lens, reach, V, has, bestq, beste, wo, go, nzq, S)
         acc = 0.0
         for i in range(none_hand):
             for j in range(none_hand):
@@ -183,7 +199,8 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                     reach[nd, s, i] = reach[d, s, i]
             visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
                               pslot, none_hand, team, mode, responder, given, br, key, weight,
-                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go)
+                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
+                              S)
             for i in range(la):
                 for j in range(lb):
                     V[d, i, j] += prob[c] * V[nd, i, j]
@@ -195,22 +212,53 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
     if respond:
         for i in range(lp):
             has[d, i] = 0
+    # terminal children (most nodes) are valued together, not entered: below a partner
+    # the opponents' reach is the same in all of them, so one matrix S[d] of the
+    # terminal's values per unit return serves them all; below an opponent the
+    # children add up, and their sum is one terminal pass with the opponent's reach
+    # weighted by its policy times each child's return (values are linear in it)
+    merged = ent[offs[d, A]] != none_hand
+    s_done = False
+    opp_terminals = False
     for k in range(m_):
         c = f + k
-        for s in range(4):
-            offs[nd, s] = offs[d, s]
-            lens[nd, s] = lens[d, s]
-            if s != p:
-                for i in range(lens[d, s]):
-                    reach[nd, s, i] = reach[d, s, i]
-        offs[nd, p] = aoff[c]
-        lens[nd, p] = alen[c]
-        for j in range(alen[c]):
-            e = aoff[c] + j
-            reach[nd, p, j] = reach[d, p, pslot[e]] * (1.0 if respond else given[e])
-        visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
-                          none_hand, team, mode, responder, given, br, key, weight, cross, scale,
-                          offs, lens, reach, V, has, bestq, beste, wo, go)
+        if merged and kind[c] == KIND_TERMINAL:
+            visited += 1
+            if not ours:
+                opp_terminals = True
+                continue
+            if not s_done:
+                _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C],
+                             reach[d, C], offs[d, D], lens[d, D], reach[d, D], ent, key, weight,
+                             cross, scale, 1.0, wo, go, nzq, S[d])
+                s_done = True
+            u = util[c] if team == 0 else -util[c]
+            if p == A:
+                for j in range(alen[c]):
+                    i = pslot[aoff[c] + j]
+                    for y in range(lb):
+                        V[nd, j, y] = u * S[d, i, y]
+            else:
+                for j in range(alen[c]):
+                    i = pslot[aoff[c] + j]
+                    for x in range(la):
+                        V[nd, x, j] = u * S[d, x, i]
+        else:
+            for s in range(4):
+                offs[nd, s] = offs[d, s]
+                lens[nd, s] = lens[d, s]
+                if s != p:
+                    for i in range(lens[d, s]):
+                        reach[nd, s, i] = reach[d, s, i]
+            offs[nd, p] = aoff[c]
+            lens[nd, p] = alen[c]
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                reach[nd, p, j] = reach[d, p, pslot[e]] * (1.0 if respond else given[e])
+            visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
+                              pslot, none_hand, team, mode, responder, given, br, key, weight,
+                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
+                              S)
         if not respond:
             if not ours:
                 # an opponent: its policy is in its reach already
@@ -268,6 +316,32 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                     else:
                         for x in range(la):
                             V[d, x, i] = V[nd, x, j]
+    if opp_terminals:
+        # the opponent's reach times sum over its terminal actions of policy x return
+        z = reach[nd, p]  # free scratch: every child is done
+        for i in range(lp):
+            z[i] = 0.0
+        for k in range(m_):
+            c = f + k
+            if kind[c] != KIND_TERMINAL:
+                continue
+            u = util[c] if team == 0 else -util[c]
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                z[pslot[e]] += u * given[e]
+        for i in range(lp):
+            z[i] *= reach[d, p, i]
+        if p == C:
+            _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lp, z, offs[d, D],
+                         lens[d, D], reach[d, D], ent, key, weight, cross, scale, 1.0, wo, go,
+                         nzq, V[nd])
+        else:
+            _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C], reach[d, C],
+                         offs[d, D], lp, z, ent, key, weight, cross, scale, 1.0, wo, go, nzq,
+                         V[nd])
+        for x in range(la):
+            for y in range(lb):
+                V[d, x, y] += V[nd, x, y]
     if respond and mode == MODE_SEAT:
         last = f + m_ - 1
         for e in range(aoff[f], aoff[last] + alen[last]):
@@ -316,11 +390,13 @@ class TeamPasses:
         self.lens = np.zeros((depth, 4), np.int64)
         self.reach = np.zeros((depth, 4, H1))
         self.V = np.zeros((depth, H1, H1))
+        self.S = np.zeros((depth, H1, H1))
         self.has = np.zeros((depth, H1), np.int64)
         self.bestq = np.zeros((depth, H1))
         self.beste = np.zeros((depth, H1), np.int64)
         self.wo = np.zeros(K)
         self.go = np.zeros(K)
+        self.nzq = np.zeros(K, np.int64)
         self.seat_of_entry = _entry_seats(t.kind, t.player, t.first, t.nchild, t.actor_off,
                                           t.actor_len, t.num_entries)
         self.nodes_visited = 0
@@ -352,7 +428,7 @@ class TeamPasses:
             0, 0, t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off, t.actor_len,
             t.entries, t.parent_slot, t.num_hands, team, mode, responder, policy, br, self.key,
             self.weight, self.cross, self.scale, self.offs, self.lens, self.reach, self.V,
-            self.has, self.bestq, self.beste, self.wo, self.go)
+            self.has, self.bestq, self.beste, self.wo, self.go, self.nzq, self.S)
         return float(self.V[0, 0, 0]), br
 
 
