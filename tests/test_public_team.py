@@ -320,3 +320,22 @@ def test_single_seat_passes_equal_the_team_passes(params):
         # the response reaches its value, whichever action won a tie
         assert PT.team_value(pt, out, seat % 2, ps) == pytest.approx(v, abs=1e-12)
         assert np.mean(out[mine] == br[mine]) > 0.95
+
+
+@pytest.mark.parametrize("params", SMALL + [VitouParams(profile="vitou", ranks=4, copies=3,
+                                                        hand_size=2)],
+                         ids=IDS + ["4p-4x3-2cards"])
+def test_merged_terminal_children_equal_entering_each(params):
+    """The team passes value a decision's terminal children together (one pair-value
+    matrix below a partner, one opponent-weighted sum below an opponent); entering each
+    terminal gives the same values in every mode, and the same seat responses."""
+    pt = build_public_tree(params)
+    pol = _keyed_policy(pt)
+    fast, ref = PT.TeamPasses(pt), PT.TeamPasses(pt, merge_terminals=False)
+    for team in (0, 1):
+        for mode, responder in ((PT.MODE_VALUE, -1), (PT.MODE_POOLED, -1),
+                                (PT.MODE_SEAT, team), (PT.MODE_SEAT, team + 2)):
+            v, br = fast.run(team, mode, responder, pol)
+            v_ref, br_ref = ref.run(team, mode, responder, pol)
+            assert v == pytest.approx(v_ref, abs=1e-12)
+            assert np.mean(br == br_ref) > 0.99

@@ -147,7 +147,7 @@ def _pair_values(la, lb, oa, ob, oc, lc, vc, od, ld, vd, ent, key, weight, cross
 @jit
 def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
            team, mode, responder, given, br, key, weight, cross, scale, offs, lens, reach, V,
-           has, bestq, beste, wo, go, nzq, S):
+           has, bestq, beste, wo, go, nzq, S, merge):
     """Value matrix of ``node`` into ``V[d, :len_a, :len_b]`` (module docstring); seat
     ranges ``offs[d]`` / ``lens[d]``, reach ``reach[d]``. Returns nodes visited."""
     A = team
@@ -179,7 +179,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                 reach[nd, s, i] = r0
         visited += _visit(f, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
                           none_hand, team, mode, responder, given, br, key, weight, cross, scale,
-                          offs, lens, reach, V, has, bestq, beste, wo, go, nzq, S)
+                          offs, lens, reach, V, has, bestq, beste, wo, go, nzq, S, merge)
         acc = 0.0
         for i in range(none_hand):
             for j in range(none_hand):
@@ -200,7 +200,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
             visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
                               pslot, none_hand, team, mode, responder, given, br, key, weight,
                               cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
-                              S)
+                              S, merge)
             for i in range(la):
                 for j in range(lb):
                     V[d, i, j] += prob[c] * V[nd, i, j]
@@ -217,7 +217,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
     # terminal's values per unit return serves them all; below an opponent the
     # children add up, and their sum is one terminal pass with the opponent's reach
     # weighted by its policy times each child's return (values are linear in it)
-    merged = ent[offs[d, A]] != none_hand
+    merged = merge and ent[offs[d, A]] != none_hand
     s_done = False
     opp_terminals = False
     for k in range(m_):
@@ -258,7 +258,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
             visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
                               pslot, none_hand, team, mode, responder, given, br, key, weight,
                               cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
-                              S)
+                              S, merge)
         if not respond:
             if not ours:
                 # an opponent: its policy is in its reach already
@@ -370,18 +370,23 @@ def _entry_seats(kind, player, first, nchild, aoff, alen, num_entries):
 class TeamPasses:
     """Scratch and pair tables for the team passes over one four-player public tree.
 
+    ``merge_terminals`` (default): a decision's terminal children are valued together
+    (:func:`_visit`); ``False`` enters each one, the slower reference the tests and
+    ``benchmarks/bench_team_passes.py`` compare with.
+
     Raises:
         ValueError: a tree of two players (a team is one player there: use
             :func:`vitou_ai.solvers.public_cfr.best_response_value`).
     """
 
-    def __init__(self, tree: PublicTree):
+    def __init__(self, tree: PublicTree, merge_terminals: bool = True):
         from .public_kernels import max_depth
 
         if tree.num_players != 4:
             raise ValueError(f"team best responses need four players, the tree has "
                              f"{tree.num_players}")
         self.tree = t = tree
+        self.merge_terminals = bool(merge_terminals)
         self.key, self.weight, self.cross, self.scale = _pair_sums(t)
         depth = int(max_depth(t.kind, t.first, t.nchild)) + 2
         H1 = t.num_hands + 1
@@ -428,7 +433,8 @@ class TeamPasses:
             0, 0, t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off, t.actor_len,
             t.entries, t.parent_slot, t.num_hands, team, mode, responder, policy, br, self.key,
             self.weight, self.cross, self.scale, self.offs, self.lens, self.reach, self.V,
-            self.has, self.bestq, self.beste, self.wo, self.go, self.nzq, self.S)
+            self.has, self.bestq, self.beste, self.wo, self.go, self.nzq, self.S,
+            self.merge_terminals)
         return float(self.V[0, 0, 0]), br
 
 
