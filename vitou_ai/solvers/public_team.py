@@ -26,9 +26,13 @@ together: ``P = c * prod_s f(h_s) * prod_r g(K_r)`` with ``K_r`` the copies of
 rank ``r`` in the four hands, so only the combined counts of each pair matter.
 
 The same pass with one seat responding and its partner fixed is the seat's
-best response (NashConv), and with nobody responding the team's expected value:
-both are checked against :mod:`vitou_ai.solvers.public_cfr`'s passes in the
-tests. Units: points per deal (R8.1), team ``t``'s return.
+best response (NashConv), and with nobody responding the team's expected value;
+:func:`team_value` and :func:`seat_best_response` (so the alternating bound and
+NashConv) run these on :mod:`vitou_ai.solvers.public_cfr`'s single-seat range
+passes instead (both cores, no matrices over pairs; equal in the tests), so only
+the pooled response pays for the matrices. A decision's terminal children are
+valued together, not entered (:func:`_visit`). Units: points per deal (R8.1),
+team ``t``'s return.
 """
 
 from __future__ import annotations
