@@ -273,3 +273,69 @@ def test_bot_policy_values_match_simulation():
         exact = PT.team_value(pt, bot_policy(pt, bot), 0)
         r = np.asarray(simulate(params, [bot] * 4, 300_000, seed=3)["return0"], float)
         assert abs(exact - r.mean()) <= 4.5 * r.std() / np.sqrt(len(r))
+
+
+@pytest.mark.parametrize("params", [SMALL[0], SMALL[2],
+                                    VitouParams(profile="vitou", ranks=3, copies=3, hand_size=2),
+                                    VitouParams(ranks=4, copies=2, hand_size=2)],
+                         ids=["4p-3x2", "cason-r6.2", "4p-3x3-2cards", "2p-4x2-2cards"])
+def test_random_bot_fast_path_equals_the_kernel_replay(params):
+    """``bot_policy`` gives ``random`` without replaying the tree on the kernel; the
+    replay (any policy's path) gives the same probabilities, and they are uniform over
+    each hand's legal actions at the decisions the flat tree reaches."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.solvers.public_export import _replayed_policy, bot_policy, flat_slots
+
+    pt = build_public_tree(params)
+    bot = named_bot("random")
+    fast, slow = bot_policy(pt, bot), _replayed_policy(pt, bot)
+    assert np.abs(fast - slow).max() <= 1e-15
+    ft = build_tree(params)
+    rows, _ = flat_slots(pt, ft)
+    ok = rows >= 0
+    assert ok.any()
+    assert np.allclose(fast[ok], 1.0 / ft.is_nact[rows[ok]], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("params", SMALL + [VitouParams(profile="vitou", ranks=4, copies=3,
+                                                        hand_size=2)],
+                         ids=IDS + ["4p-4x3-2cards"])
+def test_single_seat_passes_equal_the_team_passes(params):
+    """``team_value`` and ``seat_best_response`` run on the single-seat range passes;
+    the team passes over pairs of hands (``MODE_VALUE``, ``MODE_SEAT``) give the same
+    values, and the same pure response where no two actions tie in value."""
+    pt = build_public_tree(params)
+    pol = _keyed_policy(pt)
+    ps = PT.TeamPasses(pt)
+    for team in (0, 1):
+        assert PT.team_value(pt, pol, team, ps) == pytest.approx(
+            ps.run(team, PT.MODE_VALUE, -1, pol)[0], abs=1e-12)
+    for seat in range(4):
+        v, out = PT.seat_best_response(pt, pol, seat, ps)
+        v_team, br = ps.run(seat % 2, PT.MODE_SEAT, seat, pol)
+        assert v == pytest.approx(v_team, abs=1e-12)
+        mine = ps.seat_of_entry == seat
+        assert np.all(np.isin(out[mine], (0.0, 1.0)))
+        assert np.array_equal(out[~mine], pol[~mine])
+        # the response reaches its value, whichever action won a tie
+        assert PT.team_value(pt, out, seat % 2, ps) == pytest.approx(v, abs=1e-12)
+        assert np.mean(out[mine] == br[mine]) > 0.95
+
+
+@pytest.mark.parametrize("params", SMALL + [VitouParams(profile="vitou", ranks=4, copies=3,
+                                                        hand_size=2)],
+                         ids=IDS + ["4p-4x3-2cards"])
+def test_merged_terminal_children_equal_entering_each(params):
+    """The team passes value a decision's terminal children together (one pair-value
+    matrix below a partner, one opponent-weighted sum below an opponent); entering each
+    terminal gives the same values in every mode, and the same seat responses."""
+    pt = build_public_tree(params)
+    pol = _keyed_policy(pt)
+    fast, ref = PT.TeamPasses(pt), PT.TeamPasses(pt, merge_terminals=False)
+    for team in (0, 1):
+        for mode, responder in ((PT.MODE_VALUE, -1), (PT.MODE_POOLED, -1),
+                                (PT.MODE_SEAT, team), (PT.MODE_SEAT, team + 2)):
+            v, br = fast.run(team, mode, responder, pol)
+            v_ref, br_ref = ref.run(team, mode, responder, pol)
+            assert v == pytest.approx(v_ref, abs=1e-12)
+            assert np.mean(br == br_ref) > 0.99

@@ -183,14 +183,28 @@ def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     Raises:
         ValueError: a neural policy; a policy for other game parameters.
     """
-    from ..bots.exact import breakpoints
-    from ..bots.policy import pack_policies
+    from ..bots.policy import RandomPolicy
     from .public_cfr import entry_policy
 
     own = getattr(policy, "params", None)
     if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
         raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
                          f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+    if isinstance(policy, RandomPolicy):
+        # uniform over each (decision, hand)'s entries: the kernel replay's
+        # 1 / n_legal, renormalised over the entries present, is the same policy
+        # (tests), and the replay is the costly part (minutes on 155 M entries)
+        return entry_policy(tree, np.zeros(tree.num_entries))
+    return _replayed_policy(tree, policy)
+
+
+def _replayed_policy(tree: PublicTree, policy) -> np.ndarray:
+    """:func:`bot_policy` by replaying the tree on the kernel, for any policy
+    :func:`~vitou_ai.bots.exact.policy_probs` handles."""
+    from ..bots.exact import breakpoints
+    from ..bots.policy import pack_policies
+    from .public_cfr import entry_policy
+
     pack = pack_policies([policy], signals=tree.params.signals)
     out = np.zeros(tree.num_entries)
     _policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,

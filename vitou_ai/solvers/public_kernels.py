@@ -50,6 +50,8 @@ POLICY_GIVEN = 2  # ``given[e]`` as is
 UPDATE_NONE = 0  # expected values
 UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
 UPDATE_BR = 2  # best response of the traverser
+UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
+#                       it plays, 0 on the traverser's other entries; first best action)
 
 STOP_IGNORE = 0
 STOP_RECORD = 1  # at a frontier node: record ranges and reach, return zeros
@@ -415,7 +417,10 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                 # one action per hand: its value; regrets stay 0, the average policy 1
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] = f_q[d, e - E0]
-            elif upd_mode == 2:
+                if upd_mode == 3:  # the pure best response plays each hand's one action
+                    for e in range(E0, E1):
+                        regrets[e] = 1.0
+            elif upd_mode >= 2:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -423,7 +428,13 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                     q = f_q[d, e - E0]
                     if f_cnt[d, i] == 0 or q > f_aux[d, i]:
                         f_aux[d, i] = q
-                        f_cnt[d, i] = 1
+                        f_cnt[d, i] = e - E0 + 1  # the best entry so far, plus 1
+                if upd_mode == 3:
+                    for e in range(E0, E1):
+                        regrets[e] = 0.0
+                    for i in range(lt):
+                        if f_cnt[d, i] > 0:
+                            regrets[E0 + f_cnt[d, i] - 1] = 1.0
             else:
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]

@@ -26,9 +26,13 @@ together: ``P = c * prod_s f(h_s) * prod_r g(K_r)`` with ``K_r`` the copies of
 rank ``r`` in the four hands, so only the combined counts of each pair matter.
 
 The same pass with one seat responding and its partner fixed is the seat's
-best response (NashConv), and with nobody responding the team's expected value:
-both are checked against :mod:`vitou_ai.solvers.public_cfr`'s passes in the
-tests. Units: points per deal (R8.1), team ``t``'s return.
+best response (NashConv), and with nobody responding the team's expected value;
+:func:`team_value` and :func:`seat_best_response` (so the alternating bound and
+NashConv) run these on :mod:`vitou_ai.solvers.public_cfr`'s single-seat range
+passes instead (both cores, no matrices over pairs; equal in the tests), so only
+the pooled response pays for the matrices. A decision's terminal children are
+valued together, not entered (:func:`_visit`). Units: points per deal (R8.1),
+team ``t``'s return.
 """
 
 from __future__ import annotations
@@ -101,9 +105,53 @@ def _pair_sums(tree: PublicTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 
 
 @jit
+def _pair_values(la, lb, oa, ob, oc, lc, vc, od, ld, vd, ent, key, weight, cross, scale, u, wo,
+                 go, nzq, out):
+    """A terminal's values for the team's pairs of hands into ``out[:la, :lb]``: return
+    ``u`` times the exact deal probability summed over the opponents' pairs of hands
+    (ranges ``ent[oc:oc+lc]`` / ``ent[od:od+ld]`` with weights ``vc`` / ``vd``, their
+    reach, or any linear combination of reaches), grouped by the ranks the pair holds
+    together (module docstring)."""
+    for q in range(wo.shape[0]):
+        wo[q] = 0.0
+    for k in range(lc):
+        rc = vc[k]
+        if rc == 0.0:
+            continue
+        hc = ent[oc + k]
+        rc *= weight[hc]
+        for m in range(ld):
+            rd = vd[m]
+            if rd != 0.0:
+                hd = ent[od + m]
+                wo[key[hc, hd]] += rc * rd * weight[hd]
+    # the opponents' pair sums they reach, ascending (the same sum as over all K,
+    # without its zero terms)
+    nq = 0
+    for q in range(wo.shape[0]):
+        if wo[q] != 0.0:
+            nzq[nq] = q
+            nq += 1
+    for q in range(go.shape[0]):
+        go[q] = np.nan  # not computed yet
+    for i in range(la):
+        ha = ent[oa + i]
+        for j in range(lb):
+            hb = ent[ob + j]
+            t = key[ha, hb]
+            if np.isnan(go[t]):
+                acc = 0.0
+                for x in range(nq):
+                    q = nzq[x]
+                    acc += cross[t, q] * wo[q]
+                go[t] = acc
+            out[i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
+
+
+@jit
 def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, none_hand,
            team, mode, responder, given, br, key, weight, cross, scale, offs, lens, reach, V,
-           has, bestq, beste, wo, go):
+           has, bestq, beste, wo, go, nzq, S, merge):
     """Value matrix of ``node`` into ``V[d, :len_a, :len_b]`` (module docstring); seat
     ranges ``offs[d]`` / ``lens[d]``, reach ``reach[d]``. Returns nodes visited."""
     A = team
@@ -119,37 +167,9 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
         if ent[offs[d, A]] == none_hand:
             V[d, 0, 0] = u * reach[d, C, 0] * reach[d, D, 0]
             return visited
-        for q in range(wo.shape[0]):
-            wo[q] = 0.0
-        oc = offs[d, C]
-        od = offs[d, D]
-        for k in range(lens[d, C]):
-            rc = reach[d, C, k]
-            if rc == 0.0:
-                continue
-            hc = ent[oc + k]
-            rc *= weight[hc]
-            for m in range(lens[d, D]):
-                rd = reach[d, D, m]
-                if rd != 0.0:
-                    hd = ent[od + m]
-                    wo[key[hc, hd]] += rc * rd * weight[hd]
-        for q in range(go.shape[0]):
-            go[q] = -1.0  # not computed yet
-        oa = offs[d, A]
-        ob = offs[d, B]
-        for i in range(la):
-            ha = ent[oa + i]
-            for j in range(lb):
-                hb = ent[ob + j]
-                t = key[ha, hb]
-                if go[t] < 0.0:
-                    acc = 0.0
-                    for q in range(wo.shape[0]):
-                        if wo[q] != 0.0:
-                            acc += cross[t, q] * wo[q]
-                    go[t] = acc
-                V[d, i, j] = u * scale[0] * weight[ha] * weight[hb] * go[t]
+        _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C], reach[d, C],
+                     offs[d, D], lens[d, D], reach[d, D], ent, key, weight, cross, scale, u, wo,
+                     go, nzq, V[d])
         return visited
     # one integer type for the node in every recursive call: with ``first`` in 32
     # bits, ``first[node]`` (int32) and ``f + k`` (int64) made two overloads calling
@@ -166,7 +186,7 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                 reach[nd, s, i] = r0
         visited += _visit(f, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
                           none_hand, team, mode, responder, given, br, key, weight, cross, scale,
-                          offs, lens, reach, V, has, bestq, beste, wo, go)
+                          offs, lens, reach, V, has, bestq, beste, wo, go, nzq, S, merge)
         acc = 0.0
         for i in range(none_hand):
             for j in range(none_hand):
@@ -186,7 +206,8 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                     reach[nd, s, i] = reach[d, s, i]
             visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
                               pslot, none_hand, team, mode, responder, given, br, key, weight,
-                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go)
+                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
+                              S, merge)
             for i in range(la):
                 for j in range(lb):
                     V[d, i, j] += prob[c] * V[nd, i, j]
@@ -198,22 +219,53 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
     if respond:
         for i in range(lp):
             has[d, i] = 0
+    # terminal children (most nodes) are valued together, not entered: below a partner
+    # the opponents' reach is the same in all of them, so one matrix S[d] of the
+    # terminal's values per unit return serves them all; below an opponent the
+    # children add up, and their sum is one terminal pass with the opponent's reach
+    # weighted by its policy times each child's return (values are linear in it)
+    merged = merge and ent[offs[d, A]] != none_hand
+    s_done = False
+    opp_terminals = False
     for k in range(m_):
         c = f + k
-        for s in range(4):
-            offs[nd, s] = offs[d, s]
-            lens[nd, s] = lens[d, s]
-            if s != p:
-                for i in range(lens[d, s]):
-                    reach[nd, s, i] = reach[d, s, i]
-        offs[nd, p] = aoff[c]
-        lens[nd, p] = alen[c]
-        for j in range(alen[c]):
-            e = aoff[c] + j
-            reach[nd, p, j] = reach[d, p, pslot[e]] * (1.0 if respond else given[e])
-        visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
-                          none_hand, team, mode, responder, given, br, key, weight, cross, scale,
-                          offs, lens, reach, V, has, bestq, beste, wo, go)
+        if merged and kind[c] == KIND_TERMINAL:
+            visited += 1
+            if not ours:
+                opp_terminals = True
+                continue
+            if not s_done:
+                _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C],
+                             reach[d, C], offs[d, D], lens[d, D], reach[d, D], ent, key, weight,
+                             cross, scale, 1.0, wo, go, nzq, S[d])
+                s_done = True
+            u = util[c] if team == 0 else -util[c]
+            if p == A:
+                for j in range(alen[c]):
+                    i = pslot[aoff[c] + j]
+                    for y in range(lb):
+                        V[nd, j, y] = u * S[d, i, y]
+            else:
+                for j in range(alen[c]):
+                    i = pslot[aoff[c] + j]
+                    for x in range(la):
+                        V[nd, x, j] = u * S[d, x, i]
+        else:
+            for s in range(4):
+                offs[nd, s] = offs[d, s]
+                lens[nd, s] = lens[d, s]
+                if s != p:
+                    for i in range(lens[d, s]):
+                        reach[nd, s, i] = reach[d, s, i]
+            offs[nd, p] = aoff[c]
+            lens[nd, p] = alen[c]
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                reach[nd, p, j] = reach[d, p, pslot[e]] * (1.0 if respond else given[e])
+            visited += _visit(c, nd, kind, player, first, nchild, prob, util, aoff, alen, ent,
+                              pslot, none_hand, team, mode, responder, given, br, key, weight,
+                              cross, scale, offs, lens, reach, V, has, bestq, beste, wo, go, nzq,
+                              S, merge)
         if not respond:
             if not ours:
                 # an opponent: its policy is in its reach already
@@ -271,6 +323,32 @@ def _visit(node, d, kind, player, first, nchild, prob, util, aoff, alen, ent, ps
                     else:
                         for x in range(la):
                             V[d, x, i] = V[nd, x, j]
+    if opp_terminals:
+        # the opponent's reach times sum over its terminal actions of policy x return
+        z = reach[nd, p]  # free scratch: every child is done
+        for i in range(lp):
+            z[i] = 0.0
+        for k in range(m_):
+            c = f + k
+            if kind[c] != KIND_TERMINAL:
+                continue
+            u = util[c] if team == 0 else -util[c]
+            for j in range(alen[c]):
+                e = aoff[c] + j
+                z[pslot[e]] += u * given[e]
+        for i in range(lp):
+            z[i] *= reach[d, p, i]
+        if p == C:
+            _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lp, z, offs[d, D],
+                         lens[d, D], reach[d, D], ent, key, weight, cross, scale, 1.0, wo, go,
+                         nzq, V[nd])
+        else:
+            _pair_values(la, lb, offs[d, A], offs[d, B], offs[d, C], lens[d, C], reach[d, C],
+                         offs[d, D], lp, z, ent, key, weight, cross, scale, 1.0, wo, go, nzq,
+                         V[nd])
+        for x in range(la):
+            for y in range(lb):
+                V[d, x, y] += V[nd, x, y]
     if respond and mode == MODE_SEAT:
         last = f + m_ - 1
         for e in range(aoff[f], aoff[last] + alen[last]):
@@ -299,18 +377,23 @@ def _entry_seats(kind, player, first, nchild, aoff, alen, num_entries):
 class TeamPasses:
     """Scratch and pair tables for the team passes over one four-player public tree.
 
+    ``merge_terminals`` (default): a decision's terminal children are valued together
+    (:func:`_visit`); ``False`` enters each one, the slower reference the tests and
+    ``benchmarks/bench_team_passes.py`` compare with.
+
     Raises:
         ValueError: a tree of two players (a team is one player there: use
             :func:`vitou_ai.solvers.public_cfr.best_response_value`).
     """
 
-    def __init__(self, tree: PublicTree):
+    def __init__(self, tree: PublicTree, merge_terminals: bool = True):
         from .public_kernels import max_depth
 
         if tree.num_players != 4:
             raise ValueError(f"team best responses need four players, the tree has "
                              f"{tree.num_players}")
         self.tree = t = tree
+        self.merge_terminals = bool(merge_terminals)
         self.key, self.weight, self.cross, self.scale = _pair_sums(t)
         depth = int(max_depth(t.kind, t.first, t.nchild)) + 2
         H1 = t.num_hands + 1
@@ -319,25 +402,36 @@ class TeamPasses:
         self.lens = np.zeros((depth, 4), np.int64)
         self.reach = np.zeros((depth, 4, H1))
         self.V = np.zeros((depth, H1, H1))
+        self.S = np.zeros((depth, H1, H1))
         self.has = np.zeros((depth, H1), np.int64)
         self.bestq = np.zeros((depth, H1))
         self.beste = np.zeros((depth, H1), np.int64)
         self.wo = np.zeros(K)
         self.go = np.zeros(K)
+        self.nzq = np.zeros(K, np.int64)
         self.seat_of_entry = _entry_seats(t.kind, t.player, t.first, t.nchild, t.actor_off,
                                           t.actor_len, t.num_entries)
         self.nodes_visited = 0
+        self._seat_passes = None
+
+    @property
+    def seat_passes(self):
+        """The single-seat range passes (:class:`~vitou_ai.solvers.public_cfr.PublicPasses`,
+        both cores) for the team's value and one seat's best response: the same values
+        as this class's ``MODE_VALUE`` / ``MODE_SEAT`` passes (tests) without the
+        matrices over pairs of hands, 10–25 times faster on 2-card trees."""
+        if self._seat_passes is None:
+            from .public_cfr import PublicPasses
+
+            self._seat_passes = PublicPasses(self.tree)
+        return self._seat_passes
 
     def run(self, team: int, mode: int, responder: int, policy: np.ndarray
             ) -> tuple[float, np.ndarray]:
         """One pass: (team ``team``'s value, the responder's pure best response as
         ``float64[num_entries]``, 1 on its chosen entries, only in ``MODE_SEAT``)."""
         t = self.tree
-        if team not in (0, 1):
-            raise ValueError(f"team must be 0 or 1, not {team}")
-        if policy.shape != (t.num_entries,):
-            raise ValueError(f"policy shape {policy.shape} != ({t.num_entries},): a policy "
-                             "over this public tree's entries")
+        _check(t, policy, team)
         br = np.zeros(t.num_entries)
         self.offs[0] = 0
         self.lens[0] = 1
@@ -346,7 +440,8 @@ class TeamPasses:
             0, 0, t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off, t.actor_len,
             t.entries, t.parent_slot, t.num_hands, team, mode, responder, policy, br, self.key,
             self.weight, self.cross, self.scale, self.offs, self.lens, self.reach, self.V,
-            self.has, self.bestq, self.beste, self.wo, self.go)
+            self.has, self.bestq, self.beste, self.wo, self.go, self.nzq, self.S,
+            self.merge_terminals)
         return float(self.V[0, 0, 0]), br
 
 
@@ -354,24 +449,48 @@ def _passes(tree: PublicTree, passes: TeamPasses | None) -> TeamPasses:
     return passes if passes is not None else TeamPasses(tree)
 
 
+def _check(tree: PublicTree, policy: np.ndarray, team: int) -> None:
+    if team not in (0, 1):
+        raise ValueError(f"team must be 0 or 1, not {team}")
+    if policy.shape != (tree.num_entries,):
+        raise ValueError(f"policy shape {policy.shape} != ({tree.num_entries},): a policy "
+                         "over this public tree's entries")
+
+
 def team_value(tree: PublicTree, policy: np.ndarray, team: int,
                passes: TeamPasses | None = None) -> float:
     """Team ``team``'s expected return when all four seats play ``policy``
-    (``float64[num_entries]``); points per deal."""
-    return _passes(tree, passes).run(team, MODE_VALUE, -1, policy)[0]
+    (``float64[num_entries]``); points per deal. One single-seat range pass
+    (:attr:`TeamPasses.seat_passes`; ``passes.run(team, MODE_VALUE, -1, policy)`` is
+    the same value by the team pass)."""
+    from . import public_kernels as PK
+
+    _check(tree, policy, team)
+    v0 = float(_passes(tree, passes).seat_passes.run(0, PK.POLICY_GIVEN, PK.UPDATE_NONE,
+                                                      np.zeros(0), np.zeros(0), policy)[0])
+    return v0 if team == 0 else -v0
 
 
 def seat_best_response(tree: PublicTree, policy: np.ndarray, seat: int,
                        passes: TeamPasses | None = None) -> tuple[float, np.ndarray]:
-    """``seat``'s best response to the three others playing ``policy``.
+    """``seat``'s best response to the three others playing ``policy``, by one
+    single-seat range pass (:attr:`TeamPasses.seat_passes`; the team pass
+    ``passes.run(seat % 2, MODE_SEAT, seat, policy)`` gives the same).
 
     Returns:
         (value, policy'): the value (``seat``'s team's return, points per deal) and a
         copy of ``policy`` with ``seat``'s entries replaced by the pure best response
         (first best action on ties).
     """
+    from . import public_kernels as PK
+
+    if seat not in range(4):
+        raise ValueError(f"seat must be 0 to 3, not {seat}")
+    _check(tree, policy, seat % 2)
     ps = _passes(tree, passes)
-    v, br = ps.run(seat % 2, MODE_SEAT, seat, policy)
+    br = np.zeros(tree.num_entries)
+    v = float(ps.seat_passes.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR_POLICY, br, np.zeros(0),
+                                 policy)[0])
     out = policy.copy()
     mine = ps.seat_of_entry == seat
     out[mine] = br[mine]
