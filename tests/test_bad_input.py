@@ -547,7 +547,9 @@ def test_team_passes_compile_one_overload_of_the_recursive_walk():
     tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
                                          dealer=0))
     assert tree.first.dtype == np.int32  # the case that made two overloads
-    PT.team_value(tree, bot_policy(tree, parse_bot("random")), 0)
+    # the pooled pass is the one that walks with _visit (the team value and the seat
+    # responses run on the single-seat range passes)
+    PT.pooled_best_response_value(tree, bot_policy(tree, parse_bot("random")), 0)
     assert len(PT._visit.signatures) == 1, PT._visit.signatures
 
 
