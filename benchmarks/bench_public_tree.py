@@ -91,30 +91,27 @@ def main(argv: list[str] | None = None) -> int:
            "public_tree": {"nodes": pt.num_nodes, "edges": pt.num_edges,
                            "entries": pt.num_entries, "mib": round(pt.nbytes / 2**20, 1),
                            "build_seconds": round(public_build, 1)}}
+    def contender(name: str, solver) -> None:
+        """``solver`` (compiled by one iteration) raced with all threads."""
+        solver.iterate(1)
+
+        def run(n):
+            numba.set_num_threads(threads)
+            solver.iterate(n)
+        contenders[name] = run
+
     if not args.no_layout:
         t = time.perf_counter()
         pt_exp = build_public_tree(params, layout="expansion")
         out["public_tree"]["expansion_build_seconds"] = round(time.perf_counter() - t, 1)
-        baseline = make_solver("public-dcfr", params, pt_exp)
-        baseline.iterate(1)
-
-        def run_expansion(n):
-            numba.set_num_threads(threads)
-            baseline.iterate(n)
-        contenders["public_expansion_layout"] = run_expansion
+        contender("public_expansion_layout", make_solver("public-dcfr", params, pt_exp))
     if not args.no_flat:
         t = time.perf_counter()
         ft = build_tree(params)
         out["flat_tree"] = {"nodes": ft.num_nodes, "infosets": ft.num_infosets,
                             "mib": round(ft.nbytes / 2**20, 1),
                             "build_seconds": round(time.perf_counter() - t, 1)}
-        flat = make_solver("dcfr", params, ft)
-        flat.iterate(1)
-
-        def run_flat(n):
-            numba.set_num_threads(threads)
-            flat.iterate(n)
-        contenders["flat"] = run_flat
+        contender("flat", make_solver("dcfr", params, ft))
     rates: dict[str, list[float]] = {k: [] for k in contenders}
     cpu: dict[str, list[float]] = {k: [] for k in contenders}
     for _ in range(args.repeats):
