@@ -371,6 +371,17 @@ def _solve_2p(monkeypatch):
 SOLVE_SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "1"]
 
 
+def _refused_writing_nothing(mod, capsys, args, out, prefix, words):
+    """``mod.main(args)``, with ``--out out`` unless ``args`` name one, exits with one
+    line starting ``prefix`` that names ``words``, and writes nothing at ``out``."""
+    if "--out" not in args:
+        args = [*args, "--out", str(out)]
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    one_line_error(capsys, e.value.code, prefix, *words)
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("extra, words", [
     (["--ranks", "0"], ("ranks must be in",)),
     (["--dealer", "5"], ("dealer must be in",)),
@@ -399,13 +410,8 @@ def test_solve_2p_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypat
     (tmp_path / "bad.csv").write_text("iteration,seconds,exploitability\n10,abc,0.1\n")
     extra = [e.format(blocked=blocked, file=tmp_path / "file", missing=tmp_path / "no.csv",
                       badcsv=tmp_path / "bad.csv") for e in extra]
-    args = [*SOLVE_SMALL, *extra]
-    if "--out" not in extra:
-        args += ["--out", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) as e:
-        mod.main(args)
-    one_line_error(capsys, e.value.code, "solve_2p:", *words)
-    assert not (tmp_path / "out").exists()
+    _refused_writing_nothing(mod, capsys, [*SOLVE_SMALL, *extra], tmp_path / "out",
+                             "solve_2p:", words)
 
 
 def _fake_checkpoint(folder, **changes):
@@ -502,13 +508,9 @@ def test_bench_public_tree_refuses_bad_input_before_any_tree(tmp_path, blocked, 
     monkeypatch.setattr(mod, "build_public_tree", never)
     monkeypatch.setattr(mod, "build_tree", never)
     extra = [e.format(folder=tmp_path, blocked=blocked / "b.json") for e in extra]
-    args = ["--ranks", "3", "--copies", "2", "--hand-size", "1", *extra]
-    if "--out" not in extra:
-        args += ["--out", str(tmp_path / "b.json")]
-    with pytest.raises(SystemExit) as e:
-        mod.main(args)
-    one_line_error(capsys, e.value.code, "bench_public_tree:", *words)
-    assert not (tmp_path / "b.json").exists()
+    _refused_writing_nothing(mod, capsys, ["--ranks", "3", "--copies", "2", "--hand-size", "1",
+                                           *extra], tmp_path / "b.json", "bench_public_tree:",
+                             words)
 
 
 def test_make_solver_names_the_mistake():
