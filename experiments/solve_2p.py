@@ -6,8 +6,8 @@ about ten times the memory); both through the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`). Runs CFR / CFR+ / DCFR (DCFR's
 discounts ``--alpha --beta --gamma``, by default 1.5, -1, 3), evaluates the exact
 exploitability of the average policy every ``--eval-every`` iterations,
-checkpoints atomically (``--resume`` continues from the last checkpoint), and
-writes to ``--out``:
+checkpoints atomically every ``--checkpoint-every`` wall seconds (after an
+evaluation; ``--resume`` continues from the last checkpoint), and writes to ``--out``:
 
 - ``curve.csv``: iteration, solver seconds (wall, in iterations only), total wall
   seconds since the start (tree build and evaluations included) and CPU seconds,
@@ -163,6 +163,9 @@ def run(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=float, default=1e-4,
                     help="stop when exploitability (points per deal) is at most this")
     ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--checkpoint-every", type=float, default=300.0,
+                    help="wall seconds between checkpoints (taken after an evaluation; "
+                         "also at the end; 0: after every evaluation)")
     ap.add_argument("--out", default=None,
                     help="default results/solve_2p_public (public tree), results/solve_2p (flat)")
     ap.add_argument("--compare", default=None,
@@ -202,6 +205,8 @@ def run(argv: list[str] | None = None) -> int:
                             ("--eval-every", args.eval_every, 1)):
         if value < lo:
             refuse(f"{flag} must be at least {lo}, got {value}")
+    if not args.checkpoint_every >= 0:  # inf: only at the end
+        refuse(f"--checkpoint-every must be a number of seconds >= 0, got {args.checkpoint_every}")
     if args.time is not None and not args.time > 0:
         refuse(f"--time must be a positive number of seconds, got {args.time}")
     if not args.target >= 0:
@@ -291,7 +296,8 @@ def run(argv: list[str] | None = None) -> int:
 
     solve(solver, rows, record, out=out, iterations=args.iterations,
           eval_every=args.eval_every, target=args.target, time_limit=args.time,
-          after_eval=lambda: plot(out / "curve.csv", out / "curve.png", compare, title))
+          checkpoint_every=args.checkpoint_every,
+          after_checkpoint=lambda: plot(out / "curve.csv", out / "curve.png", compare, title))
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
         "tree": args.tree, "variant": args.variant, "discounts": discounts, "nodes": tree.num_nodes,

@@ -4,9 +4,11 @@ its resumable ``curve.csv`` and the ``summary.json`` writer.
 
 The loop runs ``eval_every`` iterations at a time, evaluates the average policy exactly
 (:meth:`~vitou_ai.solvers.protocol.Solver.exact_evaluation`: exploitability and game value,
-points per deal), appends the script's curve row, checkpoints and rewrites ``curve.csv``
-atomically after every evaluation, and stops at ``iterations``, at the target
-exploitability, or after ``time_limit`` solver seconds.
+points per deal), appends the script's curve row and rewrites ``curve.csv`` atomically
+after every evaluation, checkpoints when ``checkpoint_every`` wall seconds have passed
+since the last checkpoint and when it stops (at ``iterations``, at the target
+exploitability, or after ``time_limit`` solver seconds). A checkpoint of the full game's
+tables is about 450 MB, so one per evaluation cost about a tenth of the run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import csv
 import json
 import resource
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,15 +68,20 @@ def write_curve(path: Path, rows: list[dict]) -> None:
 
 def solve(solver: Solver, rows: list[dict], record: Callable[[dict], dict], *, out: Path,
           iterations: int, eval_every: int, target: float, time_limit: float | None,
-          after_eval: Callable[[], None] | None = None) -> None:
+          checkpoint_every: float = 0.0,
+          after_checkpoint: Callable[[], None] | None = None) -> None:
     """Run ``solver`` until ``iterations`` are done, the exploitability is at most
     ``target`` (points per deal) or ``time_limit`` solver seconds have passed.
 
     After every ``eval_every`` iterations: ``record(evaluation)`` makes the curve row
-    (and prints the progress line), which is appended to ``rows``; the solver is
-    checkpointed to ``out/checkpoint.npz``, ``rows`` written to ``out/curve.csv``, and
-    ``after_eval`` called (e.g. to redraw a plot of the curve).
+    (and prints the progress line), which is appended to ``rows`` and written to
+    ``out/curve.csv``. The solver is checkpointed to ``out/checkpoint.npz`` after an
+    evaluation when at least ``checkpoint_every`` wall seconds have passed since the
+    last checkpoint (0: after every evaluation) and at the end; ``after_checkpoint``
+    is called then (e.g. to redraw a plot of the curve). On resume, the curve's rows
+    after the checkpoint's iteration are dropped (:func:`resume`).
     """
+    last_save = time.perf_counter()
     while True:
         step = min(eval_every, iterations - solver.iterations_done)
         if step <= 0:
@@ -81,11 +89,15 @@ def solve(solver: Solver, rows: list[dict], record: Callable[[dict], dict], *, o
         solver.iterate(step)
         ev = solver.exact_evaluation()
         rows.append(record(ev))
-        solver.save(out / "checkpoint.npz")
         write_curve(out / "curve.csv", rows)
-        if after_eval is not None:
-            after_eval()
-        if ev["exploitability"] <= target or (time_limit and solver.solver_seconds() >= time_limit):
+        done = (solver.iterations_done >= iterations or ev["exploitability"] <= target
+                or bool(time_limit and solver.solver_seconds() >= time_limit))
+        if done or time.perf_counter() - last_save >= checkpoint_every:
+            solver.save(out / "checkpoint.npz")
+            last_save = time.perf_counter()
+            if after_checkpoint is not None:
+                after_checkpoint()
+        if done:
             break
 
 

@@ -390,6 +390,8 @@ def _refused_writing_nothing(mod, capsys, args, out, prefix, words):
     (["--iterations", "-5"], ("--iterations must be at least 1",)),
     (["--eval-every", "0"], ("--eval-every must be at least 1",)),
     (["--time", "-1"], ("--time must be a positive",)),
+    (["--checkpoint-every", "-1"], ("--checkpoint-every must be a number of seconds >= 0",)),
+    (["--checkpoint-every", "nan"], ("--checkpoint-every must be",)),
     (["--target", "-1"], ("--target must be",)),
     (["--alpha", "nan"], ("--alpha must be a finite number",)),
     (["--threads", "0"], ("--threads must be in",)),

@@ -70,3 +70,59 @@ def test_discounts_are_refused_by_a_solver_without_them():
         make_solver("es-mccfr", params, None, alpha=2.0)
     s = make_solver("dcfr", params, build_tree(params), gamma=3.0)
     assert s.solver.gamma == 3.0
+
+
+class _CountingSolver:
+    """Just what ``solve_common.solve`` calls; records the iterations it was saved at."""
+
+    def __init__(self, exploitability_at: dict[int, float] | None = None):
+        self.iterations_done = 0
+        self.saved: list[int] = []
+        self.exploitability_at = exploitability_at or {}
+
+    def iterate(self, n):
+        self.iterations_done += n
+
+    def exact_evaluation(self):
+        return {"exploitability": self.exploitability_at.get(self.iterations_done, 1.0)}
+
+    def solver_seconds(self):
+        return 0.0
+
+    def save(self, path):
+        self.saved.append(self.iterations_done)
+
+    def load(self, path):
+        self.iterations_done = self.saved[-1]
+
+
+@pytest.mark.parametrize("every, target_at, saved, rows", [
+    (0.0, None, [10, 20, 30], 3),      # after every evaluation
+    (1e9, None, [30], 3),              # only at the end
+    (1e9, 20, [20], 2),                # the end is the target, reached at 20
+])
+def test_checkpoints_are_taken_every_so_many_seconds_and_at_the_end(tmp_path, every, target_at,
+                                                                    saved, rows):
+    """A full-game checkpoint is 450 MB: one per evaluation cost a tenth of the run's wall
+    time, so they are taken every ``checkpoint_every`` seconds, the curve at each
+    evaluation."""
+    common = experiment("solve_common.py")
+    solver = _CountingSolver({target_at: 1e-6} if target_at else None)
+    curve: list[dict] = []
+    plotted = []
+    common.solve(solver, curve, lambda ev: {"iteration": solver.iterations_done, **ev},
+                 out=tmp_path, iterations=30, eval_every=10, target=1e-4, time_limit=None,
+                 checkpoint_every=every, after_checkpoint=lambda: plotted.append(1))
+    assert solver.saved == saved and len(plotted) == len(saved)
+    assert [r["iteration"] for r in _curve(tmp_path)] == [str(10 * (k + 1)) for k in range(rows)]
+
+
+def test_resume_drops_the_curve_rows_after_the_checkpoint(tmp_path):
+    """Evaluations after the last checkpoint are run again on resume, so their rows go."""
+    common = experiment("solve_common.py")
+    (tmp_path / "checkpoint.npz").write_bytes(b"")  # resume() only asks that it exists
+    (tmp_path / "curve.csv").write_text("iteration,exploitability\n10,0.5\n20,0.4\n30,0.3\n")
+    solver = _CountingSolver()
+    solver.saved = [20]
+    rows = common.resume(solver, tmp_path)
+    assert [r["iteration"] for r in rows] == ["10", "20"]

@@ -24,9 +24,10 @@ import re
 import tempfile
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import tomli_w
 
@@ -273,8 +274,11 @@ _FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_19
                      "trut": "T1.1", "put": "P1.1"}
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename."""
+def write_atomic(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
+
+    ``data`` is the bytes, or a function that writes them to the open temporary file
+    (large files: nothing is held in memory twice)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -282,7 +286,10 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if callable(data):
+                data(f)
+            else:
+                f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import zipfile
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +55,9 @@ def save_checkpoint(path: str | Path, meta: dict[str, Any], **arrays: np.ndarray
     """
     from ..history import write_atomic
 
-    buf = BytesIO()
-    np.savez(buf, **arrays, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-    write_atomic(Path(path), buf.getvalue())
+    record = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    # streamed into the temporary file: a copy in memory would double the tables' peak
+    write_atomic(Path(path), lambda f: np.savez(f, **arrays, meta=record))
 
 
 def load_checkpoint(path: str | Path, names: tuple[str, ...]) -> tuple[dict[str, Any],
