@@ -1,9 +1,10 @@
 """Benchmark: range-vector DCFR on the public tree against DCFR on the flat tree, same
 variant, same run, both through the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`); and the public tree's scaling
-from 1 to 2 numba threads; and the public tree's array layout (``layout="visit"``,
+from 1 to 2 numba threads; the public tree's array layout (``layout="visit"``,
 the walks' order, against ``"expansion"``, the build stack's order) at the same
-thread count.
+thread count; and the last card of a deal valued inline by its parent's frame
+against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`).
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.console import check_writable  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.solvers import public_kernels as PK  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
@@ -60,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-flat", action="store_true", help="skip the flat tree (too large)")
+    ap.add_argument("--no-last-card-baseline", action="store_true",
+                    help="skip the walks that give the last card a frame of its own")
     ap.add_argument("--no-layout", action="store_true",
                     help="skip the baseline layout (a second public tree)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
@@ -100,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
             solver.iterate(n)
         contenders[name] = run
 
+    if not args.no_last_card_baseline:
+        # the walks before the last card was valued inline: a frame for every decision
+        framed = make_solver("public-dcfr", params, pt)
+        forced = framed.solver.passes.forced
+        forced[forced == PK.FORCED_LAST] = PK.FORCED
+        contender("public_last_card_framed", framed)
     if not args.no_layout:
         t = time.perf_counter()
         pt_exp = build_public_tree(params, layout="expansion")
@@ -127,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    if "public_last_card_framed" in med:
+        out["inline_over_framed_last_card"] = round(med[top] / med["public_last_card_framed"], 3)
     if "public_expansion_layout" in med:
         out["visit_over_expansion_layout"] = round(med[top] / med["public_expansion_layout"], 3)
     out["load_1min"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vitou_ai.rules import VitouParams
+from vitou_ai.solvers import public_kernels as PK
 from vitou_ai.solvers.cfr import CheckpointError, TabularCFR
 from vitou_ai.solvers.evaluate import expected_returns, exploitability, nash_conv
 from vitou_ai.solvers.public_cfr import PublicCFR, best_response_value, entry_policy
@@ -16,6 +17,7 @@ from vitou_ai.solvers.public_cfr import exploitability as p_exploitability
 from vitou_ai.solvers.public_cfr import nash_conv as p_nash_conv
 from vitou_ai.solvers.public_export import flat_slots, from_flat_policy, to_tabular_policy
 from vitou_ai.solvers.public_tree import (
+    KIND_TERMINAL,
     build_public_tree,
     enumerate_hands,
     hand_counts,
@@ -136,12 +138,39 @@ def test_forced_decisions_are_skipped_exactly():
         f, m = pt.first[node], pt.nchild[node]
         e0, e1 = pt.actor_off[f], pt.actor_off[f + m - 1] + pt.actor_len[f + m - 1]
         slots = pt.parent_slot[e0:e1]
-        assert forced[node] == (len(set(slots.tolist())) == len(slots))
-    b.passes.forced[:] = False
+        assert bool(forced[node]) == (len(set(slots.tolist())) == len(slots))
+        last = forced[node] and all(pt.kind[f + k] == KIND_TERMINAL for k in range(m))
+        assert (forced[node] == PK.FORCED_LAST) == last
+    assert (forced == PK.FORCED_LAST).any()
+    b.passes.forced[:] = 0
     a.iterate(20)
     b.iterate(20)
     np.testing.assert_allclose(a.average_policy(), b.average_policy(), rtol=0, atol=1e-12)
     assert a.exploitability() == pytest.approx(b.exploitability(), abs=1e-12)
+
+
+@pytest.mark.parametrize("threads_frontier", [0, None])
+def test_last_cards_valued_inline_exactly(threads_frontier):
+    """With two seats a last card played into terminals only is valued by its parent's
+    frame (no frame of its own): the same iterates, best responses and visit counts
+    as walking it, in one thread and over the frontier."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=3)
+    pt = build_public_tree(params)
+    a = PublicCFR(pt, "dcfr", frontier_size=threads_frontier)
+    b = PublicCFR(pt, "dcfr", frontier_size=threads_frontier)
+    assert (a.passes.forced == PK.FORCED_LAST).sum() > 100
+    b.passes.forced[b.passes.forced == PK.FORCED_LAST] = PK.FORCED
+    a.iterate(20)
+    b.iterate(20)
+    assert a.nodes_touched == b.nodes_touched
+    np.testing.assert_allclose(a.regrets, b.regrets, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.cum_policy, b.cum_policy, rtol=0, atol=1e-12)
+    for p in (0, 1):
+        assert a.best_response_value(p) == pytest.approx(b.best_response_value(p), abs=1e-13)
+    pa, pb = np.zeros(pt.num_entries), np.zeros(pt.num_entries)
+    for s, out in ((a, pa), (b, pb)):
+        s.passes.run(0, PK.POLICY_AVERAGE, PK.UPDATE_BR_POLICY, out, s.cum_policy, s._empty)
+    np.testing.assert_array_equal(pa, pb)
 
 
 def test_both_layouts_are_the_same_tree():

@@ -53,6 +53,9 @@ UPDATE_BR = 2  # best response of the traverser
 UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
 #                       it plays, 0 on the traverser's other entries; first best action)
 
+FORCED = 1  # codes of :func:`forced_nodes`
+FORCED_LAST = 2
+
 STOP_IGNORE = 0
 STOP_RECORD = 1  # at a frontier node: record ranges and reach, return zeros
 STOP_READ = 2  # at a frontier node: return the value computed for it
@@ -360,7 +363,64 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
         f = first[node]
         m = nchild[node]
         if k_ == KIND_DECISION:
-            while k < m and kind[f + k] == KIND_TERMINAL:
+            while k < m:
+                c = f + k
+                if kind[c] == KIND_TERMINAL:
+                    k += 1
+                    continue
+                p = player[node]
+                q_ = player[c]
+                if forced[c] != FORCED_LAST or n != 2 or stop_mode != 0 or q_ == p:
+                    break
+                # Two seats, the other seat plays its last card into terminals only (most
+                # of a deal's decisions): valued here without a frame of its own, as the
+                # frame would value it (the same sums, in another order).
+                E0 = aoff[f]
+                fc = first[c]
+                mc = nchild[c]
+                visited += 1 + mc
+                nnz = 0
+                if q_ == tp:
+                    # cfv(h) = u(h's card) * sum_j P(h, j) * reach_p(j) * sigma_p(j), added
+                    # into this frame's value row (the traverser's range is the same)
+                    rp = f_rd[d, p]
+                    for e in range(aoff[c], aoff[c] + alen[c]):
+                        rj = f_reach[rp, p, pslot[e]] * f_sig[d, e - E0]
+                        if rj != 0.0:
+                            nz_h[nnz] = ent[e]
+                            nz_r[nnz] = rj
+                            nnz += 1
+                    vr = f_vr[d]
+                    for kk in range(mc):
+                        cc = fc + kk
+                        u = sign * util[cc]
+                        for e in range(aoff[cc], aoff[cc] + alen[cc]):
+                            hi = ent[e]
+                            acc = 0.0
+                            for j in range(nnz):
+                                acc += pair_p[hi, nz_h[j]] * nz_r[j]
+                            f_val[vr, pslot[e]] += u * acc
+                            if upd_mode == 3:
+                                regrets[e] = 1.0
+                else:
+                    # the traverser's entries into c: sum_j P(h, j) * reach_q(j) * u(j's card)
+                    rq = f_rd[d, q_]
+                    for kk in range(mc):
+                        cc = fc + kk
+                        u = util[cc]
+                        for e in range(aoff[cc], aoff[cc] + alen[cc]):
+                            z = f_reach[rq, q_, pslot[e]] * u * sign
+                            if z != 0.0:
+                                nz_h[nnz] = ent[e]
+                                nz_r[nnz] = z
+                                nnz += 1
+                    base = aoff[c] - E0
+                    for i in range(alen[c]):
+                        hi = ent[aoff[c] + i]
+                        acc = 0.0
+                        for j in range(nnz):
+                            acc += pair_p[hi, nz_h[j]] * nz_r[j]
+                        f_q[d, base + i] = acc
                 k += 1
         if k < m:
             f_k[d] = k
@@ -460,10 +520,12 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
 
 @jit
 def forced_nodes(kind, first, nchild, aoff, alen, pslot, num_hands):
-    """``bool[num_nodes]``: decision nodes where no hand of the actor's range has
-    two legal actions (each hand's one action has probability 1 in every policy, its
-    regret stays 0; the walks skip regret matching and the update there)."""
-    out = np.zeros(kind.shape[0], np.bool_)
+    """``int8[num_nodes]``: ``FORCED`` (1) at decision nodes where no hand of the
+    actor's range has two legal actions (each hand's one action has probability 1 in
+    every policy, its regret stays 0; the walks skip regret matching and the update
+    there), ``FORCED_LAST`` (2) where moreover every child is terminal (the last card
+    of a deal: valued inline by the parent's frame with two seats), 0 elsewhere."""
+    out = np.zeros(kind.shape[0], np.int8)
     seen = np.zeros(num_hands + 1, np.bool_)
     for node in range(kind.shape[0]):
         if kind[node] != KIND_DECISION:
@@ -479,7 +541,12 @@ def forced_nodes(kind, first, nchild, aoff, alen, pslot, num_hands):
             seen[pslot[e]] = True
         for e in range(E0, E1):
             seen[pslot[e]] = False
-        out[node] = ok
+        if ok:
+            last_card = True
+            for k in range(nchild[node]):
+                if kind[f + k] != KIND_TERMINAL:
+                    last_card = False
+            out[node] = FORCED_LAST if last_card else FORCED
     return out
 
 
