@@ -132,7 +132,7 @@ def warm_up(tree_kind: str, variant: str, profile: str, discounts: dict) -> floa
 def main(argv: list[str] | None = None) -> int:
     """The command; exit code 0, 2 for bad input (one line on stderr), 130 when
     interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
-    atomically, and ``--resume`` continues from the last evaluation)."""
+    atomically, and ``--resume`` continues from the last checkpoint)."""
     try:
         return run(argv)
     except KeyboardInterrupt:

@@ -31,7 +31,11 @@ is the flat solver's end-of-pass transform since every entry is visited once
 per pass. At a decision where no hand of the actor has two legal actions (the
 ``forced`` nodes, :func:`forced_nodes`: the play of a last card) every policy is
 1 and the regrets stay 0, so the walk skips regret matching and the update
-there; the average policy is 1 either way.
+there; the average policy is 1 either way. With two seats, a forced node whose
+children are all terminal (``FORCED_LAST``: the deal's last card, about half of
+the decisions) is valued by its parent's frame without a frame of its own
+(``cfv = u * P * reach`` per hand, the same sums): x1.27 per iteration on the
+full game (``benchmarks/bench_public_tree.py``).
 """
 
 from __future__ import annotations
