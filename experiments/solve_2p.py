@@ -53,6 +53,10 @@ from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
+# DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did better
+# on 5 ranks x 4 copies, 3-card hands (README, "solved game")
+DISCOUNTS = {"alpha": 1.5, "beta": -1.0, "gamma": 3.0}
+
 
 def refuse(msg: str) -> NoReturn:
     """Bad input: one line on stderr, exit code 2 (as the ``vitou-ai`` commands)."""
@@ -151,12 +155,12 @@ def run(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", choices=("public", "flat"), default="public",
                     help="public tree with range vectors (default) or the flat game tree")
     ap.add_argument("--variant", choices=VARIANTS, default="dcfr")
-    # DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did
-    # better on 5 ranks x 4 copies, 3-card hands (README, "solved game")
-    ap.add_argument("--alpha", type=float, default=1.5, help="DCFR: positive regrets x t^a/(t^a+1)")
-    ap.add_argument("--beta", type=float, default=-1.0, help="DCFR: negative regrets x t^b/(t^b+1)")
-    ap.add_argument("--gamma", type=float, default=3.0,
-                    help="DCFR: cumulative policy x (t/(t+1))^g")
+    ap.add_argument("--alpha", type=float, default=None,
+                    help=f"DCFR only: positive regrets x t^a/(t^a+1) (default {DISCOUNTS['alpha']})")
+    ap.add_argument("--beta", type=float, default=None,
+                    help=f"DCFR only: negative regrets x t^b/(t^b+1) (default {DISCOUNTS['beta']})")
+    ap.add_argument("--gamma", type=float, default=None,
+                    help=f"DCFR only: cumulative policy x (t/(t+1))^g (default {DISCOUNTS['gamma']})")
     ap.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
     ap.add_argument("--iterations", type=int, default=5000, help="stop after this many")
     ap.add_argument("--time", type=float, default=None, help="stop after this many seconds")
@@ -211,9 +215,14 @@ def run(argv: list[str] | None = None) -> int:
         refuse(f"--time must be a positive number of seconds, got {args.time}")
     if not args.target >= 0:
         refuse(f"--target must be an exploitability >= 0 (points per deal), got {args.target}")
-    for name in ("alpha", "beta", "gamma"):
-        if not math.isfinite(getattr(args, name)):
-            refuse(f"--{name} must be a finite number, got {getattr(args, name)}")
+    given = {k: getattr(args, k) for k in DISCOUNTS if getattr(args, k) is not None}
+    for name, value in given.items():
+        if not math.isfinite(value):
+            refuse(f"--{name} must be a finite number, got {value}")
+    if given and args.variant != "dcfr":
+        refuse(f"--{next(iter(given))} is a DCFR discount; --variant {args.variant} has none")
+    # the discounts reach the solver (and its checkpoint record) only for DCFR
+    discounts = {**DISCOUNTS, **given} if args.variant == "dcfr" else {}
     try:
         params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                              hand_size=args.hand_size, dealer=args.dealer)
@@ -234,7 +243,6 @@ def run(argv: list[str] | None = None) -> int:
         check_writable(out)
     except OSError as e:
         refuse(str(e))
-    discounts = {"alpha": args.alpha, "beta": args.beta, "gamma": args.gamma}
     checkpoint = out / "checkpoint.npz"
     if args.resume and checkpoint.exists():
         # the record of the checkpoint against this run's, before the tree is built

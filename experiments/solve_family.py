@@ -23,6 +23,8 @@ with ``solve_2p.py`` (``experiments/solve_common.py``). Writes to ``--out``:
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import sys
 import time
 from collections import defaultdict
@@ -158,10 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     table = rate_table(tree, avg, params.rank_labels, params.dealer)
     cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
         "situation", "best_card", "reach"})
-    text = ",".join(cols) + "\n" + "".join(
-        ",".join(f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
-                 for c in cols) + "\n" for r in table)
-    write_atomic(out / "rates.csv", text.encode())
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")  # quotes a situation or label with a comma
+    w.writerow(cols)
+    w.writerows([f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
+                 for c in cols] for r in table)
+    write_atomic(out / "rates.csv", buf.getvalue().encode())
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
                                                    "ranks": params.ranks, "dealer": params.dealer},

@@ -394,6 +394,7 @@ def _refused_writing_nothing(mod, capsys, args, out, prefix, words):
     (["--checkpoint-every", "nan"], ("--checkpoint-every must be",)),
     (["--target", "-1"], ("--target must be",)),
     (["--alpha", "nan"], ("--alpha must be a finite number",)),
+    (["--variant", "cfr+", "--gamma", "2"], ("--gamma is a DCFR discount", "cfr+ has none")),
     (["--threads", "0"], ("--threads must be in",)),
     (["--out", "{blocked}"], ("is not a folder",)),
     (["--out", "{file}"], ("exists and is not a folder",)),
@@ -530,11 +531,18 @@ def test_make_solver_names_the_mistake():
         ("nosuch", {}, "unknown solver 'nosuch'"),
         ("public-dcfr", {"delta": 1.0}, "unknown DCFR discount 'delta'"),
         ("public-dcfr", {"alpha": float("nan")}, "alpha must be a finite number"),
+        ("public-cfr", {"alpha": 2.0}, "solver public-cfr takes no DCFR discounts"),
     ]:
         with pytest.raises(ValueError, match=words):
             make_solver(name, params, tree, **kw)
     with pytest.raises(ValueError, match="tree is of another game than params .tree's ranks 3"):
         make_solver("public-dcfr", other, tree)
+    solver = make_solver("public-dcfr", params, tree)
+    for n in (-1, 2.5, True, "3"):  # -1 ran nothing, silently
+        with pytest.raises(ValueError, match="iterations must be a whole number >= 0"):
+            solver.iterate(n)
+    solver.iterate(np.int64(2))
+    assert solver.iterations_done == 2
 
 
 def test_team_passes_compile_one_overload_of_the_recursive_walk():

@@ -45,6 +45,10 @@ def test_public_and_flat_trees_agree_through_the_protocol(tmp_path):
 
 def test_the_discounts_change_the_iterates(tmp_path):
     solve = _script()
+    assert solve.main(SMALL + ["--iterations", "10", "--variant", "cfr", "--out",
+                               str(tmp_path / "cfr")]) == 0
+    summary = json.loads((tmp_path / "cfr" / "summary.json").read_text())
+    assert summary["variant"] == "cfr" and summary["discounts"] == {}
     for name, extra in (("default", []), ("gamma5", ["--gamma", "5"])):
         assert solve.main(SMALL + ["--iterations", "20", "--out", str(tmp_path / name)] + extra) == 0
     a, b = _curve(tmp_path / "default"), _curve(tmp_path / "gamma5")
@@ -68,6 +72,8 @@ def test_discounts_are_refused_by_a_solver_without_them():
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=2)
     with pytest.raises(ValueError, match="takes no DCFR discounts"):
         make_solver("es-mccfr", params, None, alpha=2.0)
+    with pytest.raises(ValueError, match="solver cfr\\+ takes no DCFR discounts"):
+        make_solver("cfr+", params, build_tree(params), gamma=3.0)
     s = make_solver("dcfr", params, build_tree(params), gamma=3.0)
     assert s.solver.gamma == 3.0
 

@@ -50,9 +50,14 @@ def test_the_curve_matches_tabular_cfr_evaluated_directly(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["iterations"] == 20 and summary["infosets"] == tree.num_infosets
     assert summary["exploitability"] == float(curve[-1]["exploitability"])
-    # rates.csv is not read back: its situation names hold commas and are written unquoted
+    # rates.csv reads back as written: situation names with commas are quoted
     table = solve.rate_table(tree, avg, params.rank_labels, params.dealer)
-    assert table and (tmp_path / "rates.csv").read_text().count("\n") == len(table) + 1
+    read = _csv(tmp_path / "rates.csv")
+    assert table and len(read) == len(table)
+    assert any("," in r["situation"] for r in table)
+    for r, back in zip(table, read, strict=True):
+        assert back["situation"] == r["situation"] and back["best_card"] == str(r["best_card"])
+        assert float(back["reach"]) == pytest.approx(r["reach"], abs=5e-5)
     for r in table:
         freqs = [v for k, v in r.items() if k not in ("situation", "best_card", "reach")]
         assert sum(freqs) == pytest.approx(1.0, abs=1e-9)

@@ -65,7 +65,10 @@ class Solver(Protocol):
         """Information states in a sampling solver's table (``None`` for tree solvers)."""
 
     def iterate(self, n: int) -> None:
-        """Run ``n`` more iterations."""
+        """Run ``n`` more iterations.
+
+        Raises:
+            ValueError: ``n`` is not a whole number >= 0."""
 
     def solver_seconds(self) -> float:
         """Wall seconds spent in :meth:`iterate`, over all sessions."""
@@ -108,6 +111,14 @@ def _flat_tabular(params: VitouParams, keys, nact, actions, pol, name: str):
     return TabularPolicy(keys, probs, name=name, params=params)
 
 
+def check_iterations(n: Any) -> None:
+    """Refuse an iteration count that is not a whole number >= 0 (``-1`` used to run
+    nothing, silently)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"iterate: the number of iterations must be a whole number >= 0, "
+                         f"got {n!r}")
+
+
 class _Common:
     """What every family shares: iteration counters and checkpoints of ``self.solver``."""
 
@@ -127,6 +138,7 @@ class _Common:
         return None
 
     def iterate(self, n: int) -> None:
+        check_iterations(n)
         self.solver.iterate(n)
 
     def solver_seconds(self) -> float:
@@ -264,7 +276,7 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     if name not in FLAT + PUBLIC + SAMPLING and not name.startswith("openspiel-"):
         raise ValueError(f"unknown solver {name!r}; expected one of "
                          f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")
-    if discounts and name not in FLAT + PUBLIC:
+    if discounts and name not in ("dcfr", "public-dcfr"):
         raise ValueError(f"solver {name} takes no DCFR discounts ({', '.join(discounts)})")
     for k, v in discounts.items():
         if k not in ("alpha", "beta", "gamma"):

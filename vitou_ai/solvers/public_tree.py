@@ -521,14 +521,14 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
 
     Raises:
         ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes;
-            ``max_nodes`` not below 2**31; an unknown ``layout``.
+            ``max_nodes`` below 1 or not below 2**31; an unknown ``layout``.
     """
     check_public_params(params)
     if layout not in ("visit", "expansion"):
         raise ValueError(f"unknown public tree layout {layout!r}; expected 'visit' or "
                          "'expansion'")
-    if max_nodes >= 2**31:
-        raise ValueError(f"max_nodes must be below 2**31, not {max_nodes:,}")
+    if not 1 <= max_nodes < 2**31:
+        raise ValueError(f"max_nodes must be at least 1 and below 2**31, not {max_nodes:,}")
     hands = enumerate_hands(params)
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
