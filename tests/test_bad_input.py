@@ -314,6 +314,23 @@ def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked
     assert not built and not (tmp_path / "out").exists()
 
 
+def test_team_exploitability_evaluates_a_variant_named_twice_once(tmp_path):
+    """``--variants 3,3,1 3,3,1`` built the tree and evaluated every policy twice."""
+    import csv
+
+    mod = _team_exploitability()
+    real, built = mod.build_public_tree, []
+    mod.build_public_tree = lambda *a, **k: built.append(a) or real(*a, **k)
+    assert mod.main(["--variants", "3,3,1", "3,3,1", "--bots", "random", "--no-bracket",
+                     "--exact-counts", "3,3,1", "3,3,1", "--estimated-counts",
+                     "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "evaluation.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["variant"], r["policy"], r["team"]) for r in rows] == [
+        ("3,3,1", "random", "0"), ("3,3,1", "random", "1")]
+    assert len(built) == 1
+
+
 @pytest.mark.parametrize("text", ["{}", "[1, 2]", '{"format": "vitou_ai-sweep-task-1"}', "3"])
 def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text):
     from vitou_ai.sweep import Sweep, SweepError
