@@ -167,13 +167,31 @@ def test_abstraction_knobs_refused_for_a_solver_that_does_not_read_them(tmp_path
     assert not out.exists()
 
 
+@pytest.mark.parametrize("route, flag, value", [
+    (["--solver", "dcfr"], "--threads", "1"),
+    (["--solver", "public-dcfr"], "--lbr-deals", "0"),
+    (["--solver", "es-mccfr"], "--evals", "3"),
+    (["--solver", "dcfr"], "--eval-matches", "10"),
+    (["--solver", "dcfr"], "--lbr-samples", "4"),
+])
+def test_abstract_trainer_options_refused_for_other_solvers(tmp_path, capsys, route, flag,
+                                                            value):
+    """``--threads`` and the abstract trainer's evaluation options were silently ignored
+    by every other solver."""
+    out = tmp_path / "run"
+    code = main(["train", *SMALL_2P, *route, "--iterations", "4", flag, value,
+                 "--out", str(out)])
+    one_line_error(capsys, code, f"{flag} applies to --solver abstract-mccfr only")
+    assert not out.exists()
+
+
 MATCH = ["train", "--objective", "match", "--ranks", "3", "--copies", "2", "--hand-size", "1",
          "--target", "3"]
 
 
 @pytest.mark.parametrize("extra", [["--iterations", "0"], ["--time", "10"],
                                    ["--eval-every", "5"], ["--abstraction", "count=1"],
-                                   ["--seed", "3"]])
+                                   ["--seed", "3"], ["--threads", "1"], ["--lbr-deals", "0"]])
 def test_match_objective_refuses_the_options_it_would_ignore(tmp_path, capsys, extra):
     code = main([*MATCH, *extra, "--out", str(tmp_path / "m")])
     one_line_error(capsys, code, f"{extra[0]} does not apply to --objective match")

@@ -60,6 +60,10 @@ from .solvers.protocol import Solver, make_solver, tree_summary
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
 PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
 ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
+#: options of the abstract trainer only, and their defaults (refused with another solver:
+#: they used to be ignored silently)
+ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals": 200,
+                    "lbr_samples": 12}
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
 SOLVERS = NATIVE + PUBLIC + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
@@ -133,14 +137,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "vitou_ai.train_match)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
-    p.add_argument("--threads", type=int, default=2, help="abstract-mccfr: worker threads")
-    p.add_argument("--evals", type=int, default=6, help="abstract-mccfr: evaluations in the run")
-    p.add_argument("--eval-matches", type=int, default=2000,
-                   help="abstract-mccfr: 21-point matches per bot at each evaluation")
-    p.add_argument("--lbr-deals", type=int, default=200,
-                   help="abstract-mccfr: deals per team for the LBR bound (0: none)")
-    p.add_argument("--lbr-samples", type=int, default=12,
-                   help="abstract-mccfr: sampled worlds per LBR decision")
+    p.add_argument("--threads", type=int, default=None,
+                   help="abstract-mccfr: worker threads (default 2)")
+    p.add_argument("--evals", type=int, default=None,
+                   help="abstract-mccfr: evaluations in the run (default 6)")
+    p.add_argument("--eval-matches", type=int, default=None,
+                   help="abstract-mccfr: 21-point matches per bot at each evaluation "
+                   "(default 2000)")
+    p.add_argument("--lbr-deals", type=int, default=None,
+                   help="abstract-mccfr: deals per team for the LBR bound (0: none; "
+                   "default 200)")
+    p.add_argument("--lbr-samples", type=int, default=None,
+                   help="abstract-mccfr: sampled worlds per LBR decision (default 12)")
     p.add_argument("--iterations", type=int, default=None,
                    help="stop after this many iterations in all (default 1000; MCCFR: "
                    "200000; with --resume: the run's)")
@@ -384,11 +392,19 @@ def run(args: argparse.Namespace, out=None) -> int:
         if abstract is not None:
             from . import train_abstract
 
-            return train_abstract.run(*abstract, out)
-        if getattr(args, "abstraction", None) is not None:
-            raise _BadInput("--abstraction applies to --solver abstract-mccfr only (the default "
-                            "for --profile vitou and vitou_cason); this run's solver reads the "
-                            "real game's information states")
+            ns, params = abstract
+            for k, default in ABSTRACT_OPTIONS.items():
+                if getattr(ns, k, None) is None:
+                    setattr(ns, k, default)
+            return train_abstract.run(ns, params, out)
+        # the abstract trainer's own options, given on this command line (None: not given)
+        given = [f"--{k.replace('_', '-')}" for k in ("abstraction", *ABSTRACT_OPTIONS)
+                 if getattr(args, k, None) is not None]
+        if given:
+            raise _BadInput(f"{given[0]} applies to --solver abstract-mccfr only (the default "
+                            "for --profile vitou and vitou_cason); this run's solver "
+                            + ("reads the real game's information states"
+                               if given[0] == "--abstraction" else "does not use it"))
         plan = _plan(args)
     except _BadInput as e:
         print(f"vitou-ai train: {e}", file=sys.stderr)

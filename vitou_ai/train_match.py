@@ -42,7 +42,9 @@ def _config(args: argparse.Namespace, defaults: dict):
     for flag, name in (("--iterations", "iterations"), ("--eval-every", "eval_every"),
                        ("--time", "time"), ("--eval-deals", "eval_deals"), ("--bots", "bots"),
                        ("--exact", "exact"), ("--seed", "seed"),
-                       ("--abstraction", "abstraction")):
+                       ("--abstraction", "abstraction"), ("--threads", "threads"),
+                       ("--evals", "evals"), ("--eval-matches", "eval_matches"),
+                       ("--lbr-deals", "lbr_deals"), ("--lbr-samples", "lbr_samples")):
         if getattr(args, name, None) is not None:
             raise _BadInput(f"{flag} does not apply to --objective match: each deal is solved "
                             "by CFR to an exploitability of 1e-4 in match equity, exactly, "
