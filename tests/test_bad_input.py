@@ -626,3 +626,27 @@ def test_train_max_tree_nodes_checked_before_building(tmp_path, capsys, solver, 
                  "--max-tree-nodes", limit, "--out", str(tmp_path / "run")])
     err = one_line_error(capsys, code, words)
     assert "building" not in err and not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_during_a_tree_build_is_raised_when_the_builder_returns():
+    """Ctrl-C inside the jitted tree builders (which call back into Python) gave
+    ``SystemError: CPUDispatcher(<function _build>) returned a result with an exception
+    set`` in solve_2p.py and a segmentation fault in team_exploitability.py; the
+    builders now hold it (``_numba.deferred_interrupt``) and raise it on return."""
+    import os
+    import signal
+    import time
+
+    from vitou_ai._numba import deferred_interrupt
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    reached = []
+    with pytest.raises(KeyboardInterrupt), deferred_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # Python code: without the deferral the interrupt lands here
+        reached.append(True)
+    assert reached == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with deferred_interrupt():  # nothing caught: nothing raised
+        reached.append(False)
+    assert reached == [True, False]

@@ -49,7 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._numba import jit
+from .._numba import deferred_interrupt, jit
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
@@ -534,8 +534,9 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     deal0 = _representative_deal(params)
-    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
-                 layout == "visit")
+    with deferred_interrupt():  # Ctrl-C inside the builder crashed the process
+        out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p,
+                     max_nodes, layout == "visit")
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
