@@ -137,12 +137,20 @@ def main(argv: list[str] | None = None) -> int:
     """The command; exit code 0, 2 for bad input (one line on stderr), 130 when
     interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
     atomically, and ``--resume`` continues from the last checkpoint)."""
+    _folder.clear()
     try:
         return run(argv)
     except KeyboardInterrupt:
-        print("\nsolve_2p: interrupted; --resume continues from the last checkpoint",
-              file=sys.stderr)
+        if _folder and (_folder[0] / "checkpoint.npz").is_file():
+            print("\nsolve_2p: interrupted; --resume continues from the last checkpoint",
+                  file=sys.stderr)
+        else:
+            print("\nsolve_2p: interrupted before the first checkpoint: nothing to resume",
+                  file=sys.stderr)
         return 130
+
+
+_folder: list[Path] = []  # the run's --out, once known (for the interrupt message)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -244,6 +252,7 @@ def run(argv: list[str] | None = None) -> int:
     except OSError as e:
         refuse(str(e))
     checkpoint = out / "checkpoint.npz"
+    _folder.append(out)
     if args.resume and checkpoint.exists():
         # the record of the checkpoint against this run's, before the tree is built
         fmt = public_cfr.CHECKPOINT_FORMAT if args.tree == "public" else cfr.CHECKPOINT_FORMAT

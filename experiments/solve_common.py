@@ -5,8 +5,8 @@ its resumable ``curve.csv`` and the ``summary.json`` writer.
 The loop runs ``eval_every`` iterations at a time, evaluates the average policy exactly
 (:meth:`~vitou_ai.solvers.protocol.Solver.exact_evaluation`: exploitability and game value,
 points per deal), appends the script's curve row and rewrites ``curve.csv`` atomically
-after every evaluation, checkpoints when ``checkpoint_every`` wall seconds have passed
-since the last checkpoint and when it stops (at ``iterations``, at the target
+after every evaluation, checkpoints after the first evaluation, when ``checkpoint_every``
+wall seconds have passed since the last checkpoint, and when it stops (at ``iterations``, at the target
 exploitability, or after ``time_limit`` solver seconds). A checkpoint of the full game's
 tables is about 450 MB, so one per evaluation cost about a tenth of the run.
 """
@@ -75,13 +75,14 @@ def solve(solver: Solver, rows: list[dict], record: Callable[[dict], dict], *, o
 
     After every ``eval_every`` iterations: ``record(evaluation)`` makes the curve row
     (and prints the progress line), which is appended to ``rows`` and written to
-    ``out/curve.csv``. The solver is checkpointed to ``out/checkpoint.npz`` after an
-    evaluation when at least ``checkpoint_every`` wall seconds have passed since the
-    last checkpoint (0: after every evaluation) and at the end; ``after_checkpoint``
+    ``out/curve.csv``. The solver is checkpointed to ``out/checkpoint.npz`` after the
+    first evaluation, after an evaluation when at least ``checkpoint_every`` wall
+    seconds have passed since the last checkpoint (0: after every evaluation) and at
+    the end; ``after_checkpoint``
     is called then (e.g. to redraw a plot of the curve). On resume, the curve's rows
     after the checkpoint's iteration are dropped (:func:`resume`).
     """
-    last_save = time.perf_counter()
+    last_save = None  # the first evaluation checkpoints: an early Ctrl-C keeps a run
     while True:
         step = min(eval_every, iterations - solver.iterations_done)
         if step <= 0:
@@ -92,7 +93,7 @@ def solve(solver: Solver, rows: list[dict], record: Callable[[dict], dict], *, o
         write_curve(out / "curve.csv", rows)
         done = (solver.iterations_done >= iterations or ev["exploitability"] <= target
                 or bool(time_limit and solver.solver_seconds() >= time_limit))
-        if done or time.perf_counter() - last_save >= checkpoint_every:
+        if done or last_save is None or time.perf_counter() - last_save >= checkpoint_every:
             solver.save(out / "checkpoint.npz")
             last_save = time.perf_counter()
             if after_checkpoint is not None:

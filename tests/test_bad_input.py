@@ -489,17 +489,24 @@ def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, mo
     assert (out / "checkpoint.npz").read_bytes() == before
 
 
-def test_solve_2p_interrupted_says_how_to_resume(tmp_path, monkeypatch, capsys):
-    """Ctrl-C printed a traceback; the checkpoint was whole but nothing said so."""
+@pytest.mark.parametrize("checkpointed", [True, False])
+def test_solve_2p_interrupted_says_how_to_resume(tmp_path, monkeypatch, capsys, checkpointed):
+    """Ctrl-C printed a traceback; the checkpoint was whole but nothing said so. And
+    before the first checkpoint it said "--resume continues", which then found none."""
     mod = _solve_2p(monkeypatch)
 
     def interrupted(*a, **k):
+        mod._folder.append(tmp_path)
+        if checkpointed:
+            (tmp_path / "checkpoint.npz").write_bytes(b"")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(mod, "run", interrupted)
     assert mod.main([*SOLVE_SMALL, "--out", str(tmp_path)]) == 130
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "--resume continues" in err
+    assert "Traceback" not in err
+    assert ("--resume continues" in err) == checkpointed
+    assert ("nothing to resume" in err) == (not checkpointed)
 
 
 def test_solve_2p_resume_of_a_malformed_curve_is_one_line(tmp_path, capsys):

@@ -104,14 +104,16 @@ class _CountingSolver:
 
 @pytest.mark.parametrize("every, target_at, saved, rows", [
     (0.0, None, [10, 20, 30], 3),      # after every evaluation
-    (1e9, None, [30], 3),              # only at the end
-    (1e9, 20, [20], 2),                # the end is the target, reached at 20
+    (1e9, None, [10, 30], 3),          # after the first evaluation and at the end
+    (1e9, 20, [10, 20], 2),            # the end is the target, reached at 20
+    (1e9, 10, [10], 1),
 ])
 def test_checkpoints_are_taken_every_so_many_seconds_and_at_the_end(tmp_path, every, target_at,
                                                                     saved, rows):
     """A full-game checkpoint is 450 MB: one per evaluation cost a tenth of the run's wall
     time, so they are taken every ``checkpoint_every`` seconds, the curve at each
-    evaluation."""
+    evaluation; and after the first evaluation (a new user's Ctrl-C at 4 minutes,
+    before the first 300 s checkpoint, left nothing to resume)."""
     common = experiment("solve_common.py")
     solver = _CountingSolver({target_at: 1e-6} if target_at else None)
     curve: list[dict] = []
