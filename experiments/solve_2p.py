@@ -69,18 +69,21 @@ def read_curve(path: Path) -> list[tuple[int, float, float]]:
 
     Raises:
         ValueError: one line naming ``path``: missing, unreadable, without those
-            columns, or a cell that is not a number.
+            columns or without rows, or a cell that is not a number.
     """
     try:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
-        return [(int(r["iteration"]), float(r["seconds"]), float(r["exploitability"]))
-                for r in rows]
+        out = [(int(r["iteration"]), float(r["seconds"]), float(r["exploitability"]))
+               for r in rows]
     except OSError as e:
         raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
     except (KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as e:
         raise ValueError(f"{path}: not a curve.csv with numeric iteration, seconds and "
                          f"exploitability columns ({type(e).__name__}: {e})") from None
+    if not out:
+        raise ValueError(f"{path}: not a curve.csv: no rows under a header")
+    return out
 
 
 def plot(curve: Path, out: Path, compare: Path | None = None, title: str = "") -> None:
@@ -179,16 +182,26 @@ def run(argv: list[str] | None = None) -> int:
                     help="wall seconds between checkpoints (taken after an evaluation; "
                          "also at the end; 0: after every evaluation)")
     ap.add_argument("--out", default=None,
-                    help="default results/solve_2p_public (public tree), results/solve_2p (flat)")
+                    help="default for the full game results/solve_2p_public (public tree), "
+                         "results/solve_2p (flat); for another game runs/solve_2p-TREE-"
+                         "PROFILE-RANKSxCOPIESxHAND-dealerD")
     ap.add_argument("--compare", default=None,
                     help="a flat-tree curve.csv drawn beside this run's (default: "
                          "results/solve_2p/curve.csv, for the full game only)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--plot-only", action="store_true", help="redraw curve.png from curve.csv")
     args = ap.parse_args(argv)
+    full_game = (args.profile, args.ranks, args.copies, args.hand_size, args.dealer) == (
+        "vitou_2p", 8, 4, 3, 0)
     if args.out is None:
+        # the shipped results are the full game's; any other game's run goes under runs/
+        # (a small variant used to overwrite them)
         args.out = str(ROOT / "results" / ("solve_2p_public" if args.tree == "public"
-                                           else "solve_2p"))
+                                           else "solve_2p") if full_game else
+                       ROOT / "runs" / (f"solve_2p-{args.tree}-{args.profile}-{args.ranks}x"
+                                        f"{args.copies}x{args.hand_size}-dealer{args.dealer}"))
+    elif not args.out.strip():
+        refuse("--out is empty: name a folder")
     out = Path(args.out)
     title = (f"{args.profile}, {args.ranks} ranks x {args.copies} copies, {args.hand_size}-card "
              f"hands - {args.variant.upper()}, {args.tree} tree")
@@ -197,8 +210,6 @@ def run(argv: list[str] | None = None) -> int:
     if args.tree == "public":
         # the shipped flat curve is the full game's: not drawn beside a smaller variant
         default = ROOT / "results" / "solve_2p" / "curve.csv"
-        full_game = all(ap.get_default(k) == getattr(args, k)
-                        for k in ("profile", "ranks", "copies", "hand_size", "dealer"))
         compare = (Path(args.compare) if args.compare
                    else default if full_game and default.exists() else None)
         if compare is not None:

@@ -435,6 +435,8 @@ def _refused_writing_nothing(mod, capsys, args, out, prefix, words):
     (["--out", "{file}"], ("exists and is not a folder",)),
     (["--compare", "{missing}"], ("--compare", "cannot read")),
     (["--compare", "{badcsv}"], ("--compare", "not a curve.csv")),
+    (["--compare", "{header}"], ("--compare", "no rows under a header")),
+    (["--out", ""], ("--out is empty",)),
     (["--plot-only"], ("--plot-only", "curve.csv: cannot read")),
     (["--resume"], ("--resume: no checkpoint.npz in",)),
 ])
@@ -446,8 +448,10 @@ def test_solve_2p_refuses_bad_input_before_any_tree(tmp_path, blocked, monkeypat
     mod = _solve_2p(monkeypatch)
     (tmp_path / "file").write_text("x")
     (tmp_path / "bad.csv").write_text("iteration,seconds,exploitability\n10,abc,0.1\n")
+    (tmp_path / "header.csv").write_text("hi\n")
     extra = [e.format(blocked=blocked, file=tmp_path / "file", missing=tmp_path / "no.csv",
-                      badcsv=tmp_path / "bad.csv") for e in extra]
+                      badcsv=tmp_path / "bad.csv", header=tmp_path / "header.csv")
+             for e in extra]
     _refused_writing_nothing(mod, capsys, [*SOLVE_SMALL, *extra], tmp_path / "out",
                              "solve_2p:", words)
 

@@ -134,3 +134,14 @@ def test_resume_drops_the_curve_rows_after_the_checkpoint(tmp_path):
     solver.saved = [20]
     rows = common.resume(solver, tmp_path)
     assert [r["iteration"] for r in rows] == ["10", "20"]
+
+
+def test_a_small_variant_without_out_leaves_the_shipped_results_alone(tmp_path, monkeypatch):
+    """Without --out, the docstring's own small example overwrote the full game's shipped
+    results/solve_2p_public/ (curve, plot, summary)."""
+    solve = _script()
+    monkeypatch.setattr(solve, "ROOT", tmp_path)
+    assert solve.main(SMALL + ["--iterations", "10"]) == 0
+    run = tmp_path / "runs" / "solve_2p-public-vitou_2p-3x2x2-dealer0"
+    assert (run / "summary.json").exists() and (run / "checkpoint.npz").exists()
+    assert not (tmp_path / "results").exists()
