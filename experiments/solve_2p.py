@@ -36,7 +36,14 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
+from solve_common import (  # noqa: E402
+    ROOT,
+    curve_rows,
+    peak_rss_mb,
+    resume,
+    solve,
+    write_summary,
+)
 
 from vitou_ai.console import check_writable  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
@@ -272,8 +279,14 @@ def run(argv: list[str] | None = None) -> int:
         try:
             meta, _ = load_checkpoint(checkpoint, ())
             check_config(checkpoint, meta, want, params.players)
-        except CheckpointError as e:
+            if (out / "curve.csv").exists():
+                curve_rows(out / "curve.csv")
+        except (CheckpointError, ValueError) as e:
             refuse(f"cannot resume: {e}")
+        done = meta.get("iteration")
+        if isinstance(done, int) and args.iterations <= done:
+            refuse(f"--resume: the checkpoint is at iteration {done}; --iterations "
+                   f"{args.iterations} leaves nothing to run (give more)")
     elif args.resume:
         refuse(f"--resume: no checkpoint.npz in {out} (leave --resume out to start a run)")
     elif checkpoint.exists():

@@ -49,12 +49,28 @@ def resume(solver: Solver, out: Path) -> list[dict] | None:
     if not (out / "curve.csv").exists():
         return []
     try:
-        with open(out / "curve.csv", newline="") as f:
-            return [r for r in csv.DictReader(f) if int(r["iteration"]) <= solver.iterations_done]
-    except (OSError, KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as e:
-        print(f"cannot resume: {out / 'curve.csv'}: not a curve with an iteration column "
-              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return [r for r in curve_rows(out / "curve.csv")
+                if int(r["iteration"]) <= solver.iterations_done]
+    except ValueError as e:
+        print(f"cannot resume: {e}", file=sys.stderr)
         return None
+
+
+def curve_rows(path: Path) -> list[dict]:
+    """The rows of a run's ``curve.csv`` (values as strings).
+
+    Raises:
+        ValueError: ``"<path>: not a curve with an iteration column (<why>)"``.
+    """
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for r in rows:
+            int(r["iteration"])
+        return rows
+    except (OSError, KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as e:
+        raise ValueError(f"{path}: not a curve with an iteration column "
+                         f"({type(e).__name__}: {e})") from None
 
 
 def write_curve(path: Path, rows: list[dict]) -> None:

@@ -476,6 +476,11 @@ def _fake_checkpoint(folder, **changes):
     (["--resume", "--beta", "0"], ("cannot resume", "checkpoint beta -1.0")),
     (["--resume", "--tree", "flat"], ("cannot resume", "checkpoint format")),
     (["--resume", "--variant", "cfr"], ("cannot resume", "checkpoint variant")),
+    # a new user's: the tree was built, nothing run, and summary.json written with strings
+    (["--resume", "--iterations", "10"], ("the checkpoint is at iteration 10",
+                                          "--iterations 10 leaves nothing to run")),
+    # a new user's: refused only after the tree was built
+    (["--resume", "--curve", "foo,bar\n1,2\n"], ("cannot resume", "curve.csv: not a curve")),
 ])
 def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, monkeypatch,
                                                                     capsys, extra, words):
@@ -486,6 +491,10 @@ def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, mo
     out = tmp_path / "run"
     out.mkdir()
     _fake_checkpoint(out)
+    if "--curve" in extra:
+        i = extra.index("--curve")
+        (out / "curve.csv").write_text(extra[i + 1])
+        extra = extra[:i] + extra[i + 2:]
     before = (out / "checkpoint.npz").read_bytes()
     with pytest.raises(SystemExit) as e:
         mod.main([*SOLVE_SMALL, "--out", str(out), *extra])
