@@ -332,6 +332,26 @@ def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked
     assert not built and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("name, content", [
+    ("evaluation.csv", b"foo,bar\n1,2\n"),
+    ("evaluation.csv", b"\xff\xfe\x00binary"),
+    ("run.json", b"{not json"),
+    ("run.json", b'{"command": "x"}'),
+])
+def test_team_exploitability_refuses_a_damaged_earlier_file_before_any_count(
+        tmp_path, capsys, name, content):
+    """A new user's: a damaged evaluation.csv in --out was a traceback after the counts
+    (about 6 minutes by default), a damaged run.json one after the evaluation."""
+    mod = _team_exploitability()
+    mod.count_rows = lambda *a, **k: pytest.fail("counted before reading --out's files")
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--variants", "3,3,1", "--bots", "random", "--no-bracket",
+                  "--out", str(tmp_path)])
+    one_line_error(capsys, e.value.code, f"{name}: not a", "choose another --out")
+    assert (tmp_path / name).read_bytes() == content
+
+
 def test_team_exploitability_evaluates_a_variant_named_twice_once(tmp_path):
     """``--variants 3,3,1 3,3,1`` built the tree and evaluated every policy twice."""
     import csv
