@@ -6,8 +6,10 @@ about ten times the memory); both through the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`). Runs CFR / CFR+ / DCFR (DCFR's
 discounts ``--alpha --beta --gamma``, by default 1.5, -1, 3), evaluates the exact
 exploitability of the average policy every ``--eval-every`` iterations,
-checkpoints atomically every ``--checkpoint-every`` wall seconds (after an
-evaluation; ``--resume`` continues from the last checkpoint), and writes to ``--out``:
+checkpoints atomically after the first evaluation and every ``--checkpoint-every``
+wall seconds (after an evaluation; ``--resume`` continues from the last checkpoint),
+and writes to ``--out`` (default: ``results/solve_2p_public`` for the full game,
+``runs/solve_2p-...`` for any other):
 
 - ``curve.csv``: iteration, solver seconds (wall, in iterations only), total wall
   seconds since the start (tree build and evaluations included) and CPU seconds,
