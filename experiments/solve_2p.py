@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from solve_common import (  # noqa: E402
     ROOT,
-    curve_rows,
     peak_rss_mb,
     resume,
     solve,
@@ -282,7 +281,7 @@ def run(argv: list[str] | None = None) -> int:
             meta, _ = load_checkpoint(checkpoint, ())
             check_config(checkpoint, meta, want, params.players)
             if (out / "curve.csv").exists():
-                curve_rows(out / "curve.csv")
+                read_curve(out / "curve.csv")  # the columns the plot reads, and rows
         except (CheckpointError, ValueError) as e:
             refuse(f"cannot resume: {e}")
         done = meta.get("iteration")

@@ -501,6 +501,9 @@ def _fake_checkpoint(folder, **changes):
                                           "--iterations 10 leaves nothing to run")),
     # a new user's: refused only after the tree was built
     (["--resume", "--curve", "foo,bar\n1,2\n"], ("cannot resume", "curve.csv: not a curve")),
+    (["--resume", "--curve", "iteration,seconds\n10,1\n"], ("cannot resume",
+                                                            "exploitability columns")),
+    (["--resume", "--curve", "hello world\n"], ("cannot resume", "no rows under a header")),
 ])
 def test_solve_2p_checkpoint_of_another_run_refused_before_the_tree(tmp_path, monkeypatch,
                                                                     capsys, extra, words):

@@ -728,8 +728,9 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
-    nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
-                                       _representative_deal(params), pair_p, probes, seed)
+    with deferred_interrupt():  # as the builders: a Ctrl-C inside crashed the process
+        nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
+                                           _representative_deal(params), pair_p, probes, seed)
     return TreeCount(float(nodes), float(entries), float(decisions), probes)
 
 
