@@ -46,7 +46,7 @@ from solve_common import (  # noqa: E402
     write_summary,
 )
 
-from vitou_ai.console import check_writable  # noqa: E402
+from vitou_ai.console import check_writable, interrupts_outside_numba  # noqa: E402
 from vitou_ai.history import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import cfr, public_cfr  # noqa: E402
@@ -147,10 +147,14 @@ def warm_up(tree_kind: str, variant: str, profile: str, discounts: dict) -> floa
 def main(argv: list[str] | None = None) -> int:
     """The command; exit code 0, 2 for bad input (one line on stderr), 130 when
     interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
-    atomically, and ``--resume`` continues from the last checkpoint)."""
+    atomically, and ``--resume`` continues from the last checkpoint). As ``vitou-ai``,
+    Ctrl-C is kept out of numba's compiled code and callbacks
+    (:func:`vitou_ai.console.interrupts_outside_numba`: one inside the tree builder was a
+    ``SystemError`` traceback)."""
     _folder.clear()
     try:
-        return run(argv)
+        with interrupts_outside_numba():
+            return run(argv)
     except KeyboardInterrupt:
         if _folder and (_folder[0] / "checkpoint.npz").is_file():
             print("\nsolve_2p: interrupted; --resume continues from the last checkpoint",

@@ -671,25 +671,23 @@ def test_train_max_tree_nodes_checked_before_building(tmp_path, capsys, solver, 
     assert "building" not in err and not (tmp_path / "run").exists()
 
 
-def test_ctrl_c_during_a_tree_build_is_raised_when_the_builder_returns():
-    """Ctrl-C inside the jitted tree builders (which call back into Python) gave
+@pytest.mark.parametrize("script", ["solve_2p.py", "team_exploitability.py"])
+def test_experiments_keep_ctrl_c_out_of_numba(tmp_path, monkeypatch, script):
+    """Ctrl-C inside the jitted tree builder (which calls back into Python) gave
     ``SystemError: CPUDispatcher(<function _build>) returned a result with an exception
-    set`` in solve_2p.py and a segmentation fault in team_exploitability.py; the
-    builders now hold it (``_numba.deferred_interrupt``) and raise it on return."""
-    import os
+    set`` in solve_2p.py and a segmentation fault in team_exploitability.py (there also
+    while numba compiled the count); both now run under
+    ``console.interrupts_outside_numba``, as ``vitou-ai`` does, and restore the handler."""
     import signal
-    import time
 
-    from vitou_ai._numba import deferred_interrupt
+    from tests.helpers import experiment
+    from vitou_ai import console
 
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    reached = []
-    with pytest.raises(KeyboardInterrupt), deferred_interrupt():
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)  # Python code: without the deferral the interrupt lands here
-        reached.append(True)
-    assert reached == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with deferred_interrupt():  # nothing caught: nothing raised
-        reached.append(False)
-    assert reached == [True, False]
+    mod = experiment(script)
+    seen = []
+    monkeypatch.setattr(mod, "run", lambda argv: seen.append(signal.getsignal(signal.SIGINT))
+                        or 0)
+    before = signal.getsignal(signal.SIGINT)
+    assert mod.main(["--out", str(tmp_path)]) == 0
+    assert seen == [console._on_sigint]
+    assert signal.getsignal(signal.SIGINT) is before

@@ -7,12 +7,8 @@ kernel sums returns and the solvers sum regrets.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -49,27 +45,3 @@ jit = numba.njit(cache=True, nogil=True)
 
 jit_parallel = numba.njit(cache=True, nogil=True, parallel=True)
 """Decorator for batch loops over rows with ``numba.prange``."""
-
-
-@contextlib.contextmanager
-def deferred_interrupt() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) while a long jitted call runs, and raise the
-    ``KeyboardInterrupt`` when it returns.
-
-    A jitted function that calls back into Python (numba unpickles some constants
-    on the way) turned a Ctrl-C arriving inside it into a ``SystemError`` traceback
-    or a segmentation fault (the tree builders). Only in the main thread and only
-    while Python's default handler is installed; elsewhere a no-op.
-    """
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt

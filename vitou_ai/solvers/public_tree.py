@@ -49,7 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._numba import deferred_interrupt, jit
+from .._numba import jit
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
@@ -534,9 +534,8 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     deal0 = _representative_deal(params)
-    with deferred_interrupt():  # Ctrl-C inside the builder crashed the process
-        out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p,
-                     max_nodes, layout == "visit")
+    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
+                 layout == "visit")
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
@@ -728,9 +727,8 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
-    with deferred_interrupt():  # as the builders: a Ctrl-C inside crashed the process
-        nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
-                                           _representative_deal(params), pair_p, probes, seed)
+    nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
+                                       _representative_deal(params), pair_p, probes, seed)
     return TreeCount(float(nodes), float(entries), float(decisions), probes)
 
 

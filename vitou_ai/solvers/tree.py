@@ -24,7 +24,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .._numba import deferred_interrupt, jit
+from .._numba import jit
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
@@ -305,8 +305,7 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     if params.mode != "deal":
         raise ValueError("full game trees are built for deal mode only (mode='deal')")
     hands, probs = enumerate_deals(params)
-    with deferred_interrupt():  # Ctrl-C inside the builder crashed the process
-        out = _build(params.to_array(), hands, probs, max_nodes)
+    out = _build(params.to_array(), hands, probs, max_nodes)
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the game tree has more than {max_nodes:,} nodes; "
