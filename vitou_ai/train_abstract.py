@@ -168,8 +168,9 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
 
 
 def run(args, params: VitouParams, out=None) -> int:
-    """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``);
-    returns the exit code (0 done, 2 bad input or table full, 130 interrupted)."""
+    """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``, with
+    :data:`vitou_ai.train.ABSTRACT_OPTIONS` filled in); returns the exit code (0 done, 2
+    bad input or table full, 130 interrupted)."""
     from .solvers.cfr import CheckpointError
     from .solvers.mccfr import TableFullError
     from .solvers.mccfr_abstract import AbstractMCCFR
@@ -191,22 +192,22 @@ def run(args, params: VitouParams, out=None) -> int:
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         return bad(f"--time must be a positive number of seconds, got {budget}")
-    for flag, value, low in (("--threads", getattr(args, "threads", 2), 1),
-                             ("--evals", getattr(args, "evals", 6), 1),
+    for flag, value, low in (("--threads", args.threads, 1),
+                             ("--evals", args.evals, 1),
                              ("--eval-deals", args.eval_deals, 2),
-                             ("--eval-matches", getattr(args, "eval_matches", 2000), 0),
-                             ("--lbr-samples", getattr(args, "lbr_samples", 12), 1),
+                             ("--eval-matches", args.eval_matches, 0),
+                             ("--lbr-samples", args.lbr_samples, 1),
                              ("--max-infosets", args.max_infosets, 1),
                              ("--iterations", 1 if args.iterations is None else args.iterations,
                               1)):
         if value < low:
             return bad(f"{flag} must be at least {low}, got {value}")
-    lbr_deals = getattr(args, "lbr_deals", 200)
+    lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
     if not 0 <= args.seed < 2**31:
         return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
-    evals = int(getattr(args, "evals", 6))
+    evals = int(args.evals)
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
     from .bots.named import parse_bot
@@ -239,7 +240,7 @@ def run(args, params: VitouParams, out=None) -> int:
     prune_after = 0.1 * budget if budget else 60.0
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
-        threads=getattr(args, "threads", 2), prune_after=prune_after,
+        threads=args.threads, prune_after=prune_after,
         discount_interval=(budget / 40 if budget else 30.0), discount_intervals=20)
     rows: list[dict[str, Any]] = []
     if args.resume:
@@ -261,8 +262,8 @@ def run(args, params: VitouParams, out=None) -> int:
         "prune_prob": solver.prune_prob, "prune_threshold": solver.prune_threshold,
         "discount_interval": solver.discount_interval,
         "discount_intervals": solver.discount_intervals, "evals": evals,
-        "eval_deals": args.eval_deals, "eval_matches": getattr(args, "eval_matches", 2000),
-        "lbr_deals": getattr(args, "lbr_deals", 200), "lbr_samples": getattr(args, "lbr_samples", 12),
+        "eval_deals": args.eval_deals, "eval_matches": args.eval_matches,
+        "lbr_deals": args.lbr_deals, "lbr_samples": args.lbr_samples,
         "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
         "started": saved.get("started", stamp), "lbr_bots": saved.get("lbr_bots", {}),
     }
