@@ -45,3 +45,13 @@ bench: $(STAMP)
 
 clean-venv:
 	rm -rf $(VENV)
+
+# The documentation site (mkdocs.yml, docs/): `make docs` builds it into site/ with
+# --strict (a broken link or API reference fails); `.venv/bin/mkdocs serve` previews it.
+.PHONY: docs
+$(VENV)/.docs-stamp: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e ".[docs]" --config-settings editable_mode=compat
+	touch $@
+
+docs: $(VENV)/.docs-stamp
+	$(VENV)/bin/mkdocs build --strict
