@@ -1,10 +1,12 @@
 """The RL environments (vitou_ai.envs): PettingZoo's api_test, Gymnasium's
 check_env, seeded determinism, masks against the kernel and the reference
-engine, refusal of illegal actions."""
+engine, refusal of illegal actions; every profile, the Truc / Put family
+included (spaces of ``params.num_actions`` ids)."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -21,6 +23,9 @@ from vitou_ai.envs import ENV_ID, vitou_v0  # noqa: E402
 from vitou_ai.envs.gym_env import VitouEnv  # noqa: E402
 from vitou_ai.openspiel_game import game_string  # noqa: E402
 from vitou_ai.rules import Game, IllegalActionError  # noqa: E402
+from vitou_ai.rules import kernel as K  # noqa: E402
+from vitou_ai.rules import layout as L  # noqa: E402
+from vitou_ai.rules.params import ALL_PROFILES, VitouParams  # noqa: E402
 
 # PettingZoo warns for any Dict observation space (its classic card games get the same).
 pytestmark = pytest.mark.filterwarnings("ignore:Observation:UserWarning")
@@ -35,6 +40,25 @@ CONFIGS = [
     dict(profile="vitou_2p", mode="match", scores=(10, 11)),
 ]
 IDS = ["vitou", "signals-r6.1", "r6.2-trick", "cason-match-small", "2p", "2p-match"]
+
+# The family (docs/RULES_family.md): small match variants, a small deck, one-from-end scores.
+FAMILY_CONFIGS = [
+    dict(profile="truc_catalan", hand_size=2, dealer=-1),
+    dict(profile="truc_catalan_2p", mode="match", target=4, max_deals=5,
+         direction="counterclockwise"),
+    dict(profile="truc_1912", mode="match", target=4, games=1, max_deals=6),
+    dict(profile="trut", mode="match", max_deals=6),
+    dict(profile="put", dealer=-1, scores=(4, 3)),
+    dict(profile="put", mode="match", target=3, max_deals=6),
+]
+FAMILY_IDS = ["catalan-2cards", "catalan2p-match", "1912-match", "trut-match", "put-r6",
+              "put-match"]
+
+
+def _kernel_legal(table) -> list[int]:
+    """The kernel's legal actions at the table's state (buffer wider than any profile's ids)."""
+    buf = np.empty(64, np.int64)
+    return buf[:K.legal_actions(table.p, table.a, buf)].tolist()
 
 
 def _random_policy(rng: np.random.Generator):
@@ -67,8 +91,186 @@ def test_pettingzoo_api_test(cfg):
     api_test(vitou_v0.env(**cfg), num_cycles=200)
 
 
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_pettingzoo_api_test_every_profile(profile):
+    api_test(vitou_v0.env(profile=profile), num_cycles=200)
+
+
+@pytest.mark.parametrize("cfg", FAMILY_CONFIGS, ids=FAMILY_IDS)
+def test_pettingzoo_api_test_family_variants(cfg):
+    api_test(vitou_v0.env(**cfg), num_cycles=200)
+
+
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_spaces_are_sized_from_the_game(profile):
+    params = VitouParams(profile=profile)
+    aec = vitou_v0.env(profile=profile)
+    gym = VitouEnv(profile=profile)
+    n = params.num_actions
+    assert n == (L.NUM_ACTIONS_FAMILY if params.family else L.NUM_ACTIONS)
+    assert len(aec.possible_agents) == params.players
+    for space in [aec.action_space(a) for a in aec.possible_agents] + [gym.action_space]:
+        assert space == gymnasium.spaces.Discrete(n)
+    for obs_space in [aec.observation_space(a) for a in aec.possible_agents] + \
+            [gym.observation_space]:
+        assert obs_space["action_mask"].shape == (n,)
+        size = pyspiel.load_game(game_string(params)).information_state_tensor_size()
+        assert obs_space["observation"].shape == (size,)
+
+
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_masks_equal_kernel_legal_actions_every_profile(profile):
+    """300 seeded random decisions each in vitou_v0 and Vitou-v0: the mask is exactly
+    the kernel's legal actions (d8510d0: 22-wide masks hid the family's ids 22..30)."""
+    env = vitou_v0.env(profile=profile)
+    table = env.unwrapped.table
+    rng = np.random.default_rng(11)
+    env.reset(seed=11)
+    decisions = 0
+    while decisions < 300:
+        agent = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            if not env.agents:
+                env.reset()
+            continue
+        legal = _kernel_legal(table)
+        assert legal, "a decision without legal actions"
+        assert np.flatnonzero(obs["action_mask"]).tolist() == legal, (profile, agent)
+        for other in env.possible_agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any()
+        env.step(int(rng.choice(legal)))
+        decisions += 1
+
+    genv = VitouEnv(profile=profile, opponents=["random"])
+    obs, _ = genv.reset(seed=12)
+    for _ in range(300):
+        legal = _kernel_legal(genv.table)
+        assert np.flatnonzero(obs["action_mask"]).tolist() == legal, profile
+        assert np.flatnonzero(genv.action_masks()).tolist() == legal
+        obs, _, term, _, _ = genv.step(int(rng.choice(legal)))
+        if term:
+            obs, _ = genv.reset()
+
+
+@pytest.mark.parametrize("cfg", FAMILY_CONFIGS, ids=FAMILY_IDS)
+def test_masks_equal_kernel_legal_actions_family_variants(cfg):
+    env = vitou_v0.env(**cfg)
+    table = env.unwrapped.table
+    act = _random_policy(np.random.default_rng(13))
+    env.reset(seed=13)
+    for _ in range(300):
+        obs, _, term, trunc, _ = env.last()
+        if not (term or trunc):
+            assert np.flatnonzero(obs["action_mask"]).tolist() == _kernel_legal(table)
+        env.step(None if term or trunc else act(obs))
+        if not env.agents:
+            env.reset()
+
+
+def test_truc_1912_redeal_decision_is_masked():
+    """F2.1: the first leader proposes a fresh deal (29) or keeps (30); d8510d0 gave
+    it an all-zero mask, and the mask-sampling loop raised there."""
+    env = vitou_v0.env(profile="truc_1912")
+    table = env.unwrapped.table
+    act = _random_policy(np.random.default_rng(5))
+    env.reset(seed=5)
+    reached = 0
+    for _ in range(400):
+        obs, _, term, trunc, _ = env.last()
+        if not (term or trunc) and table.a[L.S_PHASE] == L.PH_REDEAL:
+            assert np.flatnonzero(obs["action_mask"]).tolist() == [L.A_REDEAL, L.A_KEEP]
+            reached += 1
+        env.step(None if term or trunc else act(obs))
+        if not env.agents:
+            env.reset()
+    assert reached >= 10
+    genv = VitouEnv(profile="truc_1912", seat=0, dealer=3)  # seat 0 leads: it decides F2.1
+    obs, _ = genv.reset(seed=5)
+    assert genv.table.a[L.S_PHASE] == L.PH_REDEAL
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [L.A_REDEAL, L.A_KEEP]
+
+
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_readme_loop_runs_every_profile(profile):
+    """The README's loop (``action_space(agent).sample(mask)``), seeded, to the end of
+    several deals, rendering each step; and its Gymnasium twin."""
+    env = vitou_v0.env(profile=profile, render_mode="ansi")
+    for k, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(k)
+    env.reset(seed=0)
+    for _ in range(4):
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            assert env.render()
+            action = None if termination or truncation else \
+                env.action_space(agent).sample(obs["action_mask"])
+            env.step(action)
+        assert "over:" in env.render()
+        env.reset()
+    genv = gymnasium.make(ENV_ID, profile=profile, render_mode="ansi")
+    genv.action_space.seed(0)
+    obs, info = genv.reset(seed=0)
+    for _ in range(4):
+        terminated = False
+        while not terminated:
+            assert genv.render()
+            obs, reward, terminated, truncated, info = genv.step(
+                genv.action_space.sample(obs["action_mask"]))
+            assert "illegal_action" not in info
+        obs, info = genv.reset()
+
+
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_observation_is_the_openspiel_tensor_every_profile(profile):
+    """The jitted tensor is ``information_state_tensor`` in every profile (d8510d0:
+    the family's action tokens were laid out 22 wide, the observer's 31)."""
+    env = vitou_v0.env(profile=profile, **({"mode": "match", "max_deals": 4} if profile in (
+        "trut", "put") else {}))
+    game = pyspiel.load_game(game_string(env.unwrapped.params))
+    act = _random_policy(np.random.default_rng(1))
+    env.reset(seed=1)
+    for _ in range(150):
+        obs, _, term, trunc, _ = env.last()
+        state = game.new_initial_state()
+        for _, a in env.unwrapped.table.history:
+            state.apply_action(a)
+        seat = int(env.agent_selection.split("_")[1])
+        np.testing.assert_array_equal(
+            obs["observation"], np.asarray(state.information_state_tensor(seat), np.float32))
+        env.step(None if term or trunc else act(obs))
+        if not env.agents:
+            env.reset()
+
+
 def test_pettingzoo_seed_test():
     seed_test(lambda: vitou_v0.env(profile="vitou", signals=True, dealer=-1), num_cycles=200)
+
+
+# check_env steps illegal actions on purpose (the default "terminate" warns), and warns that
+# an unwrapped environment has no spec.
+QUIET_ILLEGAL = pytest.mark.filterwarnings("ignore:.*illegal action ended")
+QUIET_NO_SPEC = pytest.mark.filterwarnings("ignore:.*not having a spec")
+
+
+@QUIET_ILLEGAL
+@QUIET_NO_SPEC
+def test_gymnasium_check_env_registered_default():
+    """The registered environment on its default settings passes Gymnasium's checker,
+    which steps actions sampled from the whole action space (d8510d0 raised)."""
+    check_env(gymnasium.make(ENV_ID).unwrapped)
+
+
+@QUIET_ILLEGAL
+@QUIET_NO_SPEC
+@pytest.mark.parametrize("profile", ALL_PROFILES)
+def test_gymnasium_check_env_every_profile(profile):
+    from vitou_ai.envs.selfplay import SelfPlayEnv
+
+    check_env(gymnasium.make(ENV_ID, profile=profile).unwrapped)
+    check_env(SelfPlayEnv(profile=profile))
 
 
 @pytest.mark.parametrize("cfg", [CONFIGS[1], CONFIGS[5]], ids=[IDS[1], IDS[5]])
@@ -204,9 +406,77 @@ def test_illegal_action_refused_and_nothing_lost():
     assert out == reference  # the refused actions changed nothing
 
 
+def test_gym_illegal_action_terminates_by_default():
+    """The default, as PettingZoo's TerminateIllegalWrapper: the episode ends, the
+    reward is the game's worst return, info names the action; then reset() is needed."""
+    from vitou_ai.envs.selfplay import SelfPlayEnv
+
+    for profile, mode, worst in (("vitou_2p", "deal", -12.0), ("vitou", "deal", -21.0),
+                                 ("put", "deal", -5.0), ("trut", "match", -1.0)):
+        env = VitouEnv(profile=profile, mode=mode)
+        assert env.illegal_action == "terminate" and env.illegal_reward == worst
+        obs, _ = env.reset(seed=2)
+        bad = _first_illegal(obs["action_mask"])
+        with pytest.warns(UserWarning, match="illegal action ended the episode"):
+            obs2, r, term, trunc, info = env.step(bad)
+        assert term and not trunc and r == worst and info["illegal_move"]
+        assert re.match(r"Vitou-v0, seat 0: .* is illegal \([A-Z]\d.*legal: ", info["illegal_action"])
+        assert not obs2["action_mask"].any() and not env.action_masks().any()
+        with pytest.raises(gymnasium.error.ResetNeeded):
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        env.reset(seed=3)
+        with pytest.raises(IllegalActionError, match="not an action"):  # outside the space
+            env.step(env.action_space.n)
+        with pytest.raises(TypeError, match="integer id"):
+            env.step("raise")
+        env.step(int(np.flatnonzero(env.action_masks())[0]))  # still usable
+        sp = SelfPlayEnv(profile=profile, mode=mode)
+        sp.reset(seed=2)
+        bad = _first_illegal(sp.action_masks().astype(np.int8))
+        with pytest.warns(UserWarning, match="illegal action ended the episode"):
+            _, r, term, _, info = sp.step(bad)
+        assert term and r == worst and info["illegal_move"]
+    env = VitouEnv(profile="vitou_2p", illegal_reward=-100)
+    obs, _ = env.reset(seed=2)
+    with pytest.warns(UserWarning):
+        assert env.step(_first_illegal(obs["action_mask"]))[1] == -100.0
+
+
+def test_aec_illegal_action_terminate_mode():
+    env = vitou_v0.env(profile="truc_1912", illegal_action="terminate")
+    env.reset(seed=4)
+    agent = env.agent_selection
+    obs, *_ = env.last()
+    with pytest.warns(UserWarning, match="illegal action ended the game"):
+        env.step(_first_illegal(obs["action_mask"]))
+    rewards = {}
+    for a in env.agent_iter():
+        _, reward, term, _, info = env.last()
+        assert term and not env.observe(a)["action_mask"].any()
+        rewards[a] = reward
+        if a == agent:
+            assert info["illegal_move"] and "is illegal" in info["illegal_action"]
+        env.step(None)
+    assert rewards[agent] == -12.0 and sum(rewards.values()) == -12.0
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        vitou_v0.env(illegal_action="refuse")
+
+
+def test_gym_neural_bots_refused_in_family_games():
+    from vitou_ai.bots.neural import NeuralPolicy
+
+    params = VitouParams(profile="put")
+    size = pyspiel.load_game(game_string(params)).information_state_tensor_size()
+    net = NeuralPolicy([("linear", np.zeros((L.NUM_ACTIONS, size)), np.zeros(L.NUM_ACTIONS))],
+                       "logits", params)
+    with pytest.raises(ValueError, match="22 outputs, put has 31 action ids"):
+        VitouEnv(profile="put", opponents=[net])
+
+
 def test_gym_illegal_action_raise_and_refuse():
     for mode in ("raise", "refuse"):
         env = VitouEnv(profile="vitou_2p", opponents="counter", illegal_action=mode)
+        assert env.illegal_action == mode
         obs, _ = env.reset(seed=1)
         bad = _first_illegal(obs["action_mask"])
         if mode == "raise":

@@ -9,6 +9,11 @@ same input) and the action mask over the rules' action ids
 (``docs/kernel_interface.md``). Every rule decision is the kernel's; this
 module only samples chance, checks an action against the kernel's legal
 actions before applying it, and formats a table for display.
+
+Every size comes from the game, not from the Vitou constants of
+``rules.layout``: the action ids are ``0 .. params.num_actions - 1`` (22 for
+the Vitou profiles, 31 for the Truc / Put family, ``docs/kernel_interface.md``),
+the seats ``params.players``, the ranks ``params.ranks`` (up to 13 in Put).
 """
 
 from __future__ import annotations
@@ -23,19 +28,20 @@ from ..rng import row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import Game as RulesGame
-from ..rules.game import IllegalActionError, action_to_string
+from ..rules.game import IllegalActionError
 from ..rules.game import State as RulesState
 from ..rules.observe import infostate_key
-from ..rules.params import RANK_LETTERS, VitouParams
+from ..rules.params import VitouParams
 from ..sim.random_play import sample_chance
 
-#: Size of the action space: the rules' action ids 0..21 (``layout.NUM_ACTIONS``).
-NUM_ACTIONS = L.NUM_ACTIONS
-
-
 #: Chance nodes between two player decisions are at most a dealer draw, the
-#: cards of one deal and the gestures' catches (1 + 12 + 8); room to spare.
+#: cards of one deal and the gestures' catches (1 + 12 + 8; a French fresh deal,
+#: F2.3, deals 12 more); room to spare. A longer run is an error, not an overflow.
 MAX_CHANCE_RUN = 64
+
+#: Slots for the kernel's legal actions and chance outcomes: every action id of
+#: every profile (``layout.NUM_ACTIONS_FAMILY``), and every chance id.
+ID_SLOTS = max(L.NUM_ACTIONS_FAMILY, L.MAX_CHANCE_IDS_FAMILY, L.MAX_CHANCE_OUTCOMES)
 
 
 @jit
@@ -45,6 +51,8 @@ def advance_chance(params, state, rng, actions, probs, drawn):
     ``drawn`` (``int64[MAX_CHANCE_RUN]``); return how many."""
     k = 0
     while K.is_chance(state):
+        if k == drawn.shape[0]:
+            return -1
         c = sample_chance(params, state, rng, actions, probs)
         K.apply_action(params, state, c)
         drawn[k] = c
@@ -54,13 +62,31 @@ def advance_chance(params, state, rng, actions, probs, drawn):
 
 @jit
 def legal_mask(params, state, actions, mask):
-    """``mask[a] = 1`` for each legal action ``a`` (``int8[NUM_ACTIONS]``, overwritten)."""
+    """``mask[a] = 1`` for each legal action ``a`` (``int8[num_actions]``, overwritten);
+    returns the number of legal actions, or -1 if one does not fit in ``mask``."""
     for i in range(mask.shape[0]):
         mask[i] = 0
     n = K.legal_actions(params, state, actions)
     for i in range(n):
+        if actions[i] < 0 or actions[i] >= mask.shape[0]:
+            return -1
         mask[actions[i]] = 1
     return n
+
+
+@jit
+def rewrite_tokens(key, start, ntok, num_actions, match, deals, out):
+    """Rewrite the ``tokens`` piece (from ``out[start]``) and the ``deals`` counter of a
+    tensor filled by ``openspiel_observer.fill_infostate_tensor``, with rows of
+    ``num_actions`` (the observer's ``tokens`` is ``[ntok, params.num_actions]``;
+    the jitted twin lays its rows out 22 wide, Vitou's action count, which shifts
+    every token after the first in a family game)."""
+    for i in range(start, out.shape[0]):
+        out[i] = 0.0
+    for j in range(min(np.int64(key[L.K_NTOK]), ntok)):
+        out[start + j * num_actions + key[L.K_TOK + j]] = 1.0
+    if match:
+        out[start + ntok * num_actions] = deals
 
 
 class KernelTable:
@@ -71,6 +97,8 @@ class KernelTable:
 
     Attributes:
         params: the :class:`VitouParams`.
+        num_actions: size of the action space and of the mask, ``params.num_actions``
+            (22 for the Vitou profiles, 31 for the family).
         a: the kernel state, ``int32[STATE_SIZE]`` (read it, do not write it).
         obs_size: length of the information-state tensor.
         obs_high: ``float32[obs_size]`` upper bound of each tensor entry (1 for the
@@ -80,6 +108,7 @@ class KernelTable:
     def __init__(self, params: VitouParams):
         self.params = params
         self.n = params.players
+        self.num_actions = params.num_actions
         self.p = params.to_array()
         self.rules_game = RulesGame(params)
         # Only the observer is used from the OpenSpiel game (one tensor layout).
@@ -94,13 +123,19 @@ class KernelTable:
             self.obs_high[int(np.argmax(self.observer.tensor))] = params.max_deals
         self.a = K.new_state(self.p)
         self.rng = np.zeros(1, np.uint64)
-        self._acts = np.empty(NUM_ACTIONS, np.int64)
-        self._probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
-        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._acts = np.empty(ID_SLOTS, np.int64)
+        self._probs = np.empty(ID_SLOTS, np.float64)
+        self._mask = np.zeros(self.num_actions, np.int8)
         self._ret = np.zeros(self.n, np.float64)
         self._drawn = np.empty(MAX_CHANCE_RUN, np.int64)
         self._key = np.empty(L.KEY_SIZE, np.int8)
         self._dims = infostate_tensor_dims(params)
+        # Where the tokens start in the tensor, for rewrite_tokens (family games).
+        tok = self.observer.dict["tokens"]
+        self._tok_start = ((tok.__array_interface__["data"][0]
+                            - self.observer.tensor.__array_interface__["data"][0])
+                           // self.observer.tensor.itemsize)
+        self._fix_tokens = self.num_actions != L.NUM_ACTIONS
         self.player = L.TERMINAL_PLAYER
         # Every action since the start of the game, as (is_chance, id): replaying it
         # on vitou_ai.rules.Game gives the same state.
@@ -119,6 +154,8 @@ class KernelTable:
 
     def _advance(self) -> int:
         k = advance_chance(self.p, self.a, self.rng, self._acts, self._probs, self._drawn)
+        if k < 0:  # pragma: no cover - a kernel that deals forever
+            raise RuntimeError(f"more than {MAX_CHANCE_RUN} chance nodes in a row")
         self.history.extend((True, int(c)) for c in self._drawn[:k])
         self.player = int(K.current_player(self.p, self.a))
         return self.player
@@ -127,11 +164,13 @@ class KernelTable:
         return bool(K.is_terminal(self.a))
 
     def action_mask(self) -> np.ndarray:
-        """A new ``int8[NUM_ACTIONS]``: 1 for the legal actions of the player to act
+        """A new ``int8[num_actions]``: 1 for the legal actions of the player to act
         (all zero at the end)."""
         if K.is_terminal(self.a):
-            return np.zeros(NUM_ACTIONS, np.int8)
-        legal_mask(self.p, self.a, self._acts, self._mask)
+            return np.zeros(self.num_actions, np.int8)
+        if legal_mask(self.p, self.a, self._acts, self._mask) < 0:  # pragma: no cover
+            raise RuntimeError(f"{self.params.profile}: a legal action id beyond "
+                               f"0..{self.num_actions - 1}")
         return self._mask.copy()
 
     def legal_actions(self) -> list[int]:
@@ -141,18 +180,33 @@ class KernelTable:
         n = K.legal_actions(self.p, self.a, self._acts)
         return self._acts[:n].tolist()
 
+    def action_id(self, action) -> int:
+        """``action`` as an int if it is in the action space ``0 .. num_actions - 1``.
+
+        Raises:
+            TypeError: an action that is not an integer id.
+            IllegalActionError: an id outside the action space (rule ``"R10"``).
+        """
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an integer id 0..{self.num_actions - 1}, "
+                            f"got {action!r}")
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(
+                f"action id {action} is not an action of {self.params.profile} "
+                f"(0..{self.num_actions - 1})", "R10")
+        return action
+
     def check(self, action) -> int:
         """``action`` as an int if it is legal for the player to act.
 
         Raises:
             TypeError: an action that is not an integer id.
-            IllegalActionError: an action the rules do not allow here; the message
-                names the action, the seat, the rule and the legal actions. The
-                state is unchanged.
+            IllegalActionError: an action the rules do not allow here, or an id outside
+                the action space; the message names the action, the seat, the rule and
+                the legal actions. The state is unchanged.
         """
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise TypeError(f"an action is an integer id 0..{NUM_ACTIONS - 1}, got {action!r}")
-        action = int(action)
+        action = self.action_id(action)
         if not K.is_terminal(self.a):
             n = K.legal_actions(self.p, self.a, self._acts)
             if action in self._acts[:n].tolist():
@@ -178,6 +232,9 @@ class KernelTable:
         out = np.empty(self.obs_size, np.float32)
         fill_infostate_tensor(self._key, *self._dims[:5], True, self._dims[5],
                               int(self.a[L.S_DEALS]), out)
+        if self._fix_tokens:
+            rewrite_tokens(self._key, self._tok_start, self._dims[4], self.num_actions,
+                           self._dims[5], int(self.a[L.S_DEALS]), out)
         return out
 
     def returns(self) -> np.ndarray:
@@ -185,6 +242,16 @@ class KernelTable:
         +1 / -1 / 0 (R8.2). Zero before the end."""
         K.returns(self.p, self.a, self._ret)
         return self._ret.copy()
+
+    def worst_return(self) -> float:
+        """A lower bound of any seat's return: match mode -1 (R8.2); deal mode minus
+        the most points a deal can score (a stake's value, what a team needs to reach
+        the target, or R6.1's 3). The default penalty of an illegal action, so that
+        no legal line of play ever looks worse than breaking a rule."""
+        p = self.params
+        if p.mode == "match":
+            return -1.0
+        return -float(max(p.target, 3, *p.ladder))
 
     def last_deal(self):
         """The :class:`vitou_ai.rules.DealResult` of the latest finished deal, or None."""
@@ -199,9 +266,10 @@ class KernelTable:
             f"stake {p.ladder_labels[int(a[L.S_STAKE])]}"
             + ("" if a[L.S_LASTRAISE] < 0 else f" (last raised by team {int(a[L.S_LASTRAISE])})")
         ]
+        labels = p.rank_labels  # Put's 13 ranks, Catalan's 10 (docs/RULES_family.md)
         for s in range(self.n):
             base = L.S_HELD + s * L.MAX_RANKS
-            held = " ".join(RANK_LETTERS[r] for r in range(L.MAX_RANKS)
+            held = " ".join(labels[r] for r in range(p.ranks)
                             for _ in range(int(a[base + r])))
             turn = "  <- to act" if s == self.player and not self.is_terminal() else ""
             lines.append(f"  seat {s} (team {s % 2 if self.n == 4 else s}): {held or '-'}{turn}")
@@ -214,12 +282,13 @@ class KernelTable:
         if npl:
             lead = int(a[L.S_LEADER])
             lines.append("  this trick: " + ", ".join(
-                f"seat {(lead + k) % self.n} {RANK_LETTERS[int(a[L.S_TRICK + k])]}"
+                f"seat {(lead + k) % self.n} {labels[int(a[L.S_TRICK + k])]}"
                 for k in range(npl)))
         if self.is_terminal():
             d = self.last_deal()
             lines.append(f"  over: {d.end if d else '-'}, returns "
                          + " ".join(f"{x:+g}" for x in self.returns()))
         else:
-            lines.append("  legal: " + ", ".join(action_to_string(x) for x in self.legal_actions()))
+            lines.append("  legal: " + ", ".join(self.rules_game.action_string(x)
+                                                 for x in self.legal_actions()))
         return "\n".join(lines)

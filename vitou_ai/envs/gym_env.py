@@ -1,4 +1,4 @@
-"""Vitou for one seat against fixed bots, as a Gymnasium environment.
+"""Vitou (or a family game) for one seat against fixed bots, as a Gymnasium environment.
 
 ::
 
@@ -9,24 +9,41 @@
 
 (``gymnasium.make("vitou_ai.envs:vitou_ai/Vitou-v0", ...)`` imports the module itself.)
 
+- ``profile``: any profile, the Truc / Put family included
+  (``docs/RULES_family.md``); ``**knobs``: fields of :class:`VitouParams`.
 - ``opponents``: bot specs (:func:`vitou_ai.bots.parse_bot`: ``random``,
   ``cautious``, ``bluffer``, ``counter``, ``counter:bluff=0.2``, a ``.npz``
   policy file, ``nfsp:PATH`` ...) or policy objects; one entry plays every
   other seat, or one per other seat in seat order. Bots play inside the
   kernel's policy interface (``choose_action``), seeded from ``reset``.
+  Neural bots have one output per Vitou action id (22), so a family game
+  refuses them.
 - Observation and actions as in ``vitou_v0``: ``{"observation": float32[N],
-  "action_mask": int8[22]}``, ``Discrete(22)`` with the rules' ids;
-  ``action_masks()`` returns the mask (sb3-contrib's ``MaskablePPO``).
+  "action_mask": int8[A]}``, ``Discrete(A)`` with the rules' ids, where
+  ``A = params.num_actions`` (22 for the Vitou profiles, 31 for the family).
+  The mask is also ``info["action_mask"]`` and ``action_masks()`` (``bool[A]``,
+  sb3-contrib's ``MaskablePPO``).
 - Reward at the end: the seat's points per deal (deal mode, R8.1) or the
   match result +1 / -1 / 0 (match mode, R8.2).
 - An episode starts at the seat's first decision: a deal that ends before it
   (R6.1 / R6.2 decisions of others at one from the end) is skipped and counted
   in ``info["skipped_deals"]``.
-- ``illegal_action="raise"`` (default): an illegal action raises
-  :class:`vitou_ai.rules.IllegalActionError` and changes nothing.
-  ``"refuse"``: it returns the same observation, reward 0, not terminated, and
-  ``info["illegal_action"]`` with the message (for code that samples the whole
-  action space, such as Gymnasium's ``check_env``).
+- Illegal actions (``illegal_action=``). ``"terminate"`` (default, PettingZoo's
+  ``TerminateIllegalWrapper`` for one agent): the episode ends
+  (``terminated=True``) with reward ``illegal_reward`` and
+  ``info["illegal_action"]`` (the message naming the action, the rule and the
+  legal actions) and ``info["illegal_move"] = True``; the default
+  ``illegal_reward`` is the game's worst return (-1 in match mode, minus the
+  most points a deal can score in deal mode), so that a learner without masks
+  never finds breaking a rule better than losing. It is the default because a
+  Gymnasium environment must take any action of its action space (Gymnasium's
+  ``check_env`` and its users' unmasked agents sample the whole of
+  ``Discrete(A)``), and ending the episode keeps every episode finite.
+  ``"raise"``: raises :class:`vitou_ai.rules.IllegalActionError` and changes
+  nothing (for debugging masked agents). ``"refuse"``: returns the same
+  observation, reward 0, not terminated, with ``info["illegal_action"]``.
+  A non-integer action, or an id outside ``Discrete(A)``, raises in every mode;
+  so does ``step`` after the episode's end (``gymnasium.error.ResetNeeded``).
 """
 
 from __future__ import annotations
@@ -57,32 +74,36 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from ..rules.params import VitouParams
-from .core import NUM_ACTIONS, KernelTable
+from .core import ID_SLOTS, KernelTable
 
-ILLEGAL_MODES = ("raise", "refuse")
+#: Handling of an illegal action (module docstring); the first is the default.
+ILLEGAL_MODES = ("terminate", "raise", "refuse")
 
 
 class VitouEnv(gymnasium.Env):
     """One seat of Vitou against bots (module docstring).
 
     Args:
-        profile: ``"vitou"``, ``"vitou_cason"`` or ``"vitou_2p"``.
+        profile: any profile of :data:`vitou_ai.rules.params.ALL_PROFILES`.
         opponents: bot specs or policies, 1 or ``players - 1`` of them.
         seat: the learner's seat, ``0 .. players-1``.
         render_mode: ``None`` or ``"ansi"``.
-        illegal_action: ``"raise"`` or ``"refuse"``.
+        illegal_action: ``"terminate"`` (default), ``"raise"`` or ``"refuse"``.
+        illegal_reward: the reward of an illegal action under ``"terminate"``;
+            ``None`` (default): the game's worst return (``KernelTable.worst_return``).
         **knobs: fields of :class:`VitouParams`.
 
     Raises:
         ValueError: a bad knob, seat, opponent spec, count of opponents, render
-            mode or ``illegal_action``.
+            mode or ``illegal_action``; a neural bot in a family game.
         OSError: a policy file that cannot be read.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, profile: str = "vitou", opponents: Sequence[str | Policy] = ("random",),
-                 seat: int = 0, render_mode: str | None = None, illegal_action: str = "raise",
+                 seat: int = 0, render_mode: str | None = None,
+                 illegal_action: str = "terminate", illegal_reward: float | None = None,
                  **knobs):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"Vitou-v0: render_mode must be None or 'ansi', got {render_mode!r}")
@@ -109,12 +130,19 @@ class VitouEnv(gymnasium.Env):
                 tabular_fits(b, self.params)
             elif isinstance(b, NeuralPolicy):
                 neural_fits(b, self.params)
+                if self.params.num_actions != L.NUM_ACTIONS:
+                    raise ValueError(f"Vitou-v0: neural bot {b.name!r} has {L.NUM_ACTIONS} "
+                                     f"outputs, {self.params.profile} has "
+                                     f"{self.params.num_actions} action ids")
             elif isinstance(b, AbstractPolicy):
                 abstract_fits(b, self.params)
         self.seat = int(seat)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.table = KernelTable(self.params)
+        self.illegal_reward = (self.table.worst_return() if illegal_reward is None
+                               else float(illegal_reward))
+        self.num_actions = self.table.num_actions
         others = [s for s in range(n) if s != self.seat]
         unique: list[Policy] = []
         for b in bots:
@@ -123,12 +151,14 @@ class VitouEnv(gymnasium.Env):
         self.bots = dict(zip(others, bots, strict=True))
         self._pack = pack_policies(unique)
         self._pi = {s: next(k for k, u in enumerate(unique) if u is b) for s, b in self.bots.items()}
-        self._legal, self._keybuf, self._iwork, self._bot_rng = scratch()
+        _, self._keybuf, self._iwork, self._bot_rng = scratch()
+        self._legal = np.empty(ID_SLOTS, np.int64)  # room for the family's ids
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, self.table.obs_high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
         })
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self._over = True  # before reset(), after the end or an illegal "terminate"
 
     # ---- the bots ------------------------------------------------------------------------
     def _play_bots(self) -> int:
@@ -142,14 +172,18 @@ class VitouEnv(gymnasium.Env):
             player = t.apply(int(a))
         return player
 
+    def _mask(self) -> np.ndarray:
+        if self._over or self.table.player != self.seat:
+            return np.zeros(self.num_actions, np.int8)
+        return self.table.action_mask()
+
     def _obs(self) -> dict:
-        mask = (self.table.action_mask() if self.table.player == self.seat
-                else np.zeros(NUM_ACTIONS, np.int8))
-        return {"observation": self.table.infostate_tensor(self.seat), "action_mask": mask}
+        return {"observation": self.table.infostate_tensor(self.seat), "action_mask": self._mask()}
 
     def action_masks(self) -> np.ndarray:
-        """``bool[22]``: the learner's legal actions now (sb3-contrib ``MaskablePPO``)."""
-        return self._obs()["action_mask"].astype(bool)
+        """``bool[num_actions]``: the learner's legal actions now (sb3-contrib
+        ``MaskablePPO``); all false once the episode is over."""
+        return self._mask().astype(bool)
 
     # ---- the Gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -165,23 +199,50 @@ class VitouEnv(gymnasium.Env):
             if self._play_bots() == self.seat:
                 break
             skipped += 1
-        return self._obs(), {"skipped_deals": skipped}
+        self._over = False
+        obs = self._obs()
+        return obs, {"skipped_deals": skipped, "action_mask": obs["action_mask"].copy()}
 
     def step(self, action):
+        if self._over:
+            raise gymnasium.error.ResetNeeded(
+                "Vitou-v0: the episode is over (or never started); call reset()")
+        try:
+            action = self.table.action_id(action)  # outside the space: raises in every mode
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"Vitou-v0, seat {self.seat}: {exc}", exc.rule) from None
+        except TypeError as exc:
+            raise TypeError(f"Vitou-v0, seat {self.seat}: {exc}") from None
         try:
             self.table.check(action)
         except IllegalActionError as exc:
+            where = f"Vitou-v0, seat {self.seat}: {exc}"
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"Vitou-v0, seat {self.seat}: {exc}", exc.rule) from None
-            return self._obs(), 0.0, False, False, {"illegal_action": str(exc)}
+                raise IllegalActionError(where, exc.rule) from None
+            if self.illegal_action == "refuse":
+                obs = self._obs()
+                return obs, 0.0, False, False, {"illegal_action": where,
+                                                "action_mask": obs["action_mask"].copy()}
+            # One text, so Python's warning filter shows it once (the message is in info).
+            gymnasium.logger.warn("Vitou-v0: an illegal action ended the episode "
+                                  "(illegal_action='terminate'); info['illegal_action'] names it")
+            self._over = True
+            obs = self._obs()
+            return obs, self.illegal_reward, True, False, {
+                "illegal_action": where, "illegal_move": True,
+                "action_mask": obs["action_mask"].copy()}
         self.table.apply(action)
         player = self._play_bots()
         if player == L.TERMINAL_PLAYER:
+            self._over = True
             deal = self.table.last_deal()
             info = {} if deal is None else {"end": deal.end, "points": deal.points,
                                             "stake": deal.stake}
-            return self._obs(), float(self.table.returns()[self.seat]), True, False, info
-        return self._obs(), 0.0, False, False, {}
+            obs = self._obs()
+            info["action_mask"] = obs["action_mask"].copy()
+            return obs, float(self.table.returns()[self.seat]), True, False, info
+        obs = self._obs()
+        return obs, 0.0, False, False, {"action_mask": obs["action_mask"].copy()}
 
     def render(self) -> str | None:
         if self.render_mode is None:

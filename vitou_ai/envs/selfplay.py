@@ -7,12 +7,20 @@ policy (a :class:`~vitou_ai.bots.neural.NeuralPolicy`, typically a recent
 snapshot of the learner; uniformly random before the first), all through the
 AEC API (``agent_iter`` / ``last`` / ``step``).
 
+- Any profile, the Truc / Put family included; actions ``Discrete(A)`` with
+  ``A = params.num_actions`` (22 for Vitou, 31 for the family). A neural
+  opponent has 22 outputs, so a family game takes the uniform random one only.
 - Observation: the learner's information-state tensor (``float32[N]``);
-  ``action_masks()`` gives its legal actions.
+  ``action_masks()`` (``bool[A]``) and ``info["action_mask"]`` give its legal
+  actions.
 - Reward at the end: the learner's reward in ``vitou_v0`` (points per deal, or
   the match result in match mode).
 - A deal that ends before the learner's first decision is skipped (as in
   ``Vitou-v0``).
+- Illegal actions of the learner as in ``Vitou-v0``: ``illegal_action="terminate"``
+  (default: the episode ends with reward ``illegal_reward``, by default the
+  game's worst return, and ``info["illegal_action"]``), ``"raise"`` or
+  ``"refuse"``.
 """
 
 from __future__ import annotations
@@ -22,7 +30,10 @@ import numpy as np
 
 from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
+from ..rules import layout as L
+from ..rules.game import IllegalActionError
 from .aec import raw_env
+from .gym_env import ILLEGAL_MODES
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -31,15 +42,27 @@ class SelfPlayEnv(gymnasium.Env):
     Args:
         profile: the profile; ``**knobs``: fields of :class:`VitouParams`.
         opponent: a :class:`NeuralPolicy` for the game, or ``None`` (uniform random).
+        illegal_action: ``"terminate"`` (default), ``"raise"`` or ``"refuse"``.
+        illegal_reward: the reward of an illegal action under ``"terminate"``;
+            ``None`` (default): the game's worst return.
 
     Raises:
-        ValueError: a bad knob, or an opponent trained for another game.
+        ValueError: a bad knob or ``illegal_action``, or an opponent trained for
+            another game (or for the Vitou action ids in a family game).
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, profile: str = "vitou", opponent: NeuralPolicy | None = None, **knobs):
-        self.aec = raw_env(profile=profile, **knobs)
+    def __init__(self, profile: str = "vitou", opponent: NeuralPolicy | None = None,
+                 illegal_action: str = "terminate", illegal_reward: float | None = None,
+                 **knobs):
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"SelfPlayEnv: illegal_action must be one of {ILLEGAL_MODES}, "
+                             f"got {illegal_action!r}")
+        self.aec = raw_env(profile=profile, illegal_action="raise",
+                           illegal_reward=illegal_reward, **knobs)
+        self.illegal_action = illegal_action
+        self.illegal_reward = self.aec.illegal_reward
         self.params = self.aec.params
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)["observation"]
@@ -47,11 +70,15 @@ class SelfPlayEnv(gymnasium.Env):
         self.opponent = None
         self.set_opponent(opponent)
         self.seat = 0
+        self._over = True
 
     def set_opponent(self, policy: NeuralPolicy | None) -> None:
         """Play the other seats with ``policy`` from the next decision on."""
         if policy is not None:
             neural_fits(policy, self.params)
+            if self.params.num_actions != L.NUM_ACTIONS:
+                raise ValueError(f"SelfPlayEnv: a neural policy has {L.NUM_ACTIONS} outputs, "
+                                 f"{self.params.profile} has {self.params.num_actions} action ids")
         self.opponent = policy
 
     def _opponent_action(self, agent: str, obs: dict) -> int:
@@ -77,11 +104,17 @@ class SelfPlayEnv(gymnasium.Env):
         return True, 0.0  # pragma: no cover - the learner is removed only after its last()
 
     def action_masks(self) -> np.ndarray:
-        """``bool[22]``: the learner's legal actions now."""
+        """``bool[num_actions]``: the learner's legal actions now (all false at the end)."""
+        if self._over:
+            return np.zeros(self.action_space.n, bool)
         return self.aec.observe(self.aec.possible_agents[self.seat])["action_mask"].astype(bool)
 
     def _obs(self) -> np.ndarray:
         return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]
+
+    def _info(self, **info) -> dict:
+        info["action_mask"] = self.action_masks().astype(np.int8)
+        return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -91,10 +124,30 @@ class SelfPlayEnv(gymnasium.Env):
             self.aec.reset(seed=int(self.np_random.integers(0, 2**63)))
             over, _ = self._advance()
             if not over:
-                return self._obs(), {"seat": self.seat, "skipped_deals": skipped}
+                self._over = False
+                return self._obs(), self._info(seat=self.seat, skipped_deals=skipped)
             skipped += 1
 
     def step(self, action):
-        self.aec.step(int(action))
+        if self._over:
+            raise gymnasium.error.ResetNeeded(
+                "SelfPlayEnv: the episode is over (or never started); call reset()")
+        table = self.aec.table
+        action = table.action_id(action)  # outside the space: raises in every mode
+        try:
+            table.check(action)
+        except IllegalActionError as exc:
+            where = f"SelfPlayEnv, seat {self.seat}: {exc}"
+            if self.illegal_action == "raise":
+                raise IllegalActionError(where, exc.rule) from None
+            if self.illegal_action == "refuse":
+                return self._obs(), 0.0, False, False, self._info(illegal_action=where)
+            gymnasium.logger.warn("SelfPlayEnv: an illegal action ended the episode "
+                                  "(illegal_action='terminate'); info['illegal_action'] names it")
+            self._over = True
+            return self._obs(), self.illegal_reward, True, False, self._info(
+                illegal_action=where, illegal_move=True)
+        self.aec.step(action)
         over, reward = self._advance()
-        return self._obs(), reward, over, False, {}
+        self._over = over
+        return self._obs(), reward, over, False, self._info()
