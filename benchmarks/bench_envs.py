@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.envs import vitou_v0  # noqa: E402
 from vitou_ai.envs.gym_env import VitouEnv  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rng import row_seed  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import kernel as K  # noqa: E402

@@ -31,7 +31,7 @@ import numba
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.sim.random_play import random_games  # noqa: E402
 

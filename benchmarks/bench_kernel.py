@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import python_rates  # noqa: E402
 from tests.reference.engine import RefGame  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.sim.random_play import random_games  # noqa: E402
 

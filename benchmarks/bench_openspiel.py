@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import vitou_ai  # noqa: E402,F401
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION  # noqa: E402
 
 VITOU = "python_vitou(profile=vitou_2p,ranks=4,copies=2,hand_size=1)"

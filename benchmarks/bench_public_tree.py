@@ -32,8 +32,8 @@ import numba
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.console import check_writable  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.commands.console import check_writable  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402

@@ -39,7 +39,7 @@ import vitou_ai  # noqa: E402,F401  (registers python_vitou)
 from benchmarks.common import python_rates  # noqa: E402
 from tests.reference.engine import RefGame  # noqa: E402
 from vitou_ai.bots import RandomPolicy, named_bot  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
 from vitou_ai.sim.random_play import random_games  # noqa: E402

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import vitou_ai  # noqa: E402,F401
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.evaluate import exploitability  # noqa: E402

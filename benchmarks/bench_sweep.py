@@ -1,4 +1,4 @@
-"""Benchmark: a match-equity sweep (vitou_ai.sweep) on the embedded local Ray runtime
+"""Benchmark: a match-equity sweep (vitou_ai.match_equity.sweep) on the embedded local Ray runtime
 against the serial backend, same table, same run.
 
 Each repeat computes the whole table of a small ``vitou_2p`` variant in a fresh result
@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai import match_equity as M  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.match_equity import two_player as M  # noqa: E402
+from vitou_ai.match_equity.sweep import Sweep  # noqa: E402
 from vitou_ai.rules import RULES_VERSION  # noqa: E402
-from vitou_ai.sweep import Sweep  # noqa: E402
 
 
 def one_run(config: M.EquityConfig, backend: str, workers: int, folder: Path

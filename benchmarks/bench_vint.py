@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.reference.vint_engine import RefDeal  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.sim.random_play import random_games  # noqa: E402
 from vitou_ai.vint import RULES_VERSION, VintParams  # noqa: E402

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vitou_ai.abstraction import AbstractionConfig  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules.params import RULES_VERSION  # noqa: E402
 from vitou_ai.solvers.abstract_tree import abstract_tree, lift  # noqa: E402

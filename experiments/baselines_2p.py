@@ -36,7 +36,7 @@ from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.bots.neural import neural_policy_on_tree, tree_inputs  # noqa: E402
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
 from vitou_ai.eval.tournament import run_tournament  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402

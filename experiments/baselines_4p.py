@@ -42,7 +42,7 @@ from baselines_common import (  # noqa: E402
 from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
 from vitou_ai.eval.tournament import run_tournament  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import vitou_ai  # noqa: E402,F401
 from vitou_ai.bots.neural import NeuralPolicy  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 
 Evaluate = Callable[[NeuralPolicy, float, int, float], None]
@@ -88,7 +88,7 @@ def train_nfsp(params: VitouParams, budget: float, evaluate: Evaluate, seed: int
     from open_spiel.python import rl_environment
     from open_spiel.python.pytorch import nfsp
 
-    from vitou_ai.openspiel_game import game_string
+    from vitou_ai.openspiel.game import game_string
 
     seed_all(seed)
     game = pyspiel.load_game(game_string(params))
@@ -136,7 +136,7 @@ def train_deep_cfr(params: VitouParams, budget: float, evaluate: Evaluate, seed:
     import pyspiel
     from open_spiel.python.pytorch import deep_cfr
 
-    from vitou_ai.openspiel_game import game_string
+    from vitou_ai.openspiel.game import game_string
 
     seed_all(seed)
     game = pyspiel.load_game(game_string(params))

@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 import pyspiel  # noqa: E402
 
 import vitou_ai  # noqa: E402,F401
-from vitou_ai.history import write_atomic  # noqa: E402
-from vitou_ai.openspiel_game import game_string  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.openspiel.game import game_string  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.evaluate import exploitability  # noqa: E402

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.bots.abstract import check_fits  # noqa: E402
 from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.eval.lbr import local_best_response  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 
 

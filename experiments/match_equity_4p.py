@@ -1,5 +1,5 @@
 """Experiment: the four-player match-equity table, approximately, with its measured error
-(issue 15, part 2; :mod:`vitou_ai.match_equity_4p`).
+(issue 15, part 2; :mod:`vitou_ai.match_equity.four_player`).
 
 1. For every score state below the target and each of the four dealers, ``--deals``
    deals are simulated with ``--policy`` in all four seats (one sweep task per score
@@ -35,10 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai import match_equity_4p as M4  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
-from vitou_ai.match_equity import MatchEquityError, check_scores  # noqa: E402
-from vitou_ai.sweep import BACKENDS, Sweep, SweepError  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.match_equity import four_player as M4  # noqa: E402
+from vitou_ai.match_equity.sweep import BACKENDS, Sweep, SweepError  # noqa: E402
+from vitou_ai.match_equity.two_player import MatchEquityError, check_scores  # noqa: E402
 
 DEFAULT_CHECKS = ("0:0", "10:10", "5:15", "15:5", "18:18", "20:15", "15:20", "20:20")
 PROG = "match_equity_4p"

@@ -3,7 +3,7 @@
 1. Cross-check: from a start state ``A:B`` and each dealer, ``--matches`` matches are
    simulated by the kernel in match mode (R8.2: it scores, rotates the deal, applies
    R6 / R9.3) with both seats playing the table's score-conditioned policy (each
-   state's deal solved with match-equity payoffs, :func:`vitou_ai.match_equity.state_policy`,
+   state's deal solved with match-equity payoffs, :func:`vitou_ai.match_equity.two_player.state_policy`,
    the same deterministic solve as the table's); seat 0's win rate with its 95%
    Wilson interval is set against ``E(A, B, dealer)``.
 2. Match objective against points per deal (``--compare``): the same match policy
@@ -31,17 +31,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai import match_equity as M  # noqa: E402
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
 from vitou_ai.eval.stats import wilson_interval  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.match_equity import two_player as M  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
 
 
 def combined(config, table, states, objective) -> TabularPolicy:
     """One score-conditioned policy over ``states``: each state with ``a <= b`` solved,
-    the others played by seat-swapped keys (:func:`vitou_ai.match_equity.mirror_keys`)."""
+    the others played by seat-swapped keys (:func:`vitou_ai.match_equity.two_player.mirror_keys`)."""
     keys, probs = [], []
     for a, b in sorted({(min(k), max(k)) for k in states}):
         kk, pp = M.state_policy(config, (a, b), table, objective)

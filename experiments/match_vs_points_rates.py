@@ -1,5 +1,5 @@
 """Experiment: raise and refusal rates by score state of the match-objective two-player
-strategy against the point-maximising one (issue 15, part 3; :mod:`vitou_ai.score_rates`).
+strategy against the point-maximising one (issue 15, part 3; :mod:`vitou_ai.match_equity.score_rates`).
 
 Each score state's deal is solved for both objectives (the match objective with the
 table's equities as payoffs, read from ``--table``: a CSV of ``vitou-ai match-equity`` or
@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai import match_equity as M  # noqa: E402
-from vitou_ai import score_rates as S  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.match_equity import score_rates as S  # noqa: E402
+from vitou_ai.match_equity import two_player as M  # noqa: E402
 from vitou_ai.rules import RULES_VERSION  # noqa: E402
 
 PROG = "match_vs_points_rates"

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.bots.abstract import check_fits  # noqa: E402
 from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.eval.stats import ratio_interval, wilson_interval  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
 

@@ -46,8 +46,8 @@ from solve_common import (  # noqa: E402
     write_summary,
 )
 
-from vitou_ai.console import check_writable, interrupts_outside_numba  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.commands.console import check_writable, interrupts_outside_numba  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import cfr, public_cfr  # noqa: E402
 from vitou_ai.solvers.cfr import VARIANTS  # noqa: E402
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
     atomically, and ``--resume`` continues from the last checkpoint). As ``vitou-ai``,
     Ctrl-C is kept out of numba's compiled code and callbacks
-    (:func:`vitou_ai.console.interrupts_outside_numba`: one inside the tree builder was a
+    (:func:`vitou_ai.commands.console.interrupts_outside_numba`: one inside the tree builder was a
     ``SystemError`` traceback)."""
     _folder.clear()
     try:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
 
 from vitou_ai._numba import jit  # noqa: E402
-from vitou_ai.history import write_atomic  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.rules.game import action_to_string  # noqa: E402

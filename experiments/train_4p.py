@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.cli import main as cli_main  # noqa: E402
+from vitou_ai.commands.cli import main as cli_main  # noqa: E402
 
 
 def main() -> int:

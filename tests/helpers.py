@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vitou_ai.history import HandHistory, HistoryError, check_expect, replay, result_dict
 from vitou_ai.rules import Game
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
+from vitou_ai.rules.history import HandHistory, HistoryError, check_expect, replay, result_dict
 
 
 def experiment(script: str, name: str | None = None):

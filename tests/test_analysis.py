@@ -1,11 +1,11 @@
-"""Bluff analysis (vitou_ai.analysis): reach-weighted tables with checkable values."""
+"""Bluff analysis (vitou_ai.eval.analysis): reach-weighted tables with checkable values."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vitou_ai import analysis as A
+from vitou_ai.eval import analysis as A
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers.cfr import TabularCFR

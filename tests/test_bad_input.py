@@ -15,8 +15,8 @@ import pytest
 from vitou_ai.bots.abstract import AbstractPolicy
 from vitou_ai.bots.neural import NeuralPolicy
 from vitou_ai.bots.tabular import TabularPolicy
-from vitou_ai.cli import main
-from vitou_ai.match_equity import MatchEquityError, read_table_csv
+from vitou_ai.commands.cli import main
+from vitou_ai.match_equity.two_player import MatchEquityError, read_table_csv
 from vitou_ai.rules import VitouParams
 
 SMALL_2P = ["--profile", "vitou_2p", "--ranks", "3", "--copies", "2", "--hand-size", "1"]
@@ -226,7 +226,7 @@ def blocked(tmp_path):
 def test_check_writable_probes_the_nearest_folder(tmp_path, blocked, monkeypatch):
     import tempfile
 
-    from vitou_ai.console import check_writable
+    from vitou_ai.commands.console import check_writable
 
     check_writable(tmp_path / "a" / "b")  # creatable: fine, and nothing is made
     assert not (tmp_path / "a").exists()
@@ -262,7 +262,7 @@ def test_train_refuses_an_unwritable_out_before_building(blocked, capsys):
 
 
 def test_match_equity_refuses_an_unwritable_out_before_the_sweep(blocked, capsys, monkeypatch):
-    from vitou_ai import sweep
+    from vitou_ai.match_equity import sweep
 
     def never(*a, **k):
         raise AssertionError("the sweep started before --out was checked")
@@ -281,7 +281,7 @@ def test_vint_tournament_out_must_be_a_writable_file(tmp_path, blocked, capsys):
 
 
 def test_a_bad_gestures_knob_names_the_modes():
-    from vitou_ai.train_abstract import parse_abstraction
+    from vitou_ai.commands.train_abstract import parse_abstraction
 
     with pytest.raises(ValueError, match="gestures must be one of off, all, team, partner"):
         parse_abstraction("gestures=foo")
@@ -371,7 +371,7 @@ def test_team_exploitability_evaluates_a_variant_named_twice_once(tmp_path):
 
 @pytest.mark.parametrize("text", ["{}", "[1, 2]", '{"format": "vitou_ai-sweep-task-1"}', "3"])
 def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text):
-    from vitou_ai.sweep import Sweep, SweepError
+    from vitou_ai.match_equity.sweep import Sweep, SweepError
 
     with Sweep(tmp_path, "one", backend="serial") as s:
         s.map(lambda key, seed, shared: seed, ["k"])
@@ -384,7 +384,7 @@ def test_a_stored_task_file_that_is_not_a_task_result_is_named_so(tmp_path, text
 
 def test_match_equity_refuses_a_deal_tree_too_large_before_any_deal(tmp_path, capsys,
                                                                     monkeypatch):
-    from vitou_ai import match_equity
+    from vitou_ai.match_equity import two_player as match_equity
 
     def never(*a, **k):
         raise AssertionError("a deal was solved before the deal's size was checked")
@@ -681,7 +681,7 @@ def test_experiments_keep_ctrl_c_out_of_numba(tmp_path, monkeypatch, script):
     import signal
 
     from tests.helpers import experiment
-    from vitou_ai import console
+    from vitou_ai.commands import console
 
     mod = experiment(script)
     seen = []

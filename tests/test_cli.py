@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vitou_ai.cli import main
+from vitou_ai.commands.cli import main
 
 HERE = Path(__file__).parent
 GOOD = """profile = "vitou"
@@ -101,7 +101,7 @@ def test_missing_path_exits_2(capsys):
 def test_console_script_no_traceback(tmp_path):
     """The installed entry point reports bad input without a Python traceback."""
     p = write(tmp_path, "x.toml", "hands = 3\n")
-    r = subprocess.run([sys.executable, "-m", "vitou_ai.cli", "replay", p],
+    r = subprocess.run([sys.executable, "-m", "vitou_ai", "replay", p],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "missing key" in r.stderr
 
@@ -168,8 +168,8 @@ def test_demo_rejects_bad_options():
 def test_every_option_of_every_subcommand_has_help_with_its_default():
     import argparse
 
-    from vitou_ai.cli import build_parser
-    from vitou_ai.vint.cli import _parser as vint_parser
+    from vitou_ai.commands.cli import build_parser
+    from vitou_ai.commands.vint import _parser as vint_parser
 
     _, subs = build_parser()
     assert set(subs) == {"demo", "replay", "simulate", "tournament", "play", "train",
@@ -246,10 +246,10 @@ def test_ctrl_c_waits_while_numba_is_on_the_stack():
     import signal
     from types import SimpleNamespace
 
-    from vitou_ai import console
+    from vitou_ai.commands import console
 
     inner = SimpleNamespace(f_globals={"__name__": "numba.core.serialize"}, f_back=None)
-    ours = SimpleNamespace(f_globals={"__name__": "vitou_ai.train"}, f_back=inner)
+    ours = SimpleNamespace(f_globals={"__name__": "vitou_ai.commands.train"}, f_back=inner)
     previous = signal.signal(signal.SIGALRM, lambda *a: None)
     try:
         assert console._on_sigint(signal.SIGINT, ours) is None  # numba below: wait
@@ -259,4 +259,4 @@ def test_ctrl_c_waits_while_numba_is_on_the_stack():
         signal.signal(signal.SIGALRM, previous)
     with pytest.raises(KeyboardInterrupt):
         console._on_sigint(signal.SIGINT, SimpleNamespace(
-            f_globals={"__name__": "vitou_ai.train"}, f_back=None))
+            f_globals={"__name__": "vitou_ai.commands.train"}, f_back=None))

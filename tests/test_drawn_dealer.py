@@ -5,8 +5,8 @@ Issue 14, item 8: the score sweep took ``(dealer + 1) % players`` with
 players, where the README's figure for the dealer's left is -0.19951. Every
 place that computes a seat from ``dealer`` either averages over the draw
 (:func:`~vitou_ai.solvers.evaluate.value_by_position`, the score sweep, the
-experiments) or takes the seat drawn (:func:`~vitou_ai.history.record`), or
-refuses (:meth:`~vitou_ai.history.HandHistory.deal_sequence`).
+experiments) or takes the seat drawn (:func:`~vitou_ai.rules.history.record`), or
+refuses (:meth:`~vitou_ai.rules.history.HandHistory.deal_sequence`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from tests.helpers import experiment, play_random
-from vitou_ai import analysis as A
-from vitou_ai.history import HandHistory, HistoryError, record, replay
+from vitou_ai.eval import analysis as A
 from vitou_ai.rules import Game, VitouParams
+from vitou_ai.rules.history import HandHistory, HistoryError, record, replay
 from vitou_ai.solvers.evaluate import (
     expected_returns,
     exploitability,

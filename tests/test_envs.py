@@ -21,7 +21,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 from tests.reference.engine import RefGame  # noqa: E402
 from vitou_ai.envs import ENV_ID, vitou_v0  # noqa: E402
 from vitou_ai.envs.gym_env import VitouEnv  # noqa: E402
-from vitou_ai.openspiel_game import game_string  # noqa: E402
+from vitou_ai.openspiel.game import game_string  # noqa: E402
 from vitou_ai.rules import Game, IllegalActionError  # noqa: E402
 from vitou_ai.rules import kernel as K  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402

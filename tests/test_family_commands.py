@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from vitou_ai.cli import main
-from vitou_ai.play import play_match
+from vitou_ai.commands.cli import main
+from vitou_ai.commands.play import play_match
 from vitou_ai.rules.params import FAMILY_PROFILES
 
 HERE = Path(__file__).parent

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import check_bad_history, check_golden_history
-from vitou_ai.history import HandHistory, replay, result_dict
+from vitou_ai.rules.history import HandHistory, replay, result_dict
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden").glob("*.toml"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import check_bad_history, check_golden_history
-from vitou_ai.history import HandHistory, HistoryError
+from vitou_ai.rules.history import HandHistory, HistoryError
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden_family").glob("*.toml"))

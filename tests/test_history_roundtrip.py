@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from tests.helpers import play_random
-from vitou_ai.history import HandHistory, record, replay, result_dict
 from vitou_ai.rules import Game
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
+from vitou_ai.rules.history import HandHistory, record, replay, result_dict
 
 CONFIGS = [
     dict(profile="vitou"),

@@ -1,4 +1,4 @@
-"""Match-equity table of vitou_2p (vitou_ai.match_equity): the fixed point of scoreless
+"""Match-equity table of vitou_2p (vitou_ai.match_equity.two_player): the fixed point of scoreless
 deals on a toy game with a known answer, the recursion's boundary (equity 1 at the
 target), seat symmetry, both solvers through one terminal-utility hook, bad input."""
 
@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from vitou_ai import match_equity as M
+from vitou_ai.match_equity import two_player as M
 from vitou_ai.rules.params import VitouParams
 from vitou_ai.solvers.tree import MAX_INFOSET_ACTIONS, GameTree
 
@@ -159,9 +159,9 @@ def test_mirror_keys_give_the_seat_swapped_states_keys():
 
 
 def test_train_objective_match_covers_every_score_and_dealer(tmp_path, capsys, monkeypatch):
-    from vitou_ai import sweep
     from vitou_ai.bots.tabular import TabularPolicy
-    from vitou_ai.cli import main
+    from vitou_ai.commands.cli import main
+    from vitou_ai.match_equity import sweep
     from vitou_ai.solvers.tree import build_tree
 
     monkeypatch.setattr(sweep, "ray_available", lambda: False)  # serial: tests/test_sweep.py

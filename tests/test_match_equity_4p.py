@@ -1,4 +1,4 @@
-"""The four-player match-equity table (vitou_ai.match_equity_4p): the recursion over the
+"""The four-player match-equity table (vitou_ai.match_equity.four_player): the recursion over the
 four-dealer cycle on toy outcome distributions with answers worked out by hand, equity 1
 at the target, the seat symmetries, the pooling, and bad input as one-line errors."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tests.helpers import experiment
-from vitou_ai import match_equity_4p as M4
-from vitou_ai.match_equity import MatchEquityError, read_table_csv
+from vitou_ai.match_equity import four_player as M4
+from vitou_ai.match_equity.two_player import MatchEquityError, read_table_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "results" / "train_4p" / "policy.npz"
@@ -188,8 +188,8 @@ def test_small_table_from_the_trained_policy_and_resume(tmp_path):
 
 def test_score_rates_follow_the_rules_on_a_small_game():
     # vitou_2p, 4 ranks x 2, 1-card hands, target 3: both objectives' rates per seat.
-    from vitou_ai import match_equity as M
-    from vitou_ai import score_rates as S
+    from vitou_ai.match_equity import score_rates as S
+    from vitou_ai.match_equity import two_player as M
 
     config = M.EquityConfig(ranks=4, copies=2, hand_size=1, target=3)
     table, _ = M.compute_table(config)

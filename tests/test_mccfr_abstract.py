@@ -150,7 +150,7 @@ def test_lbr_of_a_near_equilibrium_is_small():
 def test_policy_of_the_other_signals_setting_is_refused(tmp_path, capsys, trained, played,
                                                         fragment):
     from vitou_ai.bots.abstract import check_fits as abstract_fits
-    from vitou_ai.cli import main
+    from vitou_ai.commands.cli import main
 
     s = AbstractMCCFR(SMALL_4P.replace(signals=trained), seed=2, threads=1,
                       max_infosets=1 << 14)

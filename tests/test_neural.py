@@ -16,8 +16,8 @@ from tests.helpers import random_action
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.bots.neural import NeuralPolicy, neural_policy_on_tree
 from vitou_ai.bots.policy import choose_action, pack_policies, scratch
-from vitou_ai.cli import main as cli_main
-from vitou_ai.openspiel_game import game_string
+from vitou_ai.commands.cli import main as cli_main
+from vitou_ai.openspiel.game import game_string
 from vitou_ai.rng import row_seed
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import kernel as K

@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_vitou`` (vitou_ai.openspiel_game) against the kernel.
+"""The OpenSpiel game ``python_vitou`` (vitou_ai.openspiel.game) against the kernel.
 
 - ``pyspiel.random_sim_test`` on every profile, match mode, signals, research variants;
 - trajectories through OpenSpiel agree with the checked kernel wrapper;
@@ -20,7 +20,7 @@ import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
 from tests.helpers import play_along_kernel, walk_decisions
-from vitou_ai.openspiel_game import VitouState
+from vitou_ai.openspiel.game import VitouState
 from vitou_ai.rules import RANK_LETTERS, IllegalActionError, VitouParams
 from vitou_ai.rules.game import max_deal_decisions
 

@@ -19,7 +19,7 @@ import pyspiel
 import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
-from vitou_ai.openspiel_game import VitouState
+from vitou_ai.openspiel.game import VitouState
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers.tree import build_tree
 

@@ -15,7 +15,7 @@ import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
 from tests.helpers import play_along_kernel, walk_decisions
-from vitou_ai.openspiel_game import game_string
+from vitou_ai.openspiel.game import game_string
 from vitou_ai.rules import VitouParams
 
 SIM_GAMES = [

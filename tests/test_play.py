@@ -1,4 +1,4 @@
-"""`vitou-ai play` (vitou_ai.play): a scripted person, garbage included, plays whole
+"""`vitou-ai play` (vitou_ai.commands.play): a scripted person, garbage included, plays whole
 matches; bad input is re-asked, never a crash; end of input and Ctrl-C leave cleanly;
 the screen shows the person's own cards and never another player's."""
 
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from vitou_ai.cli import main
-from vitou_ai.play import TerminalMatch, play_match
+from vitou_ai.commands.cli import main
+from vitou_ai.commands.play import TerminalMatch, play_match
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.params import RANK_LETTERS

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vitou_ai.bots.tabular import TabularPolicy
-from vitou_ai.cli import main
+from vitou_ai.commands.cli import main
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers.protocol import Solver, make_solver
 from vitou_ai.solvers.public_tree import build_public_tree

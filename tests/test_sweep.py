@@ -1,4 +1,4 @@
-"""Sweeps (vitou_ai.sweep) and `vitou-ai match-equity`: Ray and serial paths give the same
+"""Sweeps (vitou_ai.match_equity.sweep) and `vitou-ai match-equity`: Ray and serial paths give the same
 table, a killed sweep resumes from the states written, failed tasks are retried and
 reported by key, bad input (an unreachable Ray address, a score outside the match) gets
 one line."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from vitou_ai import match_equity as M
-from vitou_ai.cli import main
-from vitou_ai.sweep import Sweep, SweepError, check_address, task_seed
+from vitou_ai.commands.cli import main
+from vitou_ai.match_equity import two_player as M
+from vitou_ai.match_equity.sweep import Sweep, SweepError, check_address, task_seed
 
 SMALL = ["--ranks", "4", "--copies", "2", "--hand-size", "1", "--target", "3"]
 CFG = M.EquityConfig(target=3, ranks=4, copies=2, hand_size=1)

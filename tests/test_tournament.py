@@ -13,7 +13,7 @@ import pytest
 
 from vitou_ai.bots import RandomPolicy, TabularPolicy, named_bot
 from vitou_ai.bots.named import parse_bot
-from vitou_ai.cli import main
+from vitou_ai.commands.cli import main
 from vitou_ai.eval.stats import (
     fit_elo,
     mean_interval,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vitou_ai.bots.tabular import TabularPolicy
-from vitou_ai.cli import main
+from vitou_ai.commands.cli import main
 
 TINY = ["--ranks", "3", "--copies", "1", "--hand-size", "1", "--eval-deals", "400",
         "--no-progress", "--bots", "random,cautious"]
@@ -261,7 +261,7 @@ def test_openspiel_cfr_plus_does_not_continue_from_its_own_text():
     it, this fails: then add the solver to RESUMABLE."""
     import pyspiel
 
-    from vitou_ai.openspiel_game import game_string
+    from vitou_ai.openspiel.game import game_string
     from vitou_ai.rules import VitouParams
 
     game = pyspiel.load_game(game_string(VitouParams(profile="vitou_2p", ranks=3, copies=1,
@@ -367,8 +367,8 @@ def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
     import time
 
     out = tmp_path / "r"
-    probe = ("import sys, vitou_ai.cli; print('ready', file=sys.stderr, flush=True); "
-             "sys.exit(vitou_ai.cli.entry())")
+    probe = ("import sys, vitou_ai.commands.cli; print('ready', file=sys.stderr, flush=True); "
+             "sys.exit(vitou_ai.commands.cli.entry())")
     proc = subprocess.Popen([sys.executable, "-c", probe, "train", "--out", str(out),
                              "--no-progress"], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=os.environ.copy())
@@ -396,7 +396,7 @@ def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
 
 
 def test_four_player_curve_without_exact_evaluation_draws_the_tables_growth(tmp_path):
-    from vitou_ai.train import _figure
+    from vitou_ai.commands.train import _figure
 
     out = tmp_path / "r"
     assert main(["train", "--profile", "vitou", "--solver", "es-mccfr", "--iterations", "300",

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
+from vitou_ai.commands.vint import main as vint_main
+from vitou_ai.commands.vint import wants_vint
 from vitou_ai.vint import VintParams
 from vitou_ai.vint.bots import RuleBidder, View, make_bot
-from vitou_ai.vint.cli import main as vint_main
-from vitou_ai.vint.cli import wants_vint
 from vitou_ai.vint.game import VintState, parse_hand
 from vitou_ai.vint.table import deal_hands, play_deal, play_rubber
 from vitou_ai.vint.tournament import duplicate_match
@@ -142,7 +142,7 @@ def test_sacrifice_rule():
 
 def test_terminal_play_runs_a_whole_rubber(monkeypatch):
     """The terminal loop to the settlement, with the human's answers taken from a bot."""
-    from vitou_ai.vint import cli as vcli
+    from vitou_ai.commands import vint as vcli
 
     stand_in = make_bot("heuristic")
     rng = random.Random(0)
@@ -155,8 +155,8 @@ def test_terminal_play_runs_a_whole_rubber(monkeypatch):
 
 
 def test_terminal_play_saves_replayable_histories(monkeypatch, tmp_path):
-    from vitou_ai.cli import replay_files
-    from vitou_ai.vint import cli as vcli
+    from vitou_ai.commands import vint as vcli
+    from vitou_ai.commands.cli import replay_files
 
     stand_in = make_bot("heuristic")
     rng = random.Random(1)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.reference.vint_engine import RefDeal, RefRubber
-from vitou_ai.history import HistoryError
+from vitou_ai.rules.history import HistoryError
 from vitou_ai.vint.game import parse_action
 from vitou_ai.vint.history import VintHistory, check_expect, replay, result_dict
 
@@ -113,7 +113,7 @@ def test_vitou_ai_replay_reads_vint_histories():
     import io
     import json
 
-    from vitou_ai.cli import replay_files
+    from vitou_ai.commands.cli import replay_files
 
     out, err = io.StringIO(), io.StringIO()
     assert replay_files([str(HERE / "vint_golden")], as_json=True, out=out, err=err) == 0

@@ -28,7 +28,7 @@ from .._numba import jit
 from ..abstraction.config import AbstractionConfig
 from ..rules.params import RULES_VERSION, VitouParams
 from .heuristic import HeuristicParams
-from .tabular import _capacity, read_npz
+from .tabular import _capacity, read_npz, signals_mismatch
 
 FORMAT = "vitou_ai-abstract-policy-1"
 MAX_ACTIONS = 5
@@ -126,7 +126,7 @@ class AbstractPolicy:
 
     def save(self, path: str | Path) -> None:
         """Write the ``.npz`` file atomically."""
-        from ..history import write_atomic
+        from ..io import write_atomic
 
         p = self.params
         buf = io.BytesIO()
@@ -191,16 +191,6 @@ def check_fits(policy: AbstractPolicy, params: VitouParams) -> None:
                 f"{getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
     if bool(t.signals) != bool(params.signals):
         raise ValueError(signals_mismatch(where, bool(t.signals)))
-
-
-def signals_mismatch(where: str, trained: bool) -> str:
-    """The one-line refusal of a policy trained with ``signals = trained`` in a
-    game that has the other setting (R7)."""
-    if trained:
-        return (f"{where}: trained with signals (R7 gestures), this game has none: "
-                "pass --signals")
-    return (f"{where}: trained without signals, this game has signals (R7 gestures): "
-            "drop --signals, or train with --signals")
 
 
 def is_abstract_file(path: str | Path) -> bool:

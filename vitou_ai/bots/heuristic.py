@@ -20,6 +20,10 @@ that nobody does). It is a model, not a rule: the R3.1 result of each
 enumerated trick sequence is read from the kernel's ``tables.DEAL_DECIDED``,
 and the chances of single tricks come from hypergeometric counts of the
 unseen cards (below), treating tricks as independent.
+
+One module because :func:`heuristic_action` and its jitted helpers are one family:
+:func:`strength` (most of the file) feeds every decision, the helpers are private to it,
+and :class:`HeuristicParams` names the slots of the vector they all read.
 """
 
 from __future__ import annotations

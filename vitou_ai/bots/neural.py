@@ -7,7 +7,7 @@ it inside the jitted simulator (:func:`neural_action`), so a trained network
 is a bot for ``vitou-ai tournament --bots nfsp:PATH`` like any other.
 
 Input: the information-state tensor of ``python_vitou``
-(:func:`vitou_ai.openspiel_observer.fill_infostate_tensor`, the layout the
+(:func:`vitou_ai.openspiel.observer.fill_infostate_tensor`, the layout the
 networks were trained on). Layers: ``linear`` (``W float32[out, in]``, ``b``),
 ``relu``, ``tanh``, ``layernorm`` (``gamma``, ``beta``, eps 1e-5). Output over
 the 22 action ids, either ``logits`` (policy = softmax over the legal actions:
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .._numba import jit
-from ..openspiel_game import game_string
-from ..openspiel_observer import fill_infostate_tensor, infostate_tensor_dims
+from ..openspiel.game import game_string
+from ..openspiel.observer import fill_infostate_tensor, infostate_tensor_dims
 from ..rng import next_float
 from ..rules import RULES_VERSION, VitouParams
 from ..rules import layout as L
@@ -207,7 +207,7 @@ class NeuralPolicy:
     # ---- files ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         """Write a ``.npz`` file (atomic; arrays and a JSON record only, no pickle)."""
-        from ..history import write_atomic
+        from ..io import write_atomic
 
         meta = {"name": self.name, "algorithm": self.algorithm, "output": self.output,
                 "rules_version": RULES_VERSION, "input_size": self.input_size,
@@ -340,7 +340,7 @@ def neural_action(layers, weights, dims, output, params, state, player, rng, leg
 
     Args:
         layers: ``int64[K, 4]`` and weights: ``float32[W]`` of the player's network;
-            dims: ``int64[6]`` tensor layout (``openspiel_observer.infostate_tensor_dims``);
+            dims: ``int64[6]`` tensor layout (``openspiel.observer.infostate_tensor_dims``);
             output: ``OUT_*``.
         params, state, player, rng, legal, n_legal, keybuf: as ``policy.choose_action``.
     """

@@ -223,7 +223,7 @@ class TabularPolicy:
 
     def save(self, path: str | Path) -> None:
         """Write a ``.npz`` file (atomic: temporary file and rename)."""
-        from ..history import write_atomic
+        from ..io import write_atomic
 
         buf = io.BytesIO()
         extra = {}
@@ -333,8 +333,6 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
         return
     check_game_shape(policy.name, t, params)
     if bool(t.signals) != bool(params.signals):
-        from .abstract import signals_mismatch
-
         raise ValueError(signals_mismatch(policy.path or f"policy {policy.name!r}",
                                           bool(t.signals)))
     if t.dealer >= 0 and params.dealer != t.dealer:
@@ -342,3 +340,13 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
             f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here the "
             "dealer rotates, so it would play at random in half the deals (train it with "
             "--dealer -1)")
+
+
+def signals_mismatch(where: str, trained: bool) -> str:
+    """The one-line refusal of a policy trained with ``signals = trained`` in a
+    game that has the other setting (R7)."""
+    if trained:
+        return (f"{where}: trained with signals (R7 gestures), this game has none: "
+                "pass --signals")
+    return (f"{where}: trained without signals, this game has signals (R7 gestures): "
+            "drop --signals, or train with --signals")

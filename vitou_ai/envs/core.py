@@ -22,8 +22,8 @@ import numpy as np
 import pyspiel
 
 from .._numba import jit
-from ..openspiel_game import game_string
-from ..openspiel_observer import fill_infostate_tensor, infostate_tensor_dims
+from ..openspiel.game import game_string
+from ..openspiel.observer import fill_infostate_tensor, infostate_tensor_dims
 from ..rng import row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -226,7 +226,7 @@ class KernelTable:
     def infostate_tensor(self, seat: int) -> np.ndarray:
         """A new ``float32[obs_size]``: ``seat``'s information-state tensor, as
         ``python_vitou``'s ``information_state_tensor`` (layout:
-        :class:`vitou_ai.openspiel_observer.VitouObserver`, information-state view)."""
+        :class:`vitou_ai.openspiel.observer.VitouObserver`, information-state view)."""
         # The jitted twin of the observer (tests/test_envs.py checks they agree).
         infostate_key(self.p, self.a, seat, self._key)
         out = np.empty(self.obs_size, np.float32)

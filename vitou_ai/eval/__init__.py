@@ -1,1 +1,3 @@
-"""Evaluation of bots: statistics (:mod:`.stats`) and tournaments (:mod:`.tournament`)."""
+"""Evaluation of bots and strategies: statistics (:mod:`.stats`), tournaments
+(:mod:`.tournament`), local best response (:mod:`.lbr`) and the bluff analysis of a
+policy on a deal's game tree (:mod:`.analysis`)."""

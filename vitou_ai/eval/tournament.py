@@ -334,7 +334,7 @@ def write_outputs(result: TournamentResult, out_dir: str | Path,
     """Write ``pairs.csv``, ``ratings.csv``, ``tournament.json`` (with ``command``
     if given) and ``tournament.png`` into ``out_dir`` (each atomically); return
     the paths."""
-    from ..history import write_atomic
+    from ..io import write_atomic
 
     out = Path(out_dir)
     paths = [out / "pairs.csv", out / "ratings.csv", out / "tournament.json",

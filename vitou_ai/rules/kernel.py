@@ -10,6 +10,13 @@ Rule numbers refer to ``RULES.md``; the order of nodes and the action ids are
 :func:`apply_action` trusts its input (it is the hot path of the simulator
 and the solvers): check legality first with :func:`legal_actions`, or use the
 checked Python wrapper :class:`vitou_ai.rules.game.Game`.
+
+One module because it is the single transition function of the rules:
+:func:`apply_action` dispatches to the private phase helpers, which change the state
+together (the end of a deal, :func:`_finish_deal`, starts the next one through
+:func:`_start_deal`), so split by phase the files would call back into each other; the
+state layout's invariants are kept in this one file, behind the one interface of
+``docs/kernel_interface.md``.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def save_checkpoint(path: str | Path, meta: dict[str, Any], **arrays: np.ndarray
         meta: JSON-able record (configuration and counters).
         arrays: the tables, by name (``meta`` is reserved).
     """
-    from ..history import write_atomic
+    from ..io import write_atomic
 
     record = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     # streamed into the temporary file: a copy in memory would double the tables' peak

@@ -55,7 +55,7 @@ class OpenSpielSolver:
     def __init__(self, name: str, params: VitouParams, seed: int = 0):
         import pyspiel
 
-        from ..openspiel_game import game_string
+        from ..openspiel.game import game_string
 
         if name not in CLASSES:
             raise ValueError(f"unknown OpenSpiel solver {name!r}; expected one of "

@@ -64,7 +64,7 @@ def to_tabular_policy(tree: PublicTree, policy: np.ndarray, name: str = "public-
 def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tuple[int, float]]]:
     """``{information-state string: [(action id, probability), ...]}``, the form
     ``pyspiel.TabularPolicy(dict)`` takes (as :func:`vitou_ai.solvers.export.to_openspiel_dict`)."""
-    from ..openspiel_game import infostate_string
+    from ..openspiel.game import infostate_string
 
     keys, probs = policy_table(tree, policy)
     p = tree.params

@@ -36,6 +36,11 @@ children are all terminal (``FORCED_LAST``: the deal's last card, about half of
 the decisions) is valued by its parent's frame without a frame of its own
 (``cfv = u * P * reach`` per hand, the same sums): x1.27 per iteration on the
 full game (``benchmarks/bench_public_tree.py``).
+
+One module because :func:`walk` is the one depth-first pass above, a single jitted
+function whose CFR, best-response and value modes share its frames, and the other
+kernels here (forced nodes, frontier walks, entry normalisation) prepare or split that
+pass over the same entry layout.
 """
 
 from __future__ import annotations

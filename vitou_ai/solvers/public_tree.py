@@ -38,6 +38,11 @@ child has a larger index than its parent and siblings are contiguous):
   action) pair in the solvers' regret and policy tables.
 
 Ranges are sorted by hand index; a child's range is a sub-list of its parent's.
+
+One module because the builder (``_build``), the counter (``_count``, the same walk
+storing nothing) and the key replay (``_infoset_keys``) are three walks over the one
+array layout above, sharing its private helpers (``_set_hand``, ``_decision_actions``):
+a change to the layout is made in this file alone.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ A history is a TOML file describing one deal so that it replays exactly::
     below = [162, 72]
 
 Replaying deals ``hands`` and applies the actions through the kernel. A history
-that breaks a rule raises :class:`vitou_ai.history.HistoryError` naming the
+that breaks a rule raises :class:`vitou_ai.rules.history.HistoryError` naming the
 action's 0-based index, its text and the rule (V9.2).
 """
 
@@ -28,7 +28,8 @@ from typing import Any
 
 import tomli_w
 
-from ..history import HistoryError, check_expect, check_top_keys, expect_table, write_atomic
+from ..io import write_atomic
+from ..rules.history import HistoryError, check_expect, check_top_keys, expect_table
 from .game import (
     VintParams,
     VintRuleError,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from ..openspiel_util import Pieces, game_type, load_string, with_defaults
+from ..openspiel.util import Pieces, game_type, load_string, with_defaults
 from . import kernel as K
 from . import layout as L
 from .game import VintParams, VintRuleError, VintState, action_str, bid_str, card_str, hand_str

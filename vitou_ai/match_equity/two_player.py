@@ -23,7 +23,7 @@ two states ``(a, b, 0)`` and ``(a, b, 1)`` depend on each other and on states of
 larger total only; they are solved together as a fixed point
 (:func:`solve_fixed_point`), and the states are processed in waves of ``a + b``
 descending (states of one total are independent: the parallel tasks of
-:mod:`vitou_ai.sweep`).
+:mod:`vitou_ai.match_equity.sweep`).
 
 Payoffs: team 0's utility at a terminal is ``E(next) - 1/2`` (zero-sum: seat 1's
 equity is ``1 - E``), so values and exploitabilities are in match-equity units
@@ -36,6 +36,11 @@ Seat symmetry: swapping the two seats maps ``(a, b, d)`` to ``(b, a, 1 - d)``, s
 ``E(b, a, d) = 1 - E(a, b, 1 - d)``. With ``mirror=True`` (the default) only the
 states with ``a <= b`` are solved and the others are written by this identity;
 ``mirror=False`` solves every state (a check of the identity, at twice the cost).
+
+One module because its parts are one pipeline over one :class:`EquityConfig` (solve a
+state, join the table, write its files, derive the score-conditioned policies), and
+:mod:`vitou_ai.match_equity.four_player` and :mod:`vitou_ai.match_equity.score_rates`
+use it as one namespace (``M.iterate_values``, ``M.table_csv``, ``M.state_policy``...).
 """
 
 from __future__ import annotations
@@ -51,9 +56,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .bots.tabular import read_npz
-from .rules.params import RULES_VERSION, VitouParams
-from .solvers.payoffs import KIND_TERMINAL, with_terminal_utility
+from ..bots.tabular import read_npz
+from ..rules.params import RULES_VERSION, VitouParams
+from ..solvers.payoffs import KIND_TERMINAL, with_terminal_utility
 
 SOLVERS = ("flat", "public")
 VARIANTS = ("cfr", "cfr+", "dcfr")
@@ -67,7 +72,7 @@ class MatchEquityError(ValueError):
 @dataclass(frozen=True)
 class TableConfig:
     """What the match-equity configurations share (:class:`EquityConfig`, and the
-    four-player :class:`~vitou_ai.match_equity_4p.Config4p`): the deal at a score state,
+    four-player :class:`~vitou_ai.match_equity.four_player.Config4p`): the deal at a score state,
     the check that it is a valid game, the record and the fingerprint of a stored result.
 
     A subclass is a frozen dataclass with the fields ``profile`` and ``target`` and
@@ -116,7 +121,7 @@ class EquityConfig(TableConfig):
 
     Attributes:
         profile: only ``"vitou_2p"`` (the four-player table, approximately:
-            :mod:`vitou_ai.match_equity_4p`).
+            :mod:`vitou_ai.match_equity.four_player`).
         target: points that win the match, 2 .. 99 (the profile's 12 by default).
         ranks, copies, hand_size, early_end: the deal's knobs (``VitouParams``).
         tol: exploitability (match-equity units, i.e. probability of winning the
@@ -208,7 +213,7 @@ def equity_after(points: np.ndarray, scores: tuple[int, int], dealer: int, targe
         table: ``E(a, b, d)`` of the states reached by a scoring deal (a larger total).
         next_dealer: the dealer of the next deal (R1.3: the deal passes to the left);
             ``None``: ``1 - dealer`` (two players). Four players pass ``(dealer + 1) % 4``
-            (:mod:`vitou_ai.match_equity_4p`).
+            (:mod:`vitou_ai.match_equity.four_player`).
 
     Returns:
         (equity, nothing): ``float64[T]`` equity of the state after the deal (1 at a
@@ -247,11 +252,11 @@ class _DealSolve:
         self._term = np.nonzero(self.tree.kind == KIND_TERMINAL)[0]
         self.public = solver == "public"
         if self.public:
-            from .solvers.public_cfr import PublicCFR
+            from ..solvers.public_cfr import PublicCFR
 
             self.cfr = PublicCFR(self.tree, variant)
         else:
-            from .solvers.cfr import TabularCFR
+            from ..solvers.cfr import TabularCFR
 
             self.cfr = TabularCFR(self.tree, variant)
 
@@ -263,14 +268,14 @@ class _DealSolve:
     def _value(self) -> float:
         if self.public:
             return float(self.cfr.expected_returns()[0])
-        from .solvers.evaluate import expected_returns
+        from ..solvers.evaluate import expected_returns
 
         return float(expected_returns(self.tree, self.cfr.average_policy())[0])
 
     def exploitability(self) -> float:
         if self.public:
             return float(self.cfr.exploitability())
-        from .solvers.evaluate import exploitability
+        from ..solvers.evaluate import exploitability
 
         return float(exploitability(self.tree, self.cfr.average_policy()))
 
@@ -433,9 +438,9 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
     """
     a, b = check_scores(key, config.target)
     if config.solver == "public":
-        from .solvers.public_tree import build_public_tree as build
+        from ..solvers.public_tree import build_public_tree as build
     else:
-        from .solvers.tree import build_tree as build
+        from ..solvers.tree import build_tree as build
     games = []
     for d in (0, 1):
         tree = build(config.deal_params((a, b), d))
@@ -456,7 +461,7 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
 
 
 def _tabular_rows(trees, policies) -> tuple[np.ndarray, np.ndarray]:
-    from .bots.tabular import TabularPolicy
+    from ..bots.tabular import TabularPolicy
 
     keys, probs = [], []
     for tree, pol in zip(trees, policies, strict=True):
@@ -467,7 +472,7 @@ def _tabular_rows(trees, policies) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _write_policy(path: Path, trees, policies) -> None:
-    from .history import write_atomic
+    from ..io import write_atomic
 
     keys, probs = _tabular_rows(trees, policies)
     buf = io.BytesIO()
@@ -480,7 +485,7 @@ def mirror_keys(keys: np.ndarray) -> np.ndarray:
     acting seat, the dealer and the two scores; the own hand and the public action
     tokens stay (two players, no gestures). A policy solved at ``(a, b, d)`` plays the
     seat-swapped state ``(b, a, 1 - d)`` through these keys (module docstring)."""
-    from .rules import layout as L
+    from ..rules import layout as L
 
     out = np.array(keys, dtype=np.int8, copy=True)
     out[:, L.K_PLAYER] = 1 - keys[:, L.K_PLAYER]
@@ -589,7 +594,7 @@ def heatmap(table: dict[tuple[int, int, int], float], target: int, path: str | P
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .history import write_atomic
+    from ..io import write_atomic
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), constrained_layout=True)
     for d, ax in enumerate(axes):
@@ -619,7 +624,7 @@ def compute_table(config: EquityConfig, run_task: Callable[[list[tuple[int, int]
                                                             list[dict]] | None = None,
                   ) -> tuple[dict[tuple[int, int, int], float], list[dict]]:
     """The whole table, wave by wave, serially in this process (``run_task`` maps a
-    wave's keys and the table so far to their records; :mod:`vitou_ai.sweep` passes
+    wave's keys and the table so far to their records; :mod:`vitou_ai.match_equity.sweep` passes
     its runner).
 
     Returns:
@@ -637,7 +642,7 @@ def compute_table(config: EquityConfig, run_task: Callable[[list[tuple[int, int]
     return table, records
 
 
-# ---- a whole table through a sweep (vitou_ai.sweep), with its output files --------------
+# ---- a whole table through a sweep (vitou_ai.match_equity.sweep), with its output files -----
 
 
 def output_stem(config: EquityConfig) -> str:
@@ -665,7 +670,7 @@ def _sweep_task(key, seed, shared) -> dict:  # noqa: ARG001 - CFR draws no rando
 def run_table(config: EquityConfig, out: str | Path, sweep,
               on_state: Callable[[dict, bool], None] | None = None,
               policy_dir: str | Path | None = None) -> dict:
-    """Compute the table wave by wave through ``sweep`` (a :class:`vitou_ai.sweep.Sweep`
+    """Compute the table wave by wave through ``sweep`` (a :class:`vitou_ai.match_equity.sweep.Sweep`
     whose result folder holds one file per score state) and write into ``out``:
     ``<stem>.csv`` (:data:`CSV_COLUMNS`), ``<stem>_states.csv`` (per state and dealer:
     exploitability, iterations, probability that nothing is scored, seconds),
@@ -678,10 +683,10 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
         the largest exploitability, seconds of solving (sum over states) and wall time.
 
     Raises:
-        vitou_ai.sweep.SweepError: a state failed (named), or stored results are for
+        vitou_ai.match_equity.sweep.SweepError: a state failed (named), or stored results are for
             another configuration.
     """
-    from .history import write_atomic
+    from ..io import write_atomic
 
     out = Path(out)
     stem = output_stem(config)
@@ -737,8 +742,8 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
 
 def _solve_points(tree, variant: str, tol: float, batch: int, max_iterations: int):
     """CFR on the deal in points (R8.1 at the deal's scores) until exploitability <= tol."""
-    from .solvers.cfr import TabularCFR
-    from .solvers.evaluate import exploitability
+    from ..solvers.cfr import TabularCFR
+    from ..solvers.evaluate import exploitability
 
     cfr = TabularCFR(tree, variant)
     while True:
@@ -765,7 +770,7 @@ def state_policy(config: EquityConfig, key: tuple[int, int],
             the table's) or ``"points"`` (points per deal, R8.1, to ``points_tol``,
             default ``tol * target``).
     """
-    from .solvers.tree import build_tree
+    from ..solvers.tree import build_tree
 
     a, b = check_scores(key, config.target)
     trees = [build_tree(config.deal_params((a, b), d)) for d in (0, 1)]

@@ -33,13 +33,13 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from ._numba import jit
-from .openspiel_util import Pieces
-from .rules import kernel as K
-from .rules import layout as L
-from .rules import observe as O
-from .rules.game import action_to_string, max_deal_decisions
-from .rules.params import RANK_LETTERS
+from .._numba import jit
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules import observe as O
+from ..rules.game import action_to_string, max_deal_decisions
+from ..rules.params import RANK_LETTERS
+from .util import Pieces
 
 _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures", "gesture caught?",
            "play", "answer", "abandon", "over",

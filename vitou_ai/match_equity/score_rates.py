@@ -1,11 +1,11 @@
 """Raise and refusal rates by score state of score-conditioned two-player policies: where
 the match-objective strategy differs from the point-maximising one (issue 15).
 
-Both strategies of :mod:`vitou_ai.match_equity` are solved deal by deal at every score
-state ``(a, b)`` and dealer (:func:`vitou_ai.match_equity.state_policy`): ``"match"``
+Both strategies of :mod:`vitou_ai.match_equity.two_player` are solved deal by deal at every score
+state ``(a, b)`` and dealer (:func:`vitou_ai.match_equity.two_player.state_policy`): ``"match"``
 with match-equity payoffs (the same deterministic solve as the table's), ``"points"``
 with the points of R8.1 at that score. Each policy is laid on the deal's exact game tree
-and summarised per seat by :func:`vitou_ai.analysis.infoset_table`: the reach-weighted
+and summarised per seat by :func:`vitou_ai.eval.analysis.infoset_table`: the reach-weighted
 probability of raising where a raise is allowed (R9.2) and of refusing a raise, each
 with its base (expected decisions per deal). Seat 1 at ``(a, b, d)`` is the player
 with ``b`` points facing ``a``: rows are keyed by the player's own score and the
@@ -20,8 +20,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from . import analysis as A
-from . import match_equity as M
+from ..eval import analysis as A
+from . import two_player as M
 
 OBJECTIVES = ("match", "points")
 RATES = ("raise", "refuse")
@@ -29,7 +29,7 @@ RATES = ("raise", "refuse")
 
 def seat_rates(tree, policy: np.ndarray) -> list[dict]:
     """Per seat of a two-player deal: ``raise_rate`` / ``raise_reach`` and
-    ``refusal_rate`` / ``answer_reach`` (reach-weighted, :mod:`vitou_ai.analysis`;
+    ``refusal_rate`` / ``answer_reach`` (reach-weighted, :mod:`vitou_ai.eval.analysis`;
     NaN where the base is 0, e.g. no raise allowed one from the end, R9.3)."""
     df = A.infoset_table(tree, policy)
     df = df[df["reach"] > 0]
@@ -55,7 +55,7 @@ def rates_by_score(config: M.EquityConfig, table: dict[tuple[int, int, int], flo
 
     Args:
         config: the two-player game and solve (``EquityConfig``).
-        table: its match-equity table (``vitou_ai.match_equity``), which the
+        table: its match-equity table (``vitou_ai.match_equity.two_player``), which the
             ``"match"`` payoffs need.
 
     Returns:
@@ -63,8 +63,8 @@ def rates_by_score(config: M.EquityConfig, table: dict[tuple[int, int, int], flo
         ``own``, ``opp`` (the seat's score and the opponent's), ``deals`` (the seat
         deals), ``raise_rate``, ``raise_reach``, ``refusal_rate``, ``answer_reach``.
     """
-    from .bots.tabular import TabularPolicy
-    from .solvers.tree import build_tree
+    from ..bots.tabular import TabularPolicy
+    from ..solvers.tree import build_tree
 
     rows = []
     states = sorted({(min(a, b), max(a, b)) for a in range(config.target)

@@ -23,6 +23,11 @@ Ctrl-C or a kill loses at most one evaluation interval; Ctrl-C exits with code 1
 and one line, and never cuts the writing of a checkpoint short. Long silent phases
 (building the tree, the first iterations) are announced by a line on stderr; the
 progress bar is drawn only when stderr is a terminal.
+
+One module because the command's steps (arguments, settings and their resume checks, the
+plan, the training loop, evaluations, outputs) pass one plan and one settings dict
+between private functions; what the abstract trainer shares with it is in
+:mod:`vitou_ai.commands.runs`.
 """
 
 from __future__ import annotations
@@ -32,9 +37,7 @@ import csv
 import io
 import json
 import math
-import platform
 import shlex
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -44,6 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from ..io import write_atomic
+from ..rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
+from ..solvers.protocol import Solver, make_solver, tree_summary
 from .console import (
     EXIT_INTERRUPTED,
     check_writable,
@@ -53,13 +59,11 @@ from .console import (
     note,
     show_progress,
 )
-from .history import write_atomic
-from .rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
-from .solvers.protocol import Solver, make_solver, tree_summary
+from .runs import _git_commit, _num, _versions, _write_curve_and_record
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
 PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
-ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.train_abstract
+ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.commands.train_abstract
 #: options of the abstract trainer only, and their defaults (refused with another solver:
 #: they used to be ignored silently)
 ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals": 200,
@@ -134,7 +138,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--objective", default="points", choices=("points", "match"),
                    help="points: points per deal at the given score (R8.1); match: the "
                    "probability of winning the match, a strategy for every score (vitou_2p; "
-                   "vitou_ai.train_match)")
+                   "vitou_ai.commands.train_match)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=None,
@@ -174,7 +178,7 @@ class _BadInput(ValueError):
 
 def _given(args: argparse.Namespace) -> dict[str, Any]:
     """The run settings given on the command line."""
-    from .bots.named import split_bot_specs
+    from ..bots.named import split_bot_specs
 
     given = {k: getattr(args, k) for k in RUN_DEFAULTS if getattr(args, k, None) is not None}
     if "bots" in given:
@@ -231,33 +235,12 @@ def _params(s: dict[str, Any]) -> VitouParams:
                        signal_seen=s["signal_seen"])
 
 
-def _versions() -> dict[str, str]:
-    import importlib.metadata as md
-
-    out = {"python": platform.python_version()}
-    for pkg in ("vitou_ai", "numpy", "numba", "open_spiel", "pandas", "matplotlib", "scipy"):
-        try:
-            out[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
-
-
-def _git_commit() -> str | None:
-    try:
-        r = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                           cwd=Path(__file__).parent, timeout=10)
-        return r.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 # ---- solvers (vitou_ai.solvers.protocol) -----------------------------------------------------
 
 
 def _resumable(solver: str) -> bool:
     """Whether the solver writes a checkpoint that ``--resume`` continues exactly."""
-    from .solvers.openspiel_solvers import RESUMABLE
+    from ..solvers.openspiel_solvers import RESUMABLE
 
     return solver in NATIVE or solver in PUBLIC or solver in RESUMABLE
 
@@ -277,9 +260,9 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
 
 
 def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
-    from .bots.named import parse_bot
-    from .eval.stats import wilson_interval
-    from .sim.batch import simulate
+    from ..bots.named import parse_bot
+    from ..eval.stats import wilson_interval
+    from ..sim.batch import simulate
 
     mine = adapter.tabular_policy("trained")
     params = adapter.params
@@ -413,10 +396,10 @@ def run(args: argparse.Namespace, out=None) -> int:
 
 
 def _abstract_route(args: argparse.Namespace):
-    """``(args, params)`` for :mod:`vitou_ai.train_abstract` when the run is a four-player
+    """``(args, params)`` for :mod:`vitou_ai.commands.train_abstract` when the run is a four-player
     abstract-MCCFR run (``--solver abstract-mccfr``, the default for ``--profile vitou``
     and ``vitou_cason``, where hands default to three cards), else ``None``."""
-    from .bots.named import split_bot_specs
+    from ..bots.named import split_bot_specs
 
     if args.resume and args.out and (Path(args.out) / "run.json").exists():
         try:
@@ -469,7 +452,7 @@ class _Plan:
 
 def _plan(args: argparse.Namespace) -> _Plan:
     """Check the command; read the run to resume. Raises :class:`_BadInput`."""
-    from .bots.named import parse_bot
+    from ..bots.named import parse_bot
 
     if args.resume and not args.out:
         raise _BadInput("--resume needs --out, the run folder to continue")
@@ -507,7 +490,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         raise _BadInput(str(e)) from None
     s["target"] = params.target  # the profile's default made explicit, for --resume
     if s["solver"] in PUBLIC:
-        from .solvers.public_tree import check_public_params
+        from ..solvers.public_tree import check_public_params
 
         try:
             check_public_params(params)
@@ -556,7 +539,7 @@ def _build_tree(plan: _Plan):
     not fit in ``--max-tree-nodes``."""
     s = plan.settings
     if s["solver"] in PUBLIC:
-        from .solvers.public_tree import build_public_tree
+        from ..solvers.public_tree import build_public_tree
 
         note("train", f"building the public tree (at most {plan.max_tree_nodes:,} nodes)...")
         try:
@@ -567,7 +550,7 @@ def _build_tree(plan: _Plan):
     need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
     if not need and s["exact"] == "no":
         return None
-    from .solvers.tree import build_tree
+    from ..solvers.tree import build_tree
 
     # with a sampling solver, "auto" only builds trees that are quick to build
     limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(
@@ -731,7 +714,7 @@ def _advance(adapter: Solver, n: int, limit: float | None) -> int:
 
 def _resume(adapter: Solver, folder: Path) -> list[dict[str, Any]]:
     """Load the checkpoint; the curve rows up to it. Raises :class:`_BadInput`."""
-    from .solvers.cfr import CheckpointError
+    from ..solvers.cfr import CheckpointError
 
     try:
         adapter.load(folder / "checkpoint.npz")
@@ -758,14 +741,6 @@ def _short(row: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _num(v: str) -> Any:
-    try:
-        f = float(v)
-    except ValueError:
-        return v
-    return int(f) if f.is_integer() and "." not in v and "e" not in v else f
-
-
 def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {"iteration": adapter.iterations_done,
                            "seconds": round(adapter.solver_seconds(), 3),
@@ -782,19 +757,6 @@ def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, 
         row[f"{b}_ppd_lo"] = r["ppd_lo"]
         row[f"{b}_ppd_hi"] = r["ppd_hi"]
     return row
-
-
-def _write_curve_and_record(folder: Path, rows: list[dict[str, Any]],
-                            record: dict[str, Any]) -> None:
-    """``curve.csv`` (every column any row has, in order of appearance) and ``run.json``
-    (``record``), atomically; shared with :mod:`vitou_ai.train_abstract`."""
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols)
-    w.writeheader()
-    w.writerows(rows)
-    write_atomic(folder / "curve.csv", buf.getvalue().encode())
-    write_atomic(folder / "run.json", (json.dumps(record, indent=2, default=str) + "\n").encode())
 
 
 def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params) -> None:

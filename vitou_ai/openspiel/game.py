@@ -23,7 +23,7 @@ kernel's. The numpy parameter array lives on the game object.
 
 Observations (``make_py_observer``): every ``pyspiel.IIGObservationType``
 (public and/or private information of one or all players, perfect recall or
-the current observation), see :mod:`vitou_ai.openspiel_observer`. The
+the current observation), see :mod:`vitou_ai.openspiel.observer`. The
 information state (``perfect_recall=True``, the default private and public
 information) is built from :func:`vitou_ai.rules.observe.infostate_key` —
 seat, dealer, scores, own hand, partner's hand when shared (R6.1), gestures as
@@ -41,21 +41,21 @@ try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "vitou_ai.openspiel_game needs OpenSpiel: pip install open_spiel==2.0.2 "
+        "vitou_ai.openspiel.game needs OpenSpiel: pip install open_spiel==2.0.2 "
         f"(importing pyspiel failed: {exc})"
     ) from exc
 
-from .openspiel_observer import (  # after the guard: it needs pyspiel too
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.game import Game as RulesGame
+from ..rules.game import IllegalActionError, max_game_decisions
+from ..rules.game import State as RulesState
+from ..rules.params import VitouParams
+from .observer import (  # after the guard: it needs pyspiel too
     VitouObserver,
     infostate_string,  # noqa: F401  (policy export takes it from here)
 )
-from .openspiel_util import game_type, load_string, with_defaults
-from .rules import kernel as K
-from .rules import layout as L
-from .rules.game import Game as RulesGame
-from .rules.game import IllegalActionError, max_game_decisions
-from .rules.game import State as RulesState
-from .rules.params import VitouParams
+from .util import game_type, load_string, with_defaults
 
 SHORT_NAME = "python_vitou"
 

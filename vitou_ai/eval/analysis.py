@@ -34,10 +34,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._numba import jit
-from .rules import layout as L
-from .rules.params import RANK_LETTERS
-from .solvers.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
+from .._numba import jit
+from ..rules import layout as L
+from ..rules.params import RANK_LETTERS
+from ..solvers.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
 
 
 @jit
@@ -301,7 +301,7 @@ def policy_from_tabular(tree: GameTree, tabular) -> np.ndarray:
     ``policy.npz`` of ``vitou-ai train``) onto the tree's information sets:
     ``float64[num_infosets, 5]``; rows missing from the table, or with no mass
     on a legal action, become uniform."""
-    from .solvers.evaluate import uniform_policy
+    from ..solvers.evaluate import uniform_policy
 
     out = uniform_policy(tree)
     probs = np.asarray(tabular.probs, dtype=np.float64)
@@ -330,9 +330,9 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         expected decisions per deal: ``raise_rate`` / ``raise_reach``,
         ``refusal_rate`` / ``answer_reach``, ``bluff_share`` / ``raises``.
     """
-    from .solvers.cfr import TabularCFR
-    from .solvers.evaluate import exploitability, nash_conv, value_by_position
-    from .solvers.tree import build_tree
+    from ..solvers.cfr import TabularCFR
+    from ..solvers.evaluate import exploitability, nash_conv, value_by_position
+    from ..solvers.tree import build_tree
 
     rows = []
     for sc in scores:

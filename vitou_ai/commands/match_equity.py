@@ -1,5 +1,5 @@
-"""``vitou-ai match-equity``: the match-equity table of ``vitou_2p`` (:mod:`vitou_ai.match_equity`)
-through a sweep (:mod:`vitou_ai.sweep`: an embedded Ray runtime, a Ray cluster, or serially).
+"""``vitou-ai match-equity``: the match-equity table of ``vitou_2p`` (:mod:`vitou_ai.match_equity.two_player`)
+through a sweep (:mod:`vitou_ai.match_equity.sweep`: an embedded Ray runtime, a Ray cluster, or serially).
 
 Exit codes: 0 done, 2 bad input or a failed sweep (one line on stderr), 130 Ctrl-C.
 """
@@ -17,9 +17,9 @@ EXIT_OK, EXIT_ERROR = 0, 2
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``vitou-ai match-equity``."""
-    from .match_equity import SOLVERS, VARIANTS
-    from .rules.params import PROFILES
-    from .sweep import BACKENDS
+    from ..match_equity.sweep import BACKENDS
+    from ..match_equity.two_player import SOLVERS, VARIANTS
+    from ..rules.params import PROFILES
 
     p.add_argument("--profile", default="vitou_2p", choices=PROFILES,
                    help="game profile; only vitou_2p is computed")
@@ -58,7 +58,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _lookup(args, config, out: Path) -> int:
-    from .match_equity import MatchEquityError, check_scores, output_stem, read_table_csv
+    from ..match_equity.two_player import (
+        MatchEquityError,
+        check_scores,
+        output_stem,
+        read_table_csv,
+    )
 
     try:
         parts = args.lookup.split(":")
@@ -87,13 +92,13 @@ def _check_tree_size(config, max_nodes: int) -> None:
     Raises:
         MatchEquityError: the tree has more than ``max_nodes`` nodes.
     """
+    from ..match_equity.two_player import MatchEquityError
     from .console import note
-    from .match_equity import MatchEquityError
 
     if config.solver == "public":
-        from .solvers.public_tree import build_public_tree as build
+        from ..solvers.public_tree import build_public_tree as build
     else:
-        from .solvers.tree import build_tree as build
+        from ..solvers.tree import build_tree as build
     note("match-equity", f"checking the deal's {config.solver} tree (at most {max_nodes:,} "
          "nodes)...")
     try:
@@ -107,9 +112,9 @@ def _check_tree_size(config, max_nodes: int) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Run ``vitou-ai match-equity``; returns the exit code."""
+    from ..match_equity.sweep import Sweep, SweepError
+    from ..match_equity.two_player import EquityConfig, MatchEquityError, output_stem, run_table
     from .console import note
-    from .match_equity import EquityConfig, MatchEquityError, output_stem, run_table
-    from .sweep import Sweep, SweepError
 
     try:
         config = EquityConfig(profile=args.profile, target=args.target, ranks=args.ranks,
@@ -159,7 +164,7 @@ def command(args: argparse.Namespace) -> int:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR
     summary["command"] = "vitou-ai match-equity " + shlex.join(getattr(args, "argv", [])[1:])
-    from .history import write_atomic
+    from ..io import write_atomic
 
     write_atomic(out / f"{output_stem(config)}.json",
                  (json.dumps(summary, indent=1) + "\n").encode())

@@ -19,14 +19,14 @@ What is approximated, and how:
    simulating ``deals`` deals (:func:`vitou_ai.sim.batch.simulate`, deal mode at those
    scores, R8.1): the distribution of team 0's capped return ``u`` (``u > 0``: team 0
    scores ``u``; ``u < 0``: team 1 scores ``-u``; ``u = 0``: nothing scored, all void
-   or all passed). Each state is a task of :mod:`vitou_ai.sweep` whose seed comes from
+   or all passed). Each state is a task of :mod:`vitou_ai.match_equity.sweep` whose seed comes from
    its key.
-3. *The recursion* is the two-player table's (:mod:`vitou_ai.match_equity`), reused:
+3. *The recursion* is the two-player table's (:mod:`vitou_ai.match_equity.two_player`), reused:
    ``E(a, b, d) = sum_u P_abd(u) E(after u, d+1) + P_abd(0) E(a, b, d+1)``, with the
    deal passing to the left after every deal (R1.3), ``E = 1`` once team 0 reaches
    ``T`` and ``0`` once team 1 does. A deal that scores nothing keeps the scores, so
    the four dealers of a score pair form one cycle ``d -> d+1 -> .. -> d``; it is
-   solved as a fixed point by :func:`vitou_ai.match_equity.iterate_values` (states of
+   solved as a fixed point by :func:`vitou_ai.match_equity.two_player.iterate_values` (states of
    a larger total first).
 
 Given the policy, (2) is the only source of error: with a policy that ignores the
@@ -51,9 +51,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import match_equity as M
-from .match_equity import MatchEquityError
-from .rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams
+from . import two_player as M
+from .two_player import MatchEquityError
 
 #: four-player profiles (two teams: seats 0/2 and 1/3)
 PROFILES_4P = ("vitou", "vitou_cason")
@@ -131,7 +131,7 @@ def load_policy(path: str):
     Raises:
         MatchEquityError: not a readable policy file (one line).
     """
-    from .bots.named import parse_bot
+    from ..bots.named import parse_bot
 
     if not Path(path).is_file():
         raise MatchEquityError(f"{path}: no such policy file")
@@ -147,7 +147,7 @@ def check_policy(config: Config4p):
     Raises:
         MatchEquityError: unreadable, or trained for another game (one line).
     """
-    from .bots.abstract import AbstractPolicy, check_fits
+    from ..bots.abstract import AbstractPolicy, check_fits
 
     policy = load_policy(config.policy)
     if isinstance(policy, AbstractPolicy):
@@ -168,7 +168,7 @@ def deal_outcomes(policy, params: VitouParams, deals: int, seed: int) -> dict[in
         ``{u: count}``: team 0's return (R8.1, capped and signed; 0 when nothing is
         scored) and how many deals ended with it.
     """
-    from .sim.batch import simulate
+    from ..sim.batch import simulate
 
     res = simulate(params, [policy] * params.players, deals, seed=seed)
     vals, counts = np.unique(np.asarray(res["return0"]), return_counts=True)
@@ -216,7 +216,7 @@ def table_from_outcomes(outcomes: Outcomes, target: int, players: int = PLAYERS,
         target: the match's target.
         players: seats (the deal passes to seat ``dealer + 1``, R1.3).
         tol: the fixed point of each score pair's dealer cycle is iterated until no
-            value moves by this much (:func:`vitou_ai.match_equity.iterate_values`).
+            value moves by this much (:func:`vitou_ai.match_equity.two_player.iterate_values`).
 
     Returns:
         ``{(score0, score1, dealer): E}`` (team 0's probability of winning the match).
@@ -344,7 +344,7 @@ def simulate_matches(policy, config: Config4p, start: tuple[int, int], dealer: i
         ``wins0``, ``wins1``, ``draws`` (open after ``max_deals`` deals, R8.2),
         ``matches``, ``mean_deals``.
     """
-    from .sim.batch import simulate
+    from ..sim.batch import simulate
 
     res = simulate(config.match_params(start, dealer), [policy] * PLAYERS, matches, seed=seed)
     w = np.asarray(res["winner"])
@@ -365,12 +365,12 @@ def compare_with_matches(config: Config4p, table: dict[tuple[int, int, int], flo
     ``lo`` / ``hi`` (95% Wilson), ``diff`` (simulated - table), ``z`` (``diff`` over
     the combined standard error of both), ``inside`` (the table in the interval),
     ``matches``, ``draws``, ``mean_deals``. The seed of each row comes from the sweep's
-    :func:`~vitou_ai.sweep.task_seed` of ``[seed, score0, score1, dealer]``.
+    :func:`~vitou_ai.match_equity.sweep.task_seed` of ``[seed, score0, score1, dealer]``.
 
     Raises:
         MatchEquityError: a start outside the match.
     """
-    from .eval.stats import wilson_interval
+    from ..eval.stats import wilson_interval
     from .sweep import task_seed
 
     policy = check_policy(config)
@@ -419,7 +419,7 @@ def heatmap_4p(table: Mapping[tuple[int, int, int], float],
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .history import write_atomic
+    from ..io import write_atomic
 
     panels = 3 if se is not None else 2
     fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 4.6), constrained_layout=True)
@@ -454,10 +454,10 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
                  on_state: Callable[[dict, bool], None] | None = None,
                  replicates: int = 100, pool: bool = True) -> tuple[dict, dict, dict]:
     """Estimate every state's outcome distribution through ``sweep`` (a
-    :class:`vitou_ai.sweep.Sweep`, one task per score pair), compute the table (from
+    :class:`vitou_ai.match_equity.sweep.Sweep`, one task per score pair), compute the table (from
     the counts pooled over the seat symmetries if ``pool``, :func:`pool_symmetric`) and
     its bootstrap standard errors, and write into ``out``: ``<stem>.csv``
-    (:data:`vitou_ai.match_equity.CSV_COLUMNS`), ``<stem>_states.csv`` (per state and
+    (:data:`vitou_ai.match_equity.two_player.CSV_COLUMNS`), ``<stem>_states.csv`` (per state and
     dealer: the table's equity, the unpooled one, the bootstrap standard error, and
     the state's own simulated deals: their number, P(nothing scored), team 0's mean
     return, the count of each ``u``), ``<stem>.png`` (heatmap).
@@ -469,10 +469,10 @@ def run_table_4p(config: Config4p, out: str | Path, sweep,
         Monte Carlo error: :func:`pool_symmetric`), simulated deals and seconds.
 
     Raises:
-        vitou_ai.sweep.SweepError: a state failed (named), or stored results are for
+        vitou_ai.match_equity.sweep.SweepError: a state failed (named), or stored results are for
             another configuration.
     """
-    from .history import write_atomic
+    from ..io import write_atomic
 
     out = Path(out)
     stem = output_stem(config)

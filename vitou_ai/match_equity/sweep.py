@@ -214,7 +214,7 @@ class Sweep:
     def _store(self, key: Any, seed: int, result: Any, seconds: float) -> None:
         if self.out is None:
             return
-        from .history import write_atomic
+        from ..io import write_atomic
 
         rec = {"format": RESULT_FORMAT, "fingerprint": self.fingerprint, "key": key,
                "seed": seed, "backend": self.backend, "seconds": seconds, "result": result}

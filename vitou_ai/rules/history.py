@@ -21,19 +21,18 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import tomllib
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import tomli_w
 
-from .rules import layout as L
-from .rules.game import RAISE_NAMES, Game, IllegalActionError, State
-from .rules.params import VitouParams
+from ..io import write_atomic
+from . import layout as L
+from .game import RAISE_NAMES, Game, IllegalActionError, State
+from .params import VitouParams
 
 KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size",
          "direction", "games", "games_won")
@@ -272,31 +271,6 @@ def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
 
 _FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_1912": "F1.1",
                      "trut": "T1.1", "put": "P1.1"}
-
-
-def write_atomic(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and a rename.
-
-    ``data`` is the bytes, or a function that writes them to the open temporary file
-    (large files: nothing is held in memory twice)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
-        with os.fdopen(fd, "wb") as f:
-            if callable(data):
-                data(f)
-            else:
-                f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 # ---- replay ------------------------------------------------------------------------------------

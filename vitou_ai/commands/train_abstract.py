@@ -2,7 +2,7 @@
 abstract ES-MCCFR (:mod:`vitou_ai.solvers.mccfr_abstract`) on the information
 abstraction of :mod:`vitou_ai.abstraction`, on a wall-time budget.
 
-The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.train`):
+The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.train`):
 
 - ``curve.csv``, one row per evaluation: iteration, solver seconds, abstract
   information states, nodes touched, the LBR lower bound on exploitability
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from .abstraction.config import GESTURES, AbstractionConfig
+from ..abstraction.config import GESTURES, AbstractionConfig
+from ..io import write_atomic
+from ..rules.params import RULES_VERSION, VitouParams
 from .console import check_writable
-from .history import write_atomic
-from .rules.params import RULES_VERSION, VitouParams
 
 DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterations is given
 
@@ -84,9 +84,9 @@ def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, ma
     Returns keys ``{bot}_ppd``, ``_ppd_lo``, ``_ppd_hi`` (the policy's team's
     return per deal, R8.1, pairs of duplicate deals as units) and ``{bot}_match_win``,
     ``_match_lo``, ``_match_hi`` (decisive matches, Wilson 95%)."""
-    from .bots.named import parse_bot
-    from .eval.stats import ratio_interval, wilson_interval
-    from .sim.batch import simulate
+    from ..bots.named import parse_bot
+    from ..eval.stats import ratio_interval, wilson_interval
+    from ..sim.batch import simulate
 
     row: dict[str, Any] = {}
     dp = params.replace(dealer=-1, mode="deal")
@@ -169,12 +169,12 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
 
 def run(args, params: VitouParams, out=None) -> int:
     """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``, with
-    :data:`vitou_ai.train.ABSTRACT_OPTIONS` filled in); returns the exit code (0 done, 2
+    :data:`vitou_ai.commands.train.ABSTRACT_OPTIONS` filled in); returns the exit code (0 done, 2
     bad input or table full, 130 interrupted)."""
-    from .solvers.cfr import CheckpointError
-    from .solvers.mccfr import TableFullError
-    from .solvers.mccfr_abstract import AbstractMCCFR
-    from .train import _git_commit, _num, _versions
+    from ..solvers.cfr import CheckpointError
+    from ..solvers.mccfr import TableFullError
+    from ..solvers.mccfr_abstract import AbstractMCCFR
+    from .runs import _git_commit, _num, _versions
 
     out = out or sys.stdout
 
@@ -210,7 +210,7 @@ def run(args, params: VitouParams, out=None) -> int:
     evals = int(args.evals)
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
-    from .bots.named import parse_bot
+    from ..bots.named import parse_bot
 
     try:
         for b in bots:
@@ -289,7 +289,7 @@ def run(args, params: VitouParams, out=None) -> int:
     solver.warm_up()
     try:
         if not record["lbr_bots"] and record["lbr_deals"]:
-            from .eval.lbr import local_best_response
+            from ..eval.lbr import local_best_response
 
             t = time.perf_counter()
             for b in bots:
@@ -328,8 +328,8 @@ def run(args, params: VitouParams, out=None) -> int:
 
 
 def _evaluate(solver, params: VitouParams, bots, args, record) -> dict[str, Any]:
-    from .bots.named import NAMED_BOTS
-    from .eval.lbr import local_best_response
+    from ..bots.named import NAMED_BOTS
+    from ..eval.lbr import local_best_response
 
     t = time.perf_counter()
     policy = solver.policy(f"{params.profile}-abstract")
@@ -360,7 +360,7 @@ def _short(row: dict[str, Any]) -> str:
 
 
 def _write(folder: Path, solver, rows, bots, record, params) -> None:
-    from .train import _write_curve_and_record
+    from .runs import _write_curve_and_record
 
     solver.save(folder / "checkpoint.npz")
     solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")

@@ -1,6 +1,6 @@
 """``vitou-ai play --game vint`` and ``vitou-ai tournament --game vint``.
 
-The main command line (:mod:`vitou_ai.cli`) hands any ``play`` or ``tournament``
+The main command line (:mod:`vitou_ai.commands.cli`) hands any ``play`` or ``tournament``
 command with ``--game vint`` to :func:`main` here.
 
 - ``play``: a rubber in the terminal against bots (you are seat 0, partner seat 2).
@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from . import layout as L
-from .bots import BOT_NAMES, View, make_bot
-from .game import (
+from ..vint import layout as L
+from ..vint.bots import BOT_NAMES, View, make_bot
+from ..vint.game import (
     VintParams,
     VintRuleError,
     action_str,
@@ -32,8 +32,8 @@ from .game import (
     parse_bid,
     parse_card,
 )
-from .rubber import Rubber
-from .table import deal_hands
+from ..vint.rubber import Rubber
+from ..vint.table import deal_hands
 
 
 def wants_vint(argv: list[str]) -> bool:
@@ -47,7 +47,7 @@ def wants_vint(argv: list[str]) -> bool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from ..console import HelpFormatter
+    from .console import HelpFormatter
 
     ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
                                  formatter_class=HelpFormatter)
@@ -101,7 +101,7 @@ def _bad_option(args: argparse.Namespace) -> str | None:
             return (f"--pairs must be at least 2 (a 95% interval needs two duplicate pairs), "
                     f"got {args.pairs}")
         if args.out:
-            from ..console import check_writable
+            from .console import check_writable
 
             try:
                 check_writable(args.out, "file")
@@ -123,9 +123,9 @@ def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) 
 
 
 def tournament(args, params: VintParams, out: TextIO) -> int:
-    from ..history import write_atomic
-    from .game import RULES_VERSION
-    from .tournament import round_robin, table_markdown
+    from ..io import write_atomic
+    from ..vint.game import RULES_VERSION
+    from ..vint.tournament import round_robin, table_markdown
 
     t = time.perf_counter()
     res = round_robin(list(dict.fromkeys(args.bots)), args.pairs, args.seed, params,
@@ -215,7 +215,7 @@ class Session:
             raise VintRuleError("the auction has ended: play a card", "V3.7") from None
 
     def save_deal(self, p: VintParams, state, calls, plays, r: int, k: int) -> None:
-        from .history import record
+        from ..vint.history import record
 
         # every call precedes every card (V3.7), so calls + plays is the order of play
         hh = record(p, [state.dealt(s) for s in range(4)], [a for _, a in calls + plays])
@@ -224,7 +224,7 @@ class Session:
         self.say(f"saved {path}")
 
     def run(self) -> int:
-        from .game import VintState
+        from ..vint.game import VintState
 
         self.say("Vint (docs/RULES_vint.md): you are seat 0 with your partner opposite (seat 2).")
         for r in range(self.rubbers):

@@ -2,7 +2,7 @@
 probability of winning the match, conditioned on the score (issue 15).
 
 Every score state's deal is solved with match-equity payoffs
-(:mod:`vitou_ai.match_equity`, through a sweep of :mod:`vitou_ai.sweep`: Ray when it
+(:mod:`vitou_ai.match_equity.two_player`, through a sweep of :mod:`vitou_ai.match_equity.sweep`: Ray when it
 is installed, else serially), and the solved policies of all states and both dealers
 are joined into one tabular policy: the information-state key holds the scores and the
 dealer, so the joined table plays each deal with the policy of its score. Writes into
@@ -28,7 +28,7 @@ class _BadInput(ValueError):
 
 
 def _config(args: argparse.Namespace, defaults: dict):
-    from .match_equity import EquityConfig, MatchEquityError
+    from ..match_equity.two_player import EquityConfig, MatchEquityError
 
     profile = args.profile or defaults["profile"]
     if profile != "vitou_2p":
@@ -69,19 +69,19 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     """Run ``vitou-ai train --objective match``; returns the exit code (0 done, 2 bad input
     or a failed state, one line on stderr)."""
     out = out or sys.stdout
-    from .bots.tabular import TabularPolicy
-    from .console import check_writable, new_folder, note
-    from .history import write_atomic
-    from .match_equity import (
+    from ..bots.tabular import TabularPolicy
+    from ..io import write_atomic
+    from ..match_equity.sweep import Sweep, SweepError
+    from ..match_equity.two_player import (
         MatchEquityError,
         output_stem,
         read_policies,
         run_table,
         task_keys,
     )
-    from .rules.params import RULES_VERSION, VitouParams
-    from .solvers.tree import build_tree
-    from .sweep import Sweep, SweepError
+    from ..rules.params import RULES_VERSION, VitouParams
+    from ..solvers.tree import build_tree
+    from .console import check_writable, new_folder, note
 
     try:
         config = _config(args, defaults)

@@ -24,12 +24,12 @@ from typing import TextIO
 
 import numpy as np
 
-from .bots.named import parse_bot
-from .bots.policy import Policy, choose_action, pack_policies, scratch
-from .rng import row_seed
-from .rules import Game, VitouParams
-from .rules import layout as L
-from .sim.random_play import sample_chance
+from ..bots.named import parse_bot
+from ..bots.policy import Policy, choose_action, pack_policies, scratch
+from ..rng import row_seed
+from ..rules import Game, VitouParams
+from ..rules import layout as L
+from ..sim.random_play import sample_chance
 
 EXIT_OK, EXIT_INTERRUPTED = 0, 130
 RESULT_NAMES = {0: "team 0", 1: "team 1", 2: "void"}
@@ -336,11 +336,11 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
         if s == human_seat:
             continue
         bots[s] = parse_bot(partner) if s % 2 == human_seat % 2 else opp
-    from .bots.abstract import AbstractPolicy
-    from .bots.abstract import check_fits as abstract_fits
-    from .bots.neural import NeuralPolicy
-    from .bots.neural import check_fits as neural_fits
-    from .bots.tabular import TabularPolicy, check_fits
+    from ..bots.abstract import AbstractPolicy
+    from ..bots.abstract import check_fits as abstract_fits
+    from ..bots.neural import NeuralPolicy
+    from ..bots.neural import check_fits as neural_fits
+    from ..bots.tabular import TabularPolicy, check_fits
 
     for b in bots.values():
         if isinstance(b, TabularPolicy):
@@ -354,7 +354,7 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
 
 def add_arguments(p) -> None:
     """The options of ``vitou-ai play``."""
-    from .rules.params import ALL_PROFILES
+    from ..rules.params import ALL_PROFILES
 
     p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
                    help="game profile: RULES.md section 9 or docs/RULES_family.md")

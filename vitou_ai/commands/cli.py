@@ -7,12 +7,12 @@ Subcommands:
 - ``vitou-ai replay [--json] PATH...``: replay hand histories (files or folders).
 - ``vitou-ai simulate --profile P --deals N [--bots B ...]``: a batch of deals (or
   matches) between bots, any profile of the Vitou or Truc / Put family.
-- ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.eval.command`).
-- ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.play`).
-- ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.train`).
+- ``vitou-ai tournament``: round robin between bots (:mod:`vitou_ai.commands.tournament`).
+- ``vitou-ai play``: play a match in the terminal against bots (:mod:`vitou_ai.commands.play`).
+- ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.commands.train`).
 - ``vitou-ai match-equity``: the match-equity table of ``vitou_2p``
-  (:mod:`vitou_ai.match_equity_command`).
-- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.vint.cli`);
+  (:mod:`vitou_ai.commands.match_equity`).
+- ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.commands.vint`);
   ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 
 Ctrl-C ends any of them with one line on stderr and exit code 130.
@@ -57,7 +57,7 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
     0 all good, 1 an ``[expect]`` mismatch, 2 an error (bad file, broken rule)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    from .history import HandHistory, HistoryError, check_expect, replay, result_dict
+    from ..rules.history import HandHistory, HistoryError, check_expect, replay, result_dict
 
     files, bad = _collect(paths)
     code = EXIT_OK
@@ -65,7 +65,7 @@ def replay_files(paths: list[str], as_json: bool, out=None, err=None) -> int:
         code = EXIT_ERROR
         _emit(out, err, as_json, {"file": path, "error": {"message": why, "index": None,
                                                          "action": None, "rule": None}})
-    from .vint.history import is_vint_file, replay_for_cli
+    from ..vint.history import is_vint_file, replay_for_cli
 
     for f in files:
         if is_vint_file(f):  # game = "vint": docs/RULES_vint.md V9
@@ -120,11 +120,11 @@ def demo(n_deals: int, seed: int, out=None) -> int:
     out = out or sys.stdout
     import numpy as np
 
-    from .rules import RULES_VERSION, VitouParams
-    from .rules.layout import END_NAMES
-    from .sim.random_play import random_games
+    from ..rules import RULES_VERSION, VitouParams
+    from ..rules.layout import END_NAMES
+    from ..sim.random_play import random_games
 
-    examples = Path(__file__).parent / "examples"
+    examples = Path(__file__).parent.parent / "examples"
     print(f"vitou_ai {RULES_VERSION}: replaying the example hand histories in {examples}", file=out)
     code = replay_files([str(examples)], as_json=False, out=out)
     print(f"\nSimulating {n_deals:,} random deals per profile (uniformly random legal actions):",
@@ -159,11 +159,11 @@ def simulate_command(args, out=None, err=None) -> int:
     err = err or sys.stderr
     import numpy as np
 
-    from .bots.named import parse_bot
-    from .bots.tabular import TabularPolicy, check_fits
-    from .rules import VitouParams
-    from .rules.layout import END_NAMES
-    from .sim.batch import simulate
+    from ..bots.named import parse_bot
+    from ..bots.tabular import TabularPolicy, check_fits
+    from ..rules import VitouParams
+    from ..rules.layout import END_NAMES
+    from ..sim.batch import simulate
 
     try:
         if not 1 <= args.deals <= 50_000_000:
@@ -207,11 +207,11 @@ DESCRIPTION = ("Vitou, the trick-and-bluff card game of Nice: replay hand histor
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The ``vitou-ai`` parser and its subcommand parsers by name."""
+    from ..rules.params import ALL_PROFILES
     from . import play as play_cli
+    from . import tournament as tournament_cli
     from . import train as train_cli
     from .console import HelpFormatter
-    from .eval import command as tournament_cli
-    from .rules.params import ALL_PROFILES
 
     parser = argparse.ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
                                      formatter_class=HelpFormatter)
@@ -249,12 +249,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     tournament_cli.add_arguments(add(
         "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))
-    for name in ("tournament", "play"):  # Vint has its own parser (vitou_ai.vint.cli)
+    for name in ("tournament", "play"):  # Vint has its own parser (vitou_ai.commands.vint)
         subs[name].epilog = (f"Vint: vitou-ai {name} --game vint [...]; its options: "
                              f"vitou-ai {name} --game vint --help.")
     train_cli.add_arguments(add(
         "train", "train a betting strategy (CFR family, MCCFR), log exploitability and win rates"))
-    from . import match_equity_command as equity_cli
+    from . import match_equity as equity_cli
 
     equity_cli.add_arguments(add(
         "match-equity", "the match-equity table of vitou_2p: P(win the match) by score and "
@@ -265,12 +265,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
 def main(argv: list[str] | None = None) -> int:
     """Run ``vitou-ai`` with ``argv`` (default: the process's arguments); return the exit
     code. Ctrl-C anywhere ends the command with one line and exit code 130
-    (:func:`vitou_ai.console.interrupts_outside_numba` keeps it out of compiled code)."""
+    (:func:`vitou_ai.commands.console.interrupts_outside_numba` keeps it out of compiled code)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = "vitou-ai" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
     try:
         with interrupts_outside_numba():
-            from .vint import cli as vint_cli
+            from . import vint as vint_cli
 
             if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
                 return vint_cli.main(argv)
@@ -289,7 +289,7 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
 
         return train_cli.run(args)
     if args.command == "match-equity":
-        from . import match_equity_command as equity_cli
+        from . import match_equity as equity_cli
 
         return equity_cli.command(args)
     if args.command == "replay":
@@ -297,7 +297,7 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
     if args.command == "simulate":
         return simulate_command(args)
     if args.command == "tournament":
-        from .eval import command as tournament_cli
+        from . import tournament as tournament_cli
 
         return tournament_cli.tournament_command(args)
     if args.command == "play":

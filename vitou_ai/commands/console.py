@@ -2,8 +2,8 @@
 folders, progress bars, one-line notes and Ctrl-C.
 
 Library modules return values and raise; everything here talks to the terminal, so
-only the command-line modules (:mod:`vitou_ai.cli`, :mod:`vitou_ai.train`,
-:mod:`vitou_ai.play`, :mod:`vitou_ai.eval.command`) use it.
+only the command-line modules (:mod:`vitou_ai.commands.cli`, :mod:`vitou_ai.commands.train`,
+:mod:`vitou_ai.commands.play`, :mod:`vitou_ai.commands.tournament`) use it.
 """
 
 from __future__ import annotations

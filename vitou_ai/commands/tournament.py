@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..console import check_writable, new_folder, note, show_progress
+from .console import check_writable, new_folder, note, show_progress
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
@@ -79,8 +79,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     from ..bots.neural import NeuralPolicy
     from ..bots.neural import check_fits as neural_fits
     from ..bots.tabular import TabularPolicy, check_fits
+    from ..eval.tournament import run_tournament, write_outputs
     from ..rules.params import VitouParams
-    from .tournament import run_tournament, write_outputs
 
     mode, games = ("deal", args.deals) if args.deals is not None else (
         "match", args.matches if args.matches is not None else DEFAULT_MATCHES)
