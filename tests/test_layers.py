@@ -28,6 +28,7 @@ PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
     {"_numba", "rng", "io"},
     {"rules"},
+    {"capabilities"},
     {"openspiel", "abstraction"},
     {"bots"},
     {"sim"},
@@ -38,7 +39,7 @@ LAYERS = [
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 #: the package root: plumbing modules and the subpackages, nothing else
-ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io"}
+ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
                "match_equity", "vint", "commands"}
 

@@ -80,6 +80,10 @@ that leaves the deal's sequence of nodes or differs from the player's
 information state (guards: neither happens with the kernel's phases), and
 (:func:`sample_worlds`) a history that is not a legal deal of the game ending at
 a decision of the given seat.
+
+One module because the deal player, the world sampler and the action choice are
+jitted functions that call each other on shared scratch buffers inside one
+``prange`` loop; split, each would need the others' buffer layout.
 """
 
 from __future__ import annotations
