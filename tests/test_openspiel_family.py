@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pyspiel
 import pytest
 
@@ -126,3 +127,36 @@ def test_cfr_plus_solves_small_put():
     for _ in range(500):
         solver.evaluate_and_update_policy()
     assert 0 <= pyspiel.exploitability(game, solver.average_policy()) < 1e-3
+
+
+@pytest.mark.parametrize("profile", ["truc_catalan", "truc_1912", "trut", "put",
+                                     "truc_catalan_2p", "vitou"])
+def test_jitted_tensor_from_key_is_the_observers(profile):
+    """``VitouObserver.set_from_key`` (the jitted twin, used for policies read on tree
+    keys and by neural bots) gives the observer's own information-state tensor. Its
+    token rows were 22 wide, Vitou's action count, in the family's 31-id games, which
+    put every token after the first in the wrong place."""
+    from vitou_ai.rules import layout as L
+    from vitou_ai.rules.observe import infostate_key
+
+    game = pyspiel.load_game(game_string(VitouParams(profile=profile)))
+    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    twin = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    rng = random.Random(7)
+    compared = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            p = state.current_player()
+            obs.set_from(state, p)
+            key = np.empty(L.KEY_SIZE, np.int8)
+            infostate_key(game.params_array, state.a, p, key)
+            twin.set_from_key(key, int(state.a[L.S_DEALS]))
+            np.testing.assert_array_equal(twin.tensor, obs.tensor)
+            compared += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert compared > 20

@@ -44,8 +44,8 @@ LC_KIND, LC_IN, LC_OUT, LC_OFF = 0, 1, 2, 3
 
 
 def _dims(params: VitouParams) -> np.ndarray:
-    n, h, ranks, slots, ntok, match = infostate_tensor_dims(params)
-    return np.array([n, h, ranks, slots, ntok, int(match)], np.int64)
+    n, h, ranks, slots, ntok, match, num_actions = infostate_tensor_dims(params)
+    return np.array([n, h, ranks, slots, ntok, int(match), num_actions], np.int64)
 
 
 class NeuralPolicy:
@@ -64,7 +64,8 @@ class NeuralPolicy:
 
     Raises:
         ValueError: unknown layer or output names, shapes that do not chain from
-            the tensor size to 22 outputs, non-finite weights, a bad ``seat_net``.
+            the tensor size to 22 outputs, non-finite weights, a bad ``seat_net``, a
+            Truc / Put family game (its 31 action ids are not built).
     """
 
     kind_name = "neural"
@@ -76,6 +77,10 @@ class NeuralPolicy:
 
         if output not in OUTPUT_NAMES:
             raise ValueError(f"output must be one of {OUTPUT_NAMES}, got {output!r}")
+        if params.family:
+            raise ValueError(f"neural policies have one output per Vitou action id "
+                             f"({L.NUM_ACTIONS}); {params.profile}'s {params.num_actions} ids "
+                             "(the Truc / Put family) are not built")
         self.params = params
         self.name = name
         self.algorithm = algorithm
@@ -340,7 +345,7 @@ def neural_action(layers, weights, dims, output, params, state, player, rng, leg
 
     Args:
         layers: ``int64[K, 4]`` and weights: ``float32[W]`` of the player's network;
-            dims: ``int64[6]`` tensor layout (``openspiel.observer.infostate_tensor_dims``);
+            dims: ``int64[7]`` tensor layout (``openspiel.observer.infostate_tensor_dims``);
             output: ``OUT_*``.
         params, state, player, rng, legal, n_legal, keybuf: as ``policy.choose_action``.
     """
@@ -354,7 +359,7 @@ def neural_action(layers, weights, dims, output, params, state, player, rng, leg
     b = np.zeros(width, np.float32)
     deals = state[L.S_DEALS] if dims[5] == 1 else 0
     fill_infostate_tensor(keybuf, dims[0], dims[1], dims[2], dims[3], dims[4], True,
-                          dims[5] == 1, deals, a)
+                          dims[5] == 1, deals, a, dims[6])
     for r in range(layers.shape[0]):
         kind, n_in, n_out, off = layers[r, 0], layers[r, 1], layers[r, 2], layers[r, 3]
         if kind == LAYER_LINEAR:

@@ -49,11 +49,11 @@ TM_ROW0 = 2  # first key / probs row
 TM_FALLBACK = 3  # KIND_RANDOM or KIND_HEURISTIC (with the policy's fparams) at unknown infosets
 N_TM = 4
 
-# columns of PolicyPack.nn_meta (neural policies): output (neural.OUT_*), the 6
+# columns of PolicyPack.nn_meta (neural policies): output (neural.OUT_*), the 7
 # tensor-layout dims (neural._dims), the row of PolicyPack.nn_nets of each seat
 NM_OUTPUT = 0
 NM_DIMS = 1
-NM_SEAT = 7
+NM_SEAT = 8
 N_NM = NM_SEAT + L.MAX_PLAYERS
 # columns of PolicyPack.nn_nets: first layer row, number of layers, first weight
 NN_ROW0, NN_NLAYERS, NN_W0 = 0, 1, 2

@@ -74,21 +74,6 @@ def legal_mask(params, state, actions, mask):
     return n
 
 
-@jit
-def rewrite_tokens(key, start, ntok, num_actions, match, deals, out):
-    """Rewrite the ``tokens`` piece (from ``out[start]``) and the ``deals`` counter of a
-    tensor filled by ``openspiel_observer.fill_infostate_tensor``, with rows of
-    ``num_actions`` (the observer's ``tokens`` is ``[ntok, params.num_actions]``;
-    the jitted twin lays its rows out 22 wide, Vitou's action count, which shifts
-    every token after the first in a family game)."""
-    for i in range(start, out.shape[0]):
-        out[i] = 0.0
-    for j in range(min(np.int64(key[L.K_NTOK]), ntok)):
-        out[start + j * num_actions + key[L.K_TOK + j]] = 1.0
-    if match:
-        out[start + ntok * num_actions] = deals
-
-
 class KernelTable:
     """A Vitou game (one deal or a match) played through the kernel.
 
@@ -130,12 +115,6 @@ class KernelTable:
         self._drawn = np.empty(MAX_CHANCE_RUN, np.int64)
         self._key = np.empty(L.KEY_SIZE, np.int8)
         self._dims = infostate_tensor_dims(params)
-        # Where the tokens start in the tensor, for rewrite_tokens (family games).
-        tok = self.observer.dict["tokens"]
-        self._tok_start = ((tok.__array_interface__["data"][0]
-                            - self.observer.tensor.__array_interface__["data"][0])
-                           // self.observer.tensor.itemsize)
-        self._fix_tokens = self.num_actions != L.NUM_ACTIONS
         self.player = L.TERMINAL_PLAYER
         # Every action since the start of the game, as (is_chance, id): replaying it
         # on vitou_ai.rules.Game gives the same state.
@@ -231,10 +210,7 @@ class KernelTable:
         infostate_key(self.p, self.a, seat, self._key)
         out = np.empty(self.obs_size, np.float32)
         fill_infostate_tensor(self._key, *self._dims[:5], True, self._dims[5],
-                              int(self.a[L.S_DEALS]), out)
-        if self._fix_tokens:
-            rewrite_tokens(self._key, self._tok_start, self._dims[4], self.num_actions,
-                           self._dims[5], int(self.a[L.S_DEALS]), out)
+                              int(self.a[L.S_DEALS]), out, self._dims[6])
         return out
 
     def returns(self) -> np.ndarray:

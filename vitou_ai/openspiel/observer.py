@@ -105,20 +105,24 @@ def check_obs_type(iig_obs_type) -> tuple[bool, bool, bool]:
             pit == pyspiel.PrivateInfoType.ALL_PLAYERS)
 
 
-def infostate_tensor_dims(vp) -> tuple[int, int, int, int, int, bool]:
-    """``(n, hand_size, ranks, score_slots, ntok, match)`` of the information-state
-    tensor (perfect recall, public and single-player information) of a game: the
-    arguments :func:`fill_infostate_tensor` takes."""
+def infostate_tensor_dims(vp) -> tuple[int, int, int, int, int, bool, int]:
+    """``(n, hand_size, ranks, score_slots, ntok, match, num_actions)`` of the
+    information-state tensor (perfect recall, public and single-player information)
+    of a game: the arguments :func:`fill_infostate_tensor` takes. ``num_actions``
+    (``vp.num_actions``: 22 for Vitou, 31 for the Truc / Put family) is the width of
+    a row of the ``tokens`` piece."""
     return (vp.players, vp.hand_size, vp.ranks, vp.target + 12,
-            min(L.MAX_TOKENS, max_deal_decisions(vp)), vp.mode == "match")
+            min(L.MAX_TOKENS, max_deal_decisions(vp)), vp.mode == "match", vp.num_actions)
 
 
 @jit
-def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, deals, out):
+def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, deals, out,
+                          num_actions):
     """Write the information-state tensor of key ``k`` (``observe.infostate_key``)
     into ``out`` (``float32``, overwritten): the layout of :class:`VitouObserver`
     with ``perfect_recall=True``, public information and ``private_info``
-    ``SINGLE_PLAYER`` (``private=False``: without the private pieces). Jitted, so
+    ``SINGLE_PLAYER`` (``private=False``: without the private pieces); the rows of
+    the ``tokens`` piece are ``num_actions`` wide (``params.num_actions``). Jitted, so
     neural bots in the simulator read the input their networks were trained on;
     ``tests/test_envs.py`` checks it against the observer."""
     out[:] = 0.0
@@ -148,8 +152,8 @@ def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, dea
                 out[i + s * N_GESTURES + g] = 1.0
         i += n * N_GESTURES
     for j in range(min(np.int64(k[L.K_NTOK]), ntok)):
-        out[i + j * L.NUM_ACTIONS + k[L.K_TOK + j]] = 1.0
-    i += ntok * L.NUM_ACTIONS
+        out[i + j * num_actions + k[L.K_TOK + j]] = 1.0
+    i += ntok * num_actions
     if match:
         out[i] = deals
 
@@ -197,6 +201,7 @@ class VitouObserver:
         # deal (at most 12 points) may carry a score from target - 1 past it.
         self.score_slots = vp.target + 12
         self.ntok = min(L.MAX_TOKENS, max_deal_decisions(vp))
+        self.num_actions = vp.num_actions
         n, h, r, g = self.n, self.h, self.ranks, len(L.GESTURES)
         pieces: list[tuple[str, tuple[int, ...]]] = []
         if self.single:
@@ -320,7 +325,7 @@ class VitouObserver:
             raise ValueError("set_from_key gives the information state only (perfect recall, "
                              "public and single-player information)")
         fill_infostate_tensor(k, self.n, self.h, self.ranks, self.score_slots, self.ntok,
-                              True, self.match, deals, self.tensor)
+                              True, self.match, deals, self.tensor, self.num_actions)
 
     # ---- string -------------------------------------------------------------------------------
     def string_from(self, state, player: int) -> str:
