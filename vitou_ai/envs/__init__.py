@@ -5,6 +5,11 @@
 - :mod:`.gym_env`: one seat against bots as a Gymnasium environment, registered
   as ``"vitou_ai/Vitou-v0"`` when this package is imported
   (``gymnasium.make("vitou_ai/Vitou-v0", opponents=["counter"])``).
+- :mod:`.vint_v0` / :mod:`.vint`: Vint (``docs/RULES_vint.md``), one deal per
+  episode: the PettingZoo AEC environment for the four seats
+  (``from vitou_ai.envs import vint_v0; env = vint_v0.env()``) and one seat
+  against Vint bots as Gymnasium's ``"vitou_ai/Vint-v0"``
+  (``gymnasium.make("vitou_ai/Vint-v0", partner="heuristic", opponents="search")``).
 - :mod:`.selfplay`: the AEC environment seen by one learner against a frozen
   snapshot at the other seats (PPO self-play with single-agent libraries).
 - :mod:`.core`: the kernel driver they share (chance sampling, masks, tensors).
@@ -13,16 +18,20 @@
 from __future__ import annotations
 
 ENV_ID = "vitou_ai/Vitou-v0"
+VINT_ENV_ID = "vitou_ai/Vint-v0"
 
 
 def register_envs() -> None:
-    """Register ``vitou_ai/Vitou-v0`` with Gymnasium (idempotent; nothing without Gymnasium)."""
+    """Register ``vitou_ai/Vitou-v0`` and ``vitou_ai/Vint-v0`` with Gymnasium (idempotent;
+    nothing without Gymnasium)."""
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - the envs extra is not installed
         return
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point="vitou_ai.envs.gym_env:VitouEnv")
+    if VINT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=VINT_ENV_ID, entry_point="vitou_ai.envs.vint:VintEnv")
 
 
 register_envs()
