@@ -5,11 +5,13 @@ The folders name the architecture: ``rules/`` (the kernel, hand histories),
 ``solvers/``, ``eval/`` (tournaments, statistics, LBR, the bluff analysis), ``envs/``,
 ``match_equity/``, ``vint/`` (the Vint game) and ``commands/`` (the ``vitou-ai`` command
 line and what only it uses); the root holds only plumbing (numba options, random streams,
-atomic file writes) besides ``__init__`` and ``__main__``.
+atomic file writes), the games x tools matrix (``capabilities``), ``__init__`` and
+``__main__``.
 
 Layers, bottom first: the plumbing; the rules kernel; the OpenSpiel adapter and the
-information abstraction; bots; the simulator; solvers, evaluation and environments;
-match equity and Vint (its own rules and bots, over the shared plumbing); the commands
+information abstraction; bots; the simulator; solvers and evaluation; Vint (its own
+rules and bots, over the shared plumbing and statistics); environments (Vitou's and
+Vint's) and match equity; the commands
 and the package's ``__init__``. No module imports from a layer above its own, and no
 module imports one that imports it back. A bot drawing random numbers from the
 simulator's module was the one import that ran up the layers; the trainers
@@ -32,8 +34,9 @@ LAYERS = [
     {"openspiel", "abstraction"},
     {"bots"},
     {"sim"},
-    {"solvers", "eval", "envs"},
-    {"match_equity", "vint"},
+    {"solvers", "eval"},
+    {"vint"},
+    {"envs", "match_equity"},
     {"commands", "__init__", "__main__"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

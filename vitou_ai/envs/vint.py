@@ -54,6 +54,11 @@ Two environments, one deal per episode (auction and play)::
   "dealer": d})`` deals given 52-bit card masks instead.
 - ``render_mode``: ``"ansi"`` (``render()`` returns the table, all hands shown)
   or ``"human"`` (prints it).
+
+One module because the kernel driver, the observation layout and the two
+environments over it share one table object and its buffers; the Vitou
+environments are split into ``core`` / ``aec`` / ``gym_env``, and this module may
+follow when it grows.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 import numpy as np
 import pyspiel
 
-from ..openspiel_util import Pieces
+from ..openspiel.util import Pieces
 from ..vint import kernel as K
 from ..vint import layout as L
 from ..vint.bots import BOT_NAMES, View, make_bot
