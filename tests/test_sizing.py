@@ -77,12 +77,13 @@ def test_tabular_mccfr_takes_truc_1912():
 def test_flat_tree_refuses_wider_decisions_before_any_work(tmp_path, capsys):
     """The flat tree's tables (CFR, exact evaluation, exports) stay 5 wide: truc_1912
     with 3-card hands is refused up front, naming the rule, in one line (exit 2)."""
+    three = T1912.replace(ranks=3, copies=8)  # 3 cards, raise, refuse, rest: 6 actions
     with pytest.raises(ValueError, match=r"truc_1912 .* up to 6 legal actions .*F3\.3"):
-        build_tree(T1912, max_nodes=1)  # refused before counting any node
+        build_tree(three, max_nodes=1)  # refused before counting any node
     build_tree(T1912.replace(ranks=4, copies=2, hand_size=1))  # 4 actions: built
     out = tmp_path / "run"
-    code = main(["train", "--profile", "truc_1912", "--hand-size", "3", "--solver", "dcfr",
-                 "--iterations", "2", "--out", str(out)])
+    code = main(["train", "--profile", "truc_1912", "--ranks", "3", "--copies", "8",
+                 "--hand-size", "3", "--solver", "dcfr", "--iterations", "2", "--out", str(out)])
     err = capsys.readouterr().err
     lines = [s for s in err.splitlines() if s.strip()]
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
