@@ -29,10 +29,11 @@ lint: $(STAMP)
 # The bounds-checked run goes first: a buffer overrun then fails as an IndexError naming the
 # kernel, instead of corrupting the heap and aborting some later test of the main suite.
 test: lint
-	@echo "--- jitted buffers bounds-checked (NUMBA_BOUNDSCHECK=1, own numba cache): solvers, simulator, bots"
-	NUMBA_BOUNDSCHECK=1 $(VENV)/bin/python -m pytest -q tests/test_boundscheck.py tests/test_mccfr.py \
-		tests/test_solvers.py tests/test_sim_batch.py tests/test_batch.py tests/test_bots.py \
-		-k "not interpreted_bodies and not own_cache"
+	@echo "--- jitted buffers bounds-checked (NUMBA_BOUNDSCHECK=1, own numba cache): every profile's"
+	@echo "    simulator, bots, tabular and abstract MCCFR, flat and public trees; solvers, simulator, bots"
+	NUMBA_BOUNDSCHECK=1 $(VENV)/bin/python -m pytest -q tests/test_boundscheck.py tests/test_sizing.py \
+		tests/test_mccfr.py tests/test_solvers.py tests/test_sim_batch.py tests/test_batch.py \
+		tests/test_bots.py -k "not interpreted_bodies and not own_cache"
 	@echo "--- kernel bodies as plain Python (NUMBA_DISABLE_JIT=1): golden histories, round trips"
 	NUMBA_DISABLE_JIT=1 $(VENV)/bin/python -m pytest -q tests/test_golden.py tests/test_history_roundtrip.py tests/test_vint_golden.py tests/test_golden_family.py
 	@echo "--- the whole suite"

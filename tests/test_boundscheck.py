@@ -14,6 +14,7 @@ import pytest
 
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import kernel as K
+from vitou_ai.rules import layout as L
 
 
 def _cache_dir(env_changes: dict[str, str]) -> str:
@@ -42,3 +43,173 @@ def test_an_overrun_raises_in_the_checked_run():
     assert K.legal_actions(pa, state, np.empty(2, np.int64)) == 2
     with pytest.raises(IndexError):
         K.legal_actions(pa, state, np.empty(1, np.int64))
+
+
+# ---- every profile, every jitted tool (issue: tables sized from the game) ---------------------
+# Each tool sizes its tables from the game (solvers.tree.action_width, the rules'
+# max_legal_actions; params.num_actions for tables indexed by action id) or refuses the
+# game before any work. Under NUMBA_BOUNDSCHECK=1 (make test) a mis-sized table raises
+# IndexError here; unchecked, the assertions still catch a table too narrow for the game.
+
+#: per profile, a variant small enough for the flat game tree (and the public tree)
+SMALL = {
+    "vitou": dict(ranks=3, copies=2, hand_size=1),
+    "vitou_cason": dict(ranks=3, copies=2, hand_size=1),
+    "vitou_2p": dict(ranks=4, copies=2, hand_size=2),
+    "truc_catalan": dict(ranks=3, copies=2, hand_size=1),
+    "truc_catalan_2p": dict(ranks=4, copies=2, hand_size=2),
+    "truc_1912": dict(ranks=4, copies=2, hand_size=1),  # F2.3: twice the cards
+    "trut": dict(ranks=3, copies=2, hand_size=1),
+    "put": dict(ranks=4, copies=2, hand_size=2),
+}
+PROFILES = tuple(SMALL)
+
+
+def _full(profile: str) -> VitouParams:
+    """The whole deck and 3-card hands (the widest decisions: 6 actions in truc_1912)."""
+    return VitouParams(profile=profile, dealer=-1)
+
+
+def _small(profile: str) -> VitouParams:
+    return VitouParams(profile=profile, dealer=-1, **SMALL[profile])
+
+
+def _widest_decision(params: VitouParams, deals: int, seed: int = 0) -> int:
+    """The most legal actions seen at one decision in ``deals`` random deals."""
+    from vitou_ai.sim.random_play import sample_chance
+
+    pa = params.to_array()
+    rng = np.random.default_rng(seed)
+    legal = np.empty(L.NUM_ACTIONS, np.int64)
+    acts = np.empty(L.MAX_CHANCE_OUTCOMES, np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES)
+    stream = np.array([seed + 1], np.uint64)
+    most = 0
+    for _ in range(deals):
+        state = K.new_state(pa)
+        while not K.is_terminal(state):
+            if K.is_chance(state):
+                K.apply_action(pa, state, sample_chance(pa, state, stream, acts, probs))
+                continue
+            m = K.legal_actions(pa, state, legal)
+            most = max(most, m)
+            K.apply_action(pa, state, int(legal[rng.integers(m)]))
+    return most
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_max_legal_actions_bounds_every_decision(profile):
+    """``rules.game.max_legal_actions`` (what the tables are sized by) bounds every
+    decision of random play, and is reached where it is tight (truc_1912: 6, F3.3 cards
+    raise refuse rest; trut's one raise, T3.1, never meets a refusal: 4 of its bound 5)."""
+    from vitou_ai.rules.game import max_legal_actions
+
+    params = _full(profile)
+    most = _widest_decision(params, 400)
+    assert most <= max_legal_actions(params)
+    assert most == max_legal_actions(params) - (profile == "trut")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_simulator_and_bots_on_every_profile(profile):
+    """The batch simulator with every kind of bot (random, heuristic, tabular from MCCFR,
+    abstract from the abstract trainer), deal and match mode."""
+    from vitou_ai.abstraction import AbstractionConfig
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.sim.batch import simulate
+    from vitou_ai.solvers.mccfr import MCCFR
+    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.protocol import _flat_tabular
+
+    params = _full(profile)
+    mc = MCCFR(params, "outcome", seed=1, max_infosets=1 << 16)
+    mc.iterate(100)
+    n = mc.num_infosets
+    tab = _flat_tabular(params, mc.keys[:n], mc.nact[:n], mc.actions[:n], mc.average_policy(),
+                        "tab")
+    ab = AbstractMCCFR(params, AbstractionConfig(), seed=1, threads=1, max_infosets=1 << 16)
+    ab.iterate(20)
+    abstract = ab.policy()
+    bots = [named_bot("random"), named_bot("cautious"), named_bot("bluffer"),
+            named_bot("counter"), tab, abstract]
+    for k in range(len(bots)):
+        lineup = [bots[k], bots[(k + 1) % len(bots)]] * (params.players // 2)
+        res = simulate(params, lineup, 40, seed=k, duplicate=True)
+        assert len(res) == 40
+    match = params.replace(mode="match", max_deals=20)
+    res = simulate(match, [abstract, tab] * (params.players // 2), 8, seed=9)
+    assert len(res) == 8
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_tabular_mccfr_on_every_profile(profile):
+    """External sampling on the small variant, outcome sampling on the whole deck: the
+    tables are ``action_width`` columns (6 for truc_1912)."""
+    from vitou_ai.rules.game import max_legal_actions
+    from vitou_ai.solvers.mccfr import MCCFR
+
+    for params, sampling, n in ((_small(profile), "external", 50), (_full(profile), "outcome", 200)):
+        s = MCCFR(params, sampling, seed=2, max_infosets=1 << 16)
+        s.iterate(n)
+        assert s.regrets.shape[1] == max(5, max_legal_actions(params))  # tree.action_width
+        assert 0 < s.num_infosets
+        assert int(s.nact[: s.num_infosets].max()) <= s.regrets.shape[1]
+        pol = s.average_policy()
+        assert np.allclose(pol.sum(1), 1.0)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_abstract_trainer_on_every_profile(profile):
+    """A few hundred iterations of abstract ES-MCCFR on the whole deck, and the abstract
+    key is sound on the small variant's tree (a function of the information state;
+    merges only information sets with equal legal actions)."""
+    from vitou_ai.abstraction import AbstractionConfig
+    from vitou_ai.rules.game import max_legal_actions
+    from vitou_ai.solvers.abstract_tree import abstract_tree
+    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.tree import build_tree
+
+    params = _full(profile)
+    s = AbstractMCCFR(params, AbstractionConfig(), seed=4, threads=2, max_infosets=1 << 18)
+    s.iterate(300)
+    assert s.regrets.shape[1] == max(5, max_legal_actions(params))  # tree.action_width
+    keys, nact, probs = s.average_policy()
+    assert len(keys) > 100 and int(nact.max()) <= probs.shape[1]
+    assert np.allclose(probs.sum(1), 1.0, atol=1e-5)
+    tree = build_tree(_small(profile))
+    for cfg in (AbstractionConfig(), AbstractionConfig(trick="exact", count=1, history="cards")):
+        abstract_tree(tree, cfg)  # raises on an unsound merge
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_tree_solvers_on_every_profile(profile):
+    """The flat tree (DCFR, exact evaluation) on the small variant; the public tree where
+    it takes the game (the Vitou profiles), its one-line refusal elsewhere; and the flat
+    tree's refusal, before any work, of a game whose decisions are wider than its tables."""
+    from vitou_ai.rules.game import max_legal_actions
+    from vitou_ai.solvers.protocol import make_solver
+    from vitou_ai.solvers.public_tree import build_public_tree, count_public_tree
+    from vitou_ai.solvers.tree import MAX_INFOSET_ACTIONS, build_tree
+
+    params = _small(profile)
+    tree = build_tree(params)
+    s = make_solver("dcfr", params, tree)
+    s.iterate(5)
+    assert s.exact_evaluation()
+    assert s.tabular_policy("t") is not None
+    if params.family:
+        with pytest.raises(ValueError, match="Vitou profiles only"):
+            build_public_tree(params)
+        with pytest.raises(ValueError, match="Vitou profiles only"):
+            count_public_tree(params)
+    else:
+        ptree = build_public_tree(params)
+        ps = make_solver("public-dcfr", params, ptree)
+        ps.iterate(5)
+        assert ps.exact_evaluation()
+        assert ps.tabular_policy("p") is not None
+    wide = VitouParams(profile=profile, dealer=-1, ranks=3, copies=8)  # 3-card hands
+    assert max_legal_actions(wide) == max_legal_actions(_full(profile))
+    if max_legal_actions(wide) > MAX_INFOSET_ACTIONS:
+        with pytest.raises(ValueError, match="legal actions at a decision"):
+            build_tree(wide, max_nodes=1)

@@ -462,15 +462,24 @@ def test_aec_illegal_action_terminate_mode():
         vitou_v0.env(illegal_action="refuse")
 
 
-def test_gym_neural_bots_refused_in_family_games():
+def test_gym_neural_bots_of_the_family():
     from vitou_ai.bots.neural import NeuralPolicy
 
     params = VitouParams(profile="put")
     size = pyspiel.load_game(game_string(params)).information_state_tensor_size()
-    # refused where it is made: a 22-output network cannot be a bot of the family
-    with pytest.raises(ValueError, match="one output per Vitou action id .* put's 31 ids"):
+    # refused where it is made: a family network has one output per action id (31)
+    with pytest.raises(ValueError, match="the network has 22 outputs, expected 31"):
         NeuralPolicy([("linear", np.zeros((L.NUM_ACTIONS, size)), np.zeros(L.NUM_ACTIONS))],
                      "logits", params)
+    a = params.num_actions
+    net = NeuralPolicy([("linear", np.zeros((a, size)), np.zeros(a))], "logits", params)
+    env = VitouEnv(profile="put", opponents=[net])
+    obs, info = env.reset(seed=4)
+    for _ in range(200):
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if term:
+            break
+    assert term and "illegal_action" not in info
 
 
 def test_gym_illegal_action_raise_and_refuse():

@@ -99,8 +99,7 @@ class AbstractionConfig:
         """Bits of the abstract key with these knobs for the game ``params``."""
         from .key import feature_bits
 
-        return int(feature_bits(self.to_array(params.signals), params.players, params.hand_size,
-                                params.copies, params.ranks))
+        return int(feature_bits(self.to_array(params.signals), params.to_array()))
 
     def check_game(self, params) -> None:
         """Refuse a game whose abstract key would not fit 63 bits.

@@ -15,10 +15,14 @@ says which are lossless and which are knobs:
 ====================  =========================================================
 position              seat relative to the dealer's left (0 leads trick 1)
 legal                 which of raise, accept, refuse, go, pass, decline,
-                      signal, abandon, agree, reject are legal; cards legal
+                      signal, abandon, agree, reject (family: and concede,
+                      rest, redeal, keep) are legal; cards legal
 raised                the player has just raised (4p) or accepted (2p, locked)
-hand                  own held ranks, a multiset (index of 165)
-stake, last raise     ladder index; team of the latest raise (none/own/other)
+hand                  own held ranks, a multiset (index of 165; C(R+3, 3) for
+                      a family deck of R > 8 ranks)
+stake, last raise     ladder index (3 bits, more for a longer ladder: truc_1912);
+                      team of the latest raise (none/own/other)
+fresh deal            truc_1912 only (F2.3): whether the hands were redealt
 results               completed tricks, in order: won / lost / void (13 codes)
 trick                 summary (cards played, best rank, partner / opponent /
                       tied) or the exact cards in order
@@ -39,29 +43,47 @@ import numpy as np
 
 from .._numba import jit
 from ..rules import layout as L
-from ..rules.params import P_COPIES, P_HAND, P_PLAYERS, P_RANKS
+from ..rules.params import (
+    P_COPIES,
+    P_DEAL_RULE,
+    P_HAND,
+    P_NLADDER,
+    P_PLAYERS,
+    P_RANKS,
+    P_REDEAL,
+)
 from .config import C_COUNT, C_GESTURES, C_HISTORY, C_PARTNER, C_SCORES, C_TRICK
 
-NONE = 8  # "no card" in the hand-index table
+NONE = L.MAX_RANKS  # "no card" in the hand-index table
 
 
 def _hand_table() -> tuple[np.ndarray, int]:
-    """``int16[9, 9, 9]``: index of a sorted multiset of up to 3 ranks (pad 8)."""
-    table = np.full((9, 9, 9), -1, np.int16)
+    """``int16[14, 14, 14]``: index of a sorted multiset of up to 3 ranks (pad ``NONE``).
+
+    The multisets of ranks ``0 .. R-1`` take the indices ``0 .. C(R+3, 3)-1`` for every
+    ``R`` (ordered by their highest rank), so a game with ``R`` ranks needs
+    :func:`hand_bits` ``(R)`` bits; the 165 multisets of the Vitou deck (8 ranks) keep
+    the indices they always had."""
+    table = np.full((NONE + 1,) * 3, -1, np.int16)
     n = 0
-    for size in range(4):
-        for combo in itertools.combinations_with_replacement(range(8), size):
-            x = list(combo) + [NONE] * (3 - size)
-            table[x[0], x[1], x[2]] = n
-            n += 1
+    for top in range(8, L.MAX_RANKS + 1):
+        for size in range(4):
+            for combo in itertools.combinations_with_replacement(range(top), size):
+                if top > 8 and (not combo or combo[-1] != top - 1):
+                    continue  # listed with a smaller deck already
+                x = list(combo) + [NONE] * (3 - size)
+                table[x[0], x[1], x[2]] = n
+                n += 1
     return table, n
 
 
-HAND_INDEX, N_HANDS = _hand_table()  # 165 multisets
-HAND_BITS = 8
-LEGAL_BITS = 11
+HAND_INDEX, N_HANDS = _hand_table()  # 560 multisets (165 of them in the Vitou deck)
+HAND_BITS = 8  # the Vitou deck's (8 ranks); larger family decks: hand_bits(ranks)
+LEGAL_BITS = 11  # the Vitou verbs; the family adds concede, rest, redeal, keep
+FAMILY_LEGAL_BITS = 4
 RESULT_CODES = 13  # 0, 1 or 2 completed tricks of 3 results
 RESULT_BITS = 4
+STAKE_BITS = 3  # ladders of up to 8 steps; longer ones (truc_1912, F3.1): stake_bits
 TRICK_SUMMARY_BITS = 7  # 1 + 3 * 24 codes
 GESTURE_BITS = 11  # gestures=all: 6**4 codes (a gesture or not yet, per seat)
 TEAM_GESTURE_BITS = 6  # gestures=team: 6**2 codes
@@ -69,15 +91,64 @@ PARTNER_GESTURE_BITS = 3  # gestures=partner: 6 codes
 
 
 @jit
-def feature_bits(cfg, players, hand_size, copies, ranks):
-    """Width of the abstract key in bits for a config and a game's shape."""
-    b = 2 + LEGAL_BITS + 1 + HAND_BITS + 3 + 2 + RESULT_BITS
+def _bit_length(x):
+    b = 0
+    while x > 0:
+        b += 1
+        x >>= 1
+    return b
+
+
+@jit
+def hand_bits(ranks):
+    """Bits of the hand field (and of the partner's, which adds "not shown"):
+    ``C(ranks+3, 3)`` multisets of up to 3 ranks, at least :data:`HAND_BITS`."""
+    return max(HAND_BITS, _bit_length((ranks + 1) * (ranks + 2) * (ranks + 3) // 6))
+
+
+@jit
+def stake_bits(nladder):
+    """Bits of the stake field: ladder indices ``0 .. nladder-1``, at least 3."""
+    return max(STAKE_BITS, _bit_length(nladder - 1))
+
+
+@jit
+def trick_summary_bits(players, ranks):
+    """Bits of the trick summary: ``1 + (cards - 1) * per + best * 3 + holder`` with
+    ``per = 3 * max(8, ranks)``, below ``(players - 1) * per``; at least 7."""
+    return max(TRICK_SUMMARY_BITS, _bit_length((players - 1) * 3 * max(8, ranks)))
+
+
+@jit
+def is_family(params):
+    """The Truc / Put family (docs/RULES_family.md G2): its deal rule is not Vitou's R3.1."""
+    return params[P_DEAL_RULE] != 0
+
+
+@jit
+def feature_bits(cfg, params):
+    """Width of the abstract key in bits for a config and a game (``int64[N_PARAMS]``).
+
+    The Vitou profiles' widths are the historical ones (their keys never changed); the
+    family's longer ladder (truc_1912, F3.1), larger decks (Catalan, Put) and verbs
+    (concede, rest, redeal, keep) widen the fields that hold them."""
+    players = params[P_PLAYERS]
+    hand_size = params[P_HAND]
+    copies = params[P_COPIES]
+    ranks = params[P_RANKS]
+    family = is_family(params)
+    hb = hand_bits(ranks)
+    b = 2 + LEGAL_BITS + 1 + hb + stake_bits(params[P_NLADDER]) + 2 + RESULT_BITS
+    if family:
+        b += FAMILY_LEGAL_BITS
+    if params[P_REDEAL] == 1:
+        b += 1  # F2.3: the fresh deal was taken
     if cfg[C_TRICK] == 0:
-        b += TRICK_SUMMARY_BITS
+        b += trick_summary_bits(players, ranks)
     else:
         b += 2 + 4 * (players - 1)
     if cfg[C_PARTNER] == 1 and players == 4:
-        b += HAND_BITS
+        b += hb
     cbits = 3 if copies <= 7 else 4
     b += min(cfg[C_COUNT], ranks) * cbits
     if cfg[C_GESTURES] == 1:
@@ -134,24 +205,30 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
     key = np.int64(0)
     s = 0
     key, s = _push(key, s, (player - state[L.S_DEALER] - 1) % n, 2)
+    family = is_family(params)
     lg = 0
     cards = 0
     for i in range(n_legal):
         a = legal[i]
-        if a < L.A_RAISE:
+        if a < L.A_RAISE or L.A_PLAY_HI0 <= a < L.A_CONCEDE:
             cards = 1
         elif a < L.A_SIGNAL0:
             lg |= 1 << (a - L.A_RAISE)  # raise accept refuse go pass decline: bits 0..5
         elif a < L.A_ABANDON:
             lg |= 1 << 6
-        else:
+        elif a < L.NUM_ACTIONS:
             lg |= 1 << (7 + a - L.A_ABANDON)  # abandon agree reject: bits 7..9
+        else:
+            lg |= 1 << (11 + a - L.A_CONCEDE)  # family: concede rest redeal keep: bits 11..14
     lg |= cards << 10
-    key, s = _push(key, s, lg, LEGAL_BITS)
+    key, s = _push(key, s, lg, LEGAL_BITS + (FAMILY_LEGAL_BITS if family else 0))
     raised = 1 if (state[L.S_RAISED_NOW] == 1 or state[L.S_LOCKED] == 1) else 0
     key, s = _push(key, s, raised, 1)
-    key, s = _push(key, s, _held_index(state, player), HAND_BITS)
-    key, s = _push(key, s, state[L.S_STAKE], 3)
+    hb = hand_bits(params[P_RANKS])
+    key, s = _push(key, s, _held_index(state, player), hb)
+    key, s = _push(key, s, state[L.S_STAKE], stake_bits(params[P_NLADDER]))
+    if params[P_REDEAL] == 1:  # F2.3: public, and the deck left is another one
+        key, s = _push(key, s, 1 if state[L.S_REDEAL] == 2 else 0, 1)
     last = state[L.S_LASTRAISE]
     key, s = _push(key, s, 0 if last < 0 else (1 if last == me else 2), 2)
     nt = state[L.S_NTRICKS]
@@ -171,8 +248,8 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
                 holder = 0
             else:
                 holder = 1
-            tc = 1 + (npl - 1) * 24 + state[L.S_BEST] * 3 + holder
-        key, s = _push(key, s, tc, TRICK_SUMMARY_BITS)
+            tc = 1 + (npl - 1) * 3 * max(8, params[P_RANKS]) + state[L.S_BEST] * 3 + holder
+        key, s = _push(key, s, tc, trick_summary_bits(n, params[P_RANKS]))
     else:
         key, s = _push(key, s, npl, 2)
         for k in range(n - 1):
@@ -181,7 +258,7 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
         pv = 0
         if state[L.S_SHARED] == 1 and me == state[L.S_R6TEAM]:  # R6.1
             pv = 1 + _held_index(state, (player + 2) % n)
-        key, s = _push(key, s, pv, HAND_BITS)
+        key, s = _push(key, s, pv, hb)
     cbits = 3 if params[P_COPIES] <= 7 else 4
     for r in range(min(cfg[C_COUNT], params[P_RANKS])):
         unseen = params[P_COPIES] - state[L.S_PLAYED + r] \
@@ -210,8 +287,10 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
         k = 0
         for i in range(min(state[L.S_NTOK], L.MAX_TOKENS)):
             a = state[L.S_TOK + i]
-            if a < L.A_RAISE and k < done:
-                key, s = _push(key, s, a + 1, 4)
+            r = a if a < L.A_RAISE else (
+                a - L.A_PLAY_HI0 + 8 if L.A_PLAY_HI0 <= a < L.A_CONCEDE else -1)
+            if r >= 0 and k < done:
+                key, s = _push(key, s, r + 1, 4)  # rank + 1 <= 13
                 k += 1
         s += 4 * ((params[P_HAND] - 1) * n - k)
     if cfg[C_SCORES] == 1:

@@ -9,7 +9,8 @@ and samples; an unknown key (or one whose action count differs) falls back on
 a heuristic bot (by default ``counter``) or uniform play.
 
 File format (``.npz``, no pickle): ``keys uint64[M]``, ``nact int8[M]``,
-``probs float32[M, 5]``, ``abstraction`` (JSON of
+``probs float32[M, W]`` (``W = policy_width(params)``: 5, or 6 for
+``truc_1912``), ``abstraction`` (JSON of
 :class:`~vitou_ai.abstraction.config.AbstractionConfig`), ``params`` (JSON of
 the game trained), ``rules_version``, ``format`` (``vitou_ai-abstract-policy-1``),
 ``name``.
@@ -26,12 +27,20 @@ import numpy as np
 
 from .._numba import jit
 from ..abstraction.config import AbstractionConfig
+from ..rules.game import max_legal_actions
 from ..rules.params import RULES_VERSION, VitouParams
 from .heuristic import HeuristicParams
 from .tabular import _capacity, read_npz, signals_mismatch
 
 FORMAT = "vitou_ai-abstract-policy-1"
-MAX_ACTIONS = 5
+MAX_ACTIONS = 5  # the fewest columns of ``probs`` (the Vitou profiles' width)
+
+
+def policy_width(params: VitouParams) -> int:
+    """Columns of an abstract policy's ``probs`` for the game ``params``: the most legal
+    actions at one decision (:func:`~vitou_ai.rules.game.max_legal_actions`), at least
+    :data:`MAX_ACTIONS` (the width of ``solvers.tree.action_width``, a layer above)."""
+    return max(MAX_ACTIONS, max_legal_actions(params))
 _MARK = np.uint64(1) << np.uint64(63)
 
 
@@ -79,7 +88,7 @@ class AbstractPolicy:
     Args:
         keys: ``uint64[M]`` stored keys (bit 63 set), distinct.
         nact: ``int8[M]`` legal actions at each key.
-        probs: ``float32[M, 5]``: probability of the k-th legal action.
+        probs: ``float32[M, policy_width(params)]``: probability of the k-th legal action.
         abstraction: the abstraction the keys come from.
         params: the game it was trained for.
         fallback: heuristic parameters used at unknown keys (``None``: uniform).
@@ -96,9 +105,14 @@ class AbstractPolicy:
         nact = np.ascontiguousarray(nact, dtype=np.int8)
         probs = np.ascontiguousarray(probs, dtype=np.float32)
         m = keys.shape[0]
-        if keys.ndim != 1 or nact.shape != (m,) or probs.shape != (m, MAX_ACTIONS):
+        width = policy_width(params)
+        if keys.ndim != 1 or nact.shape != (m,) or probs.shape != (m, width):
             raise ValueError(f"abstract policy: keys {keys.shape}, nact {nact.shape}, probs "
-                             f"{probs.shape} do not match (M, M, M x {MAX_ACTIONS})")
+                             f"{probs.shape} do not match (M, M, M x {width}) for "
+                             f"{params.profile}")
+        if m and int(nact.max()) > width:
+            raise ValueError(f"abstract policy: action counts above {width}, the most legal "
+                             f"actions of {params.profile}")
         if not np.isfinite(probs).all() or (probs < 0).any():
             raise ValueError("abstract policy: probs must be finite and non-negative")
         if m and ((keys & _MARK) == 0).any():

@@ -64,8 +64,8 @@ class NeuralPolicy:
 
     Raises:
         ValueError: unknown layer or output names, shapes that do not chain from
-            the tensor size to 22 outputs, non-finite weights, a bad ``seat_net``, a
-            Truc / Put family game (its 31 action ids are not built).
+            the tensor size to ``params.num_actions`` outputs (22; 31 in the family),
+            non-finite weights, a bad ``seat_net``.
     """
 
     kind_name = "neural"
@@ -77,10 +77,6 @@ class NeuralPolicy:
 
         if output not in OUTPUT_NAMES:
             raise ValueError(f"output must be one of {OUTPUT_NAMES}, got {output!r}")
-        if params.family:
-            raise ValueError(f"neural policies have one output per Vitou action id "
-                             f"({L.NUM_ACTIONS}); {params.profile}'s {params.num_actions} ids "
-                             "(the Truc / Put family) are not built")
         self.params = params
         self.name = name
         self.algorithm = algorithm
@@ -127,9 +123,10 @@ class NeuralPolicy:
                 off += 2 * width
             else:
                 rows.append((k, width, width, off))
-        if width != L.NUM_ACTIONS:
+        if width != self.params.num_actions:  # read by action id: the family's run to 30
             raise ValueError(f"{where}the network has {width} outputs, expected "
-                             f"{L.NUM_ACTIONS} (one per action id)")
+                             f"{self.params.num_actions} (one per action id of "
+                             f"{self.params.profile})")
         weights = (np.concatenate(chunks) if chunks else np.zeros(0)).astype(np.float32)
         if not np.isfinite(weights).all():
             raise ValueError(f"{where}non-finite network weights")
@@ -195,9 +192,9 @@ class NeuralPolicy:
         return h
 
     def action_probs(self, x: np.ndarray, mask: np.ndarray, seat: int = 0) -> np.ndarray:
-        """``float64[B, 22]``: ``seat``'s policy at tensors ``x`` with legal ``mask``
-        (``bool[B, 22]``), zero off the legal actions (uniform over them if the outputs
-        give them no weight)."""
+        """``float64[B, A]``: ``seat``'s policy at tensors ``x`` with legal ``mask``
+        (``bool[B, A]``, ``A = params.num_actions``: 22, 31 in the family), zero off
+        the legal actions (uniform over them if the outputs give them no weight)."""
         out = self.forward(x, seat).astype(np.float64)
         mask = np.asarray(mask, bool)
         if self.output == "logits":
@@ -388,7 +385,7 @@ def neural_action(layers, weights, dims, output, params, state, player, rng, leg
             for i in range(n_in):
                 b[i] = (a[i] - mu) * inv * weights[off + i] + weights[off + n_in + i]
         a, b = b, a
-    # a holds the 22 outputs; the policy over the legal actions
+    # a holds the num_actions outputs (one per action id); the policy over the legal actions
     total = 0.0
     if output == OUT_LOGITS:
         top = -np.inf
@@ -420,7 +417,8 @@ def tree_inputs(tree) -> tuple[np.ndarray, np.ndarray]:
         tree: a :class:`vitou_ai.solvers.tree.GameTree` (deal mode).
 
     Returns:
-        ``(x float32[num_infosets, tensor size], mask bool[num_infosets, 22])``, row ``i``
+        ``(x float32[num_infosets, tensor size], mask bool[num_infosets, A])`` (``A =
+        params.num_actions``, the action ids: 22, 31 in the family), row ``i``
         for infoset ``i`` (its key ``tree.is_keys[i]``, legal ``tree.is_actions[i]``).
     """
     import pyspiel
@@ -429,7 +427,7 @@ def tree_inputs(tree) -> tuple[np.ndarray, np.ndarray]:
     obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
     m = tree.num_infosets
     x = np.empty((m, obs.tensor.shape[0]), np.float32)
-    mask = np.zeros((m, L.NUM_ACTIONS), bool)
+    mask = np.zeros((m, tree.params.num_actions), bool)
     for i in range(m):
         obs.set_from_key(tree.is_keys[i])
         x[i] = obs.tensor
@@ -439,8 +437,8 @@ def tree_inputs(tree) -> tuple[np.ndarray, np.ndarray]:
 
 def policy_on_tree(tree, probs: np.ndarray) -> np.ndarray:
     """A native tree policy (``float64[num_infosets, MAX_INFOSET_ACTIONS]``, for
-    ``solvers.evaluate.exploitability``) from ``probs`` over the 22 action ids
-    (``float[num_infosets, 22]``, rows as :func:`tree_inputs`)."""
+    ``solvers.evaluate.exploitability``) from ``probs`` over the action ids
+    (``float[num_infosets, params.num_actions]``, rows as :func:`tree_inputs`)."""
     width = tree.is_actions.shape[1]  # solvers.tree.MAX_INFOSET_ACTIONS (a layer above bots)
     out = np.zeros((tree.num_infosets, width))
     for a in range(width):

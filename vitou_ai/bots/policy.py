@@ -208,7 +208,16 @@ def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPa
         np.concatenate(nn_layers), np.concatenate(nn_weights), acfg, ameta,
         np.concatenate(aslots), np.concatenate(akeys) if akeys else np.zeros(0, np.uint64),
         np.concatenate(anact) if anact else np.zeros(0, np.int8),
-        np.concatenate(aprobs) if aprobs else np.zeros((0, 5), np.float32))
+        _stack_columns(aprobs, 5))
+
+
+def _stack_columns(tables: list[np.ndarray], width: int) -> np.ndarray:
+    """Abstract policies' ``probs`` stacked, padded with zeros to the widest (5 columns,
+    6 for ``truc_1912``: ``bots.abstract.policy_width``): one array of the pack."""
+    width = max([width] + [q.shape[1] for q in tables])
+    if not tables:
+        return np.zeros((0, width), np.float32)
+    return np.concatenate([np.pad(q, ((0, 0), (0, width - q.shape[1]))) for q in tables])
 
 
 _MARK = np.uint64(1) << np.uint64(63)

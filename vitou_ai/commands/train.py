@@ -550,8 +550,14 @@ def _build_tree(plan: _Plan):
     need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
     if not need and s["exact"] == "no":
         return None
-    from ..solvers.tree import build_tree
+    from ..solvers.tree import build_tree, check_tree_actions
 
+    try:  # decisions wider than the tree's tables (truc_1912, F3.3): refused before the build
+        check_tree_actions(plan.params)
+    except ValueError as e:
+        if need or s["exact"] == "yes":
+            raise _BadInput(str(e)) from None
+        return None
     # with a sampling solver, "auto" only builds trees that are quick to build
     limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(
         plan.max_tree_nodes, 2_000_000)

@@ -188,7 +188,9 @@ def run(args, params: VitouParams, out=None) -> int:
     except ValueError as e:
         return bad(str(e))
     if params.players != 4:
-        return bad("the abstract trainer is for four players (--profile vitou or vitou_cason)")
+        return bad(f"the abstract trainer is for four players ({params.profile} has "
+                   f"{params.players}): --profile vitou, vitou_cason, truc_catalan, truc_1912 "
+                   "or trut")
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None and not (budget > 0 and math.isfinite(budget)):
         return bad(f"--time must be a positive number of seconds, got {budget}")

@@ -16,8 +16,8 @@
   policy file, ``nfsp:PATH`` ...) or policy objects; one entry plays every
   other seat, or one per other seat in seat order. Bots play inside the
   kernel's policy interface (``choose_action``), seeded from ``reset``.
-  Neural bots have one output per Vitou action id (22), so a family game
-  refuses them.
+  A neural bot has one output per action id of its game
+  (``params.num_actions``) and must be of this game.
 - Observation and actions as in ``vitou_v0``: ``{"observation": float32[N],
   "action_mask": int8[A]}``, ``Discrete(A)`` with the rules' ids, where
   ``A = params.num_actions`` (22 for the Vitou profiles, 31 for the family).
@@ -95,7 +95,7 @@ class VitouEnv(gymnasium.Env):
 
     Raises:
         ValueError: a bad knob, seat, opponent spec, count of opponents, render
-            mode or ``illegal_action``; a neural bot in a family game.
+            mode or ``illegal_action``; a bot of another game.
         OSError: a policy file that cannot be read.
     """
 
@@ -130,10 +130,6 @@ class VitouEnv(gymnasium.Env):
                 tabular_fits(b, self.params)
             elif isinstance(b, NeuralPolicy):
                 neural_fits(b, self.params)
-                if self.params.num_actions != L.NUM_ACTIONS:
-                    raise ValueError(f"Vitou-v0: neural bot {b.name!r} has {L.NUM_ACTIONS} "
-                                     f"outputs, {self.params.profile} has "
-                                     f"{self.params.num_actions} action ids")
             elif isinstance(b, AbstractPolicy):
                 abstract_fits(b, self.params)
         self.seat = int(seat)

@@ -9,7 +9,7 @@ AEC API (``agent_iter`` / ``last`` / ``step``).
 
 - Any profile, the Truc / Put family included; actions ``Discrete(A)`` with
   ``A = params.num_actions`` (22 for Vitou, 31 for the family). A neural
-  opponent has 22 outputs, so a family game takes the uniform random one only.
+  opponent has one output per action id of its game (``params.num_actions``).
 - Observation: the learner's information-state tensor (``float32[N]``);
   ``action_masks()`` (``bool[A]``) and ``info["action_mask"]`` give its legal
   actions.
@@ -30,7 +30,6 @@ import numpy as np
 
 from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
-from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from .aec import raw_env
 from .gym_env import ILLEGAL_MODES
@@ -76,9 +75,6 @@ class SelfPlayEnv(gymnasium.Env):
         """Play the other seats with ``policy`` from the next decision on."""
         if policy is not None:
             neural_fits(policy, self.params)
-            if self.params.num_actions != L.NUM_ACTIONS:
-                raise ValueError(f"SelfPlayEnv: a neural policy has {L.NUM_ACTIONS} outputs, "
-                                 f"{self.params.profile} has {self.params.num_actions} action ids")
         self.opponent = policy
 
     def _opponent_action(self, agent: str, obs: dict) -> int:

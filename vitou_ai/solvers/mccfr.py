@@ -23,7 +23,7 @@ from .._numba import jit
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
-from ..rules.game import max_game_decisions, max_legal_actions
+from ..rules.game import max_game_decisions
 from ..rules.observe import infostate_key
 from ..rules.params import RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
@@ -35,7 +35,7 @@ from .checkpoint import (
     save_checkpoint,
 )
 from .infoset_table import pack_key
-from .tree import MAX_INFOSET_ACTIONS
+from .tree import action_width
 
 MCCFR_FORMAT = "vitou_ai-mccfr-checkpoint-1"
 TABLE_FULL = -2
@@ -98,7 +98,8 @@ def regret_matching_row(regrets, row, m, out):
     """Regret matching on one table row: ``out[:m]`` = the positive part of
     ``regrets[row, :m]``, normalised, or uniform if no regret is positive (Hart &
     Mas-Colell 2000; Zinkevich et al. 2007, eq. 8). ``regrets``: float64 or float32
-    ``[rows, MAX_INFOSET_ACTIONS]``; returns the sum of positive regrets (float64).
+    ``[rows, width]`` (:func:`.tree.action_width`, ``m <= width``); returns the sum of
+    positive regrets (float64).
     Shared by both MCCFR solvers (here and :mod:`.mccfr_abstract`)."""
     s = 0.0
     for a in range(m):
@@ -133,8 +134,8 @@ def _lookup(params, state, player, key, words, slot_row, n_rows, cap_rows, keys,
     row = find_or_insert(words, used, slot_row, n_rows, pk, cap_rows)
     if row >= 0 and used[0] == 1:
         m = K.legal_actions(params, state, acts)
-        if m > MAX_INFOSET_ACTIONS:  # cannot happen by R2.1 / R4.2 / R7.1: at most 5
-            raise ValueError("more legal actions than MAX_INFOSET_ACTIONS")
+        if m > actions.shape[1]:  # cannot happen: the width is max_legal_actions(params)
+            raise ValueError("more legal actions than the table's width")
         nact[row] = m
         for a in range(m):
             actions[row, a] = acts[a]
@@ -362,8 +363,9 @@ class MCCFR:
             all players' decisions of an episode; external sampling: the
             updating player's), at most ``max_game_decisions(params)``.
 
-    Tables: ``regrets`` / ``cum_policy`` ``float64[max_infosets, 5]`` (only the
-    first ``num_infosets`` rows in use), rows in order of first visit,
+    Tables: ``regrets`` / ``cum_policy`` ``float64[max_infosets, width]`` (``width``:
+    :func:`.tree.action_width`, 5, or 6 for ``truc_1912``; only the first
+    ``num_infosets`` rows in use), rows in order of first visit,
     ``keys[row]`` the kernel key and ``actions[row, :nact[row]]`` its legal actions.
     """
 
@@ -375,16 +377,13 @@ class MCCFR:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_infosets < 1:
             raise ValueError("max_infosets must be positive")
-        if max_legal_actions(params) > MAX_INFOSET_ACTIONS:
-            raise ValueError(f"{params.profile} has up to {max_legal_actions(params)} legal actions "
-                             f"at a node (docs/RULES_family.md F3.3: raise, rest and refuse), more "
-                             f"than the solvers' {MAX_INFOSET_ACTIONS}")
         self.params = params
         self.sampling = sampling
         self.seed = int(seed)
         self.epsilon = float(epsilon)
         self._pa = params.to_array()
         cap = int(max_infosets)
+        width = action_width(params)  # 5; 6 in truc_1912 (F3.3), from max_legal_actions
         self.words = np.zeros((cap, 4), np.int64)
         # the hash index grows with the table (small and cache-resident for small games);
         # the row arrays are allocated at full capacity but only touched as rows are used
@@ -394,9 +393,9 @@ class MCCFR:
         self.n_rows = np.zeros(1, np.int64)
         self.keys = np.zeros((cap, L.KEY_SIZE), np.int8)
         self.nact = np.zeros(cap, np.int8)
-        self.actions = np.zeros((cap, MAX_INFOSET_ACTIONS), np.int8)
-        self.regrets = np.zeros((cap, MAX_INFOSET_ACTIONS))
-        self.cum_policy = np.zeros((cap, MAX_INFOSET_ACTIONS))
+        self.actions = np.zeros((cap, width), np.int8)  # action ids (<= 30 in the family)
+        self.regrets = np.zeros((cap, width))
+        self.cum_policy = np.zeros((cap, width))
         self.rng = np.array([row_seed(self.seed, 0)], np.uint64)
         self.iteration = 0
         self.nodes_touched = 0
@@ -411,14 +410,19 @@ class MCCFR:
         self._states = np.zeros((depth, L.STATE_SIZE), np.int32)
         self._rows = np.zeros(depth, np.int64)
         self._child = np.zeros(depth, np.int64)
-        self._vals = np.zeros((depth, MAX_INFOSET_ACTIONS))
-        self._sig = np.zeros((depth, MAX_INFOSET_ACTIONS))
+        self._vals = np.zeros((depth, width))
+        self._sig = np.zeros((depth, width))
         self._path = [np.zeros(depth, np.int64) for _ in range(3)] + [
             np.zeros(depth) for _ in range(4)]
 
     @property
     def num_infosets(self) -> int:
         return int(self.n_rows[0])
+
+    @property
+    def width(self) -> int:
+        """Columns of the tables: :func:`.tree.action_width` of the game."""
+        return int(self.regrets.shape[1])
 
     def _reserve(self) -> None:
         """Keep the hash index at most half full after the next pass: grow it (and
@@ -469,11 +473,11 @@ class MCCFR:
         self.seconds += time.perf_counter() - start
 
     def average_policy(self) -> np.ndarray:
-        """``float64[num_infosets, 5]`` average policy (uniform where never updated)."""
+        """``float64[num_infosets, width]`` average policy (uniform where never updated)."""
         from .cfr_kernels import normalize_average
 
         n = self.num_infosets
-        out = np.zeros((n, MAX_INFOSET_ACTIONS))
+        out = np.zeros((n, self.width))
         normalize_average(self.cum_policy[:n], self.nact[:n], out)
         return out
 
@@ -481,7 +485,7 @@ class MCCFR:
         from .cfr_kernels import regret_matching
 
         n = self.num_infosets
-        out = np.zeros((n, MAX_INFOSET_ACTIONS))
+        out = np.zeros((n, self.width))
         regret_matching(self.regrets[:n], self.nact[:n], out)
         return out
 

@@ -45,6 +45,7 @@ from ..abstraction.key import abstract_key
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
+from ..rules.game import max_game_decisions
 from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
@@ -56,12 +57,12 @@ from .checkpoint import (
     save_checkpoint,
 )
 from .mccfr import TableFullError, regret_matching_row, sample_action
-from .tree import MAX_INFOSET_ACTIONS
+from .tree import action_width
 
 FORMAT = "vitou_ai-abstract-mccfr-1"
 MARK = np.uint64(1) << np.uint64(63)  # set in every stored key: 0 marks an empty slot
 MAX_PROBE = 1 << 12
-MAX_DEPTH = 48  # the traverser's own decisions in one deal, with margin
+MAX_DEPTH = 48  # the fewest traversal levels a worker gets (a Vitou deal needs fewer)
 MAX_LOAD = 0.75
 FULL = -2
 REGRET_FLOOR = -1e7  # keeps float32 regrets finite on very long runs (Pluribus floors too)
@@ -71,8 +72,6 @@ W_INSERTED = 0
 W_FULL = 1
 W_TOUCHED = 2
 N_W = 3
-
-A = MAX_INFOSET_ACTIONS
 
 
 @jit
@@ -134,6 +133,8 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
             continue
         q = K.current_player(params, state)
         m = K.legal_actions(params, state, acts)
+        if m > regrets.shape[1]:  # cannot happen: the width is max_legal_actions(params)
+            raise ValueError("more legal actions than the table's width")
         if m == 1:
             K.apply_action(params, state, acts[0])
             continue
@@ -201,7 +202,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
                 child[d] += 1
             else:
                 if d + 2 >= states.shape[0]:
-                    raise ValueError("traversal deeper than MAX_DEPTH")
+                    raise ValueError("traversal deeper than the depth buffers")
                 d += 1
                 srow[d] = nslot
                 mrow[d] = mout[0]
@@ -225,19 +226,25 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
 
 
 @jit_parallel
-def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr):
+def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr,
+                depth):
     """``rngs.shape[0]`` workers, each ``iters`` iterations of one traversal per
-    player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes."""
+    player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes.
+    ``depth``: levels of the per-worker traversal buffers (:func:`traversal_depth`).
+    Positional buffers (``vals``, ``sig``, ``explore``) are ``regrets.shape[1]`` wide;
+    ``acts`` takes the kernel's legal-action list (``NUM_ACTIONS`` slots, as
+    ``kernel.legal_actions`` asks)."""
     players = params[P_PLAYERS]
+    width = regrets.shape[1]
     for w in numba.prange(rngs.shape[0]):
-        states = np.zeros((MAX_DEPTH, L.STATE_SIZE), np.int32)
-        srow = np.zeros(MAX_DEPTH, np.int64)
-        mrow = np.zeros(MAX_DEPTH, np.int64)
-        child = np.zeros(MAX_DEPTH, np.int64)
-        vals = np.zeros((MAX_DEPTH, L.NUM_ACTIONS))
-        sig = np.zeros((MAX_DEPTH, L.NUM_ACTIONS))
-        acts = np.zeros((MAX_DEPTH, L.NUM_ACTIONS), np.int64)
-        explore = np.zeros((MAX_DEPTH, L.NUM_ACTIONS), np.bool_)
+        states = np.zeros((depth, L.STATE_SIZE), np.int32)
+        srow = np.zeros(depth, np.int64)
+        mrow = np.zeros(depth, np.int64)
+        child = np.zeros(depth, np.int64)
+        vals = np.zeros((depth, width))
+        sig = np.zeros((depth, width))
+        acts = np.zeros((depth, L.NUM_ACTIONS), np.int64)
+        explore = np.zeros((depth, width), np.bool_)
         probs = np.zeros(L.MAX_CHANCE_OUTCOMES)
         ret = np.zeros(L.MAX_PLAYERS)
         mout = np.zeros(1, np.int64)
@@ -273,6 +280,14 @@ def _reinsert(slots, keys, rows_out):
         rows_out[j] = s
 
 
+def traversal_depth(params: VitouParams) -> int:
+    """Levels of a worker's traversal buffers: the traverser's decisions in one deal are
+    at most :func:`~vitou_ai.rules.game.max_deal_decisions` (``max_game_decisions`` in
+    deal mode; 42 for ``truc_1912`` at 12 points, whose ladder grows with the target,
+    F3.1), plus the root and the child being entered; at least :data:`MAX_DEPTH`."""
+    return max(MAX_DEPTH, max_game_decisions(params) + 2)
+
+
 def _capacity(max_infosets: int) -> int:
     need = int(math.ceil(max_infosets / MAX_LOAD))
     return 1 << max(10, (need - 1).bit_length())
@@ -285,7 +300,8 @@ class AbstractMCCFR:
         params: the game (deal mode; the dealer may be drawn, ``dealer=-1``).
         abstraction: the :class:`AbstractionConfig`.
         seed: seed of the workers' random streams.
-        max_infosets: the memory bound; about 60 bytes per information state
+        max_infosets: the memory bound; about 60 bytes per information state (tables
+            :func:`.tree.action_width` columns wide: 5, or 6 for ``truc_1912``)
             (``max_infosets / 0.75`` slots, rounded up to a power of two).
         threads: workers (each its own random stream; the numba thread pool runs
             them, so ``numba.set_num_threads(1)`` runs the same work on one core).
@@ -323,11 +339,13 @@ class AbstractMCCFR:
         self.discount_intervals = int(discount_intervals)
         self._pa = params.to_array()
         self._cfg = self.abstraction.to_array(params.signals)
+        self.width = action_width(params)  # 5; 6 in truc_1912 (F3.3), from the rules
+        self._depth = traversal_depth(params)
         cap = _capacity(self.max_infosets)
         self.slots = np.zeros(cap, np.uint64)
         self.nact = np.zeros(cap, np.int8)
-        self.regrets = np.zeros((cap, A), np.float32)
-        self.cum_policy = np.zeros((cap, A), np.float32)
+        self.regrets = np.zeros((cap, self.width), np.float32)
+        self.cum_policy = np.zeros((cap, self.width), np.float32)
         self.rngs = np.array([[row_seed(self.seed, w)] for w in range(self.threads)], np.uint64)
         self.counters = np.zeros((self.threads, N_W), np.int64)
         self.iteration = 0
@@ -355,7 +373,7 @@ class AbstractMCCFR:
         """Compile the traversal (no iteration is run), so the first timed call
         does not count the compilation as solver time."""
         run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
-                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0)
+                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth)
         discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
 
     def pruning(self) -> bool:
@@ -373,7 +391,7 @@ class AbstractMCCFR:
         start = time.perf_counter()
         run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
                     self.cum_policy, self.counters,
-                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold)
+                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth)
         self.seconds += time.perf_counter() - start
         self.iteration += per * self.threads
         self._maybe_discount()
@@ -396,13 +414,13 @@ class AbstractMCCFR:
         return np.flatnonzero(self.slots)
 
     def average_policy(self):
-        """``(keys uint64[M], nact int8[M], probs float32[M, 5])``: the average policy at
+        """``(keys uint64[M], nact int8[M], probs float32[M, width])``: the average policy at
         every stored information state whose average has mass (the others are left
         to the bot's fallback)."""
         rows = self.used_rows()
         cum = self.cum_policy[rows].astype(np.float64)
         nact = self.nact[rows]
-        mask = np.arange(A)[None, :] < nact[:, None]
+        mask = np.arange(self.width)[None, :] < nact[:, None]
         cum = np.where(mask, cum, 0.0)
         tot = cum.sum(1)
         keep = tot > 0

@@ -27,6 +27,7 @@ from numba.typed import Dict
 from .._numba import jit
 from ..rules import kernel as K
 from ..rules import layout as L
+from ..rules.game import max_legal_actions
 from ..rules.observe import infostate_key
 from ..rules.params import VitouParams
 from .infoset_table import pack_key
@@ -35,6 +36,34 @@ KIND_CHANCE = 0
 KIND_DECISION = 1
 KIND_TERMINAL = 2
 MAX_INFOSET_ACTIONS = 5  # plays (<= 3 ranks) + raise + refuse|abandon; 5 gestures
+
+
+def action_width(params: VitouParams) -> int:
+    """Columns of a per-information-state table indexed by the position of a legal action
+    (regrets, policies, legal-action lists) for the game ``params``: the game's
+    :func:`~vitou_ai.rules.game.max_legal_actions` (from the rules: the distinct cards of
+    a hand plus the verbs of a card turn, or the 5 gestures of R7.1), and never below
+    :data:`MAX_INFOSET_ACTIONS`, so the Vitou profiles' tables and files keep their 5
+    columns. ``truc_1912`` with 3-card hands has 6 (3 cards, raise, refuse, rest: F3.3).
+    A table indexed by action *id* is ``params.num_actions`` wide instead."""
+    return max(MAX_INFOSET_ACTIONS, max_legal_actions(params))
+
+
+def check_tree_actions(params: VitouParams) -> None:
+    """Refuse, before any work, a game whose nodes can have more legal actions than the
+    flat tree's tables hold (:data:`MAX_INFOSET_ACTIONS`; CFR, exact evaluation and the
+    exports share that width).
+
+    Raises:
+        ValueError: one line naming the profile and its widest decision.
+    """
+    m = max_legal_actions(params)
+    if m > MAX_INFOSET_ACTIONS:
+        raise ValueError(
+            f"{params.profile} with {params.hand_size}-card hands has up to {m} legal actions at "
+            f"a decision (docs/RULES_family.md F3.3: cards, raise, refuse and rest), more than "
+            f"the game tree's {MAX_INFOSET_ACTIONS}: use --hand-size 2 or fewer, or a sampling "
+            "solver (es-mccfr, os-mccfr, abstract-mccfr)")
 
 _key_type = types.UniTuple(types.int64, 4)
 
@@ -299,11 +328,13 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     """Build the full game tree of one deal (deal mode, R8.1).
 
     Raises:
-        ValueError: in match mode (unbounded; use the sampling solvers), or
-            when the tree would exceed ``max_nodes`` nodes.
+        ValueError: in match mode (unbounded; use the sampling solvers), a game with
+            more legal actions at a node than the tables hold (:func:`check_tree_actions`),
+            or when the tree would exceed ``max_nodes`` nodes.
     """
     if params.mode != "deal":
         raise ValueError("full game trees are built for deal mode only (mode='deal')")
+    check_tree_actions(params)
     hands, probs = enumerate_deals(params)
     out = _build(params.to_array(), hands, probs, max_nodes)
     n_nodes = out[0]
