@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .rules.params import ALL_PROFILES
+from .rules.params import ALL_PROFILES, VINT_REASON
 
 #: The games, rows of the matrix: the kernel's profiles, then Vint (``vitou_ai.vint``).
 GAMES: tuple[str, ...] = (*ALL_PROFILES, "vint")
@@ -51,15 +51,12 @@ TOOLS: dict[str, str] = {
 _FAMILY_4P = ("truc_catalan", "trut")
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
 
-_WHY_VINT = ("Vint is a separate game (vitou_ai.vint: 52 cards, auction, 13 tricks) with its "
-             "own kernel; this tool runs on the Vitou kernel's games only")
+_WHY_VINT = VINT_REASON
 _WHY_PUBLIC_FAMILY = ("the public tree's buffers and hand index are built for the Vitou "
                       "profiles' 8-rank deck and action ids; the Truc / Put family is not built")
-_WHY_1912_TREE = ("truc_1912's unlimited alternating raises (F3.1) and six legal actions at a "
-                  "card turn are not built into the tree solvers")
 _WHY_TEAM_2P = "two players: there are no teams; use the exact exploitability of the tree solvers"
-_WHY_ABSTRACT_2P = ("the abstract trainer is for four players; the two-player games are solved "
-                    "exactly on the flat or public tree")
+_WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
+                     "Vitou profiles (estimated) only")
 
 
 @dataclass(frozen=True)
@@ -85,35 +82,29 @@ def _matrix() -> dict[tuple[str, str], Cell]:
         for t in TOOLS:
             m[g, t] = _works()
     for t in TOOLS:
-        if t not in ("histories", "openspiel", "play"):
-            m["vint", t] = _refused(_WHY_VINT)
-        else:
-            m["vint", t] = _works({"play": "tournament and play (`--game vint`)"}.get(t, ""))
-    m["vint", "envs"] = _refused("no Vint environment is built yet (issue 21, item 7)")
+        m["vint", t] = _refused(_WHY_VINT)
+    m["vint", "histories"] = _works("`game = \"vint\"` files")
+    m["vint", "openspiel"] = _works("`python_vint`")
+    m["vint", "play"] = _works("`vitou-ai tournament --game vint`, `vitou-ai play --game vint`")
+    m["vint", "envs"] = _works("`vint_v0` (AEC), `vitou_ai/Vint-v0` (Gymnasium)")
     for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put"):
         m[g, "public_tree"] = _refused(_WHY_PUBLIC_FAMILY)
         m[g, "team_bracket"] = _refused(_WHY_TEAM_2P if g in _TWO_PLAYER else
                                         "team brackets run on the public tree, which does not "
-                                        "take the Truc / Put family: " + _WHY_PUBLIC_FAMILY)
-        m[g, "match_equity"] = _refused("match-equity tables are built for vitou_2p (exact) and "
-                                        "vitou (four players, approximate) only")
+                                        "take the Truc / Put family yet")
+        m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
     for g in _TWO_PLAYER:
-        m[g, "abstract"] = _refused(_WHY_ABSTRACT_2P)
-        if g != "vitou_2p":
-            m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
-    m["vitou_2p", "team_bracket"] = _refused(_WHY_TEAM_2P)
+        m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
+        m[g, "abstract"] = _works("library only (`experiments/abstraction_cost.py`); "
+                                  "`vitou-ai train` solves two players exactly")
     m["vitou_2p", "match_equity"] = _works("exact table (`vitou-ai match-equity`)")
-    m["vitou", "match_equity"] = _works("four players, approximate (`experiments/match_equity_4p.py`)")
-    m["vitou_cason", "match_equity"] = _refused(
-        "match-equity tables are built for vitou_2p (exact) and vitou (four players, "
-        "approximate) only")
-    for t in ("flat_tree", "mccfr", "bluff_analysis"):
-        m["truc_1912", t] = _refused(_WHY_1912_TREE if t != "bluff_analysis" else
-                                     "the bluff analysis reads a flat-tree policy, and the flat "
-                                     "tree does not take truc_1912: " + _WHY_1912_TREE)
-    m["vitou", "flat_tree"] = _works("small variants (the full four-player tree does not fit)")
-    for g in ("vitou", "vitou_cason", "truc_catalan", "trut"):
-        m[g, "abstract"] = _works()
+    for g in ("vitou", "vitou_cason"):
+        m[g, "match_equity"] = _works("four players, estimated by simulation "
+                                      "(`experiments/match_equity_4p.py`)")
+        m[g, "flat_tree"] = _works("small variants: the full four-player tree does not fit")
+    m["truc_1912", "flat_tree"] = _works("hands of 1 or 2 cards; 3-card hands are refused "
+                                         "(six legal actions at a card turn, F3.3)")
+    m["truc_1912", "bluff_analysis"] = _works("on the flat tree: hands of 1 or 2 cards")
     return m
 
 
@@ -160,23 +151,66 @@ def require(tool: str, game) -> None:
 
 
 def markdown_table(short: bool = False) -> str:
-    """The matrix as a Markdown table: games as rows, tools as columns.
+    """The matrix as Markdown: games as rows, tools as columns.
 
-    ``short``: "yes" / "no" cells (the README); otherwise "yes" (with its note) or
-    "no: reason" (the docs page).
+    ``short``: "yes" / "no" cells only (the README). Otherwise (the docs page) a cell
+    with a note or a reason carries its number, ``yes (3)`` / ``no (5)``, and the
+    numbered notes and reasons follow the table, then the tools' legend.
     """
     tools = list(TOOLS)
-    head = "| game | " + " | ".join(f"`{t}`" for t in tools) + " |"
-    rows = [head, "|" + "---|" * (len(tools) + 1)]
+    rows = ["| game | " + " | ".join(f"`{t}`" for t in tools) + " |",
+            "|" + "---|" * (len(tools) + 1)]
+    notes: list[str] = []
     for g in GAMES:
         cells = []
         for t in tools:
             c = MATRIX[g, t]
-            if short:
-                cells.append("yes" if c.works else "no")
-            elif c.works:
-                cells.append("yes" + (f" ({c.note})" if c.note else ""))
-            else:
-                cells.append(f"no: {c.reason}")
+            word = "yes" if c.works else "no"
+            text = c.note if c.works else c.reason
+            if short or not text:
+                cells.append(word)
+                continue
+            if text not in notes:
+                notes.append(text)
+            cells.append(f"{word} ({notes.index(text) + 1})")
         rows.append(f"| `{g}` | " + " | ".join(cells) + " |")
+    if short:
+        return "\n".join(rows)
+    rows.append("")
+    rows += [f"{i}. {text}" for i, text in enumerate(notes, 1)]
+    rows.append("")
+    rows += [f"- `{t}`: {what}" for t, what in TOOLS.items()]
     return "\n".join(rows)
+
+
+def _write(root) -> list[str]:
+    """Rewrite the generated tables between their markers in the docs page and the
+    README (``python -m vitou_ai.capabilities --write``); the names of the files changed."""
+    from pathlib import Path
+
+    changed = []
+    for rel, short in (("docs/guide/games-and-tools.md", False), ("README.md", True)):
+        path = Path(root) / rel
+        text = path.read_text()
+        start, end = "<!-- games-x-tools:start -->\n", "<!-- games-x-tools:end -->"
+        i, j = text.index(start) + len(start), text.index(end)
+        new = text[:i] + markdown_table(short) + "\n" + text[j:]
+        if new != text:
+            path.write_text(new)
+            changed.append(rel)
+    return changed
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintainer's command
+    import argparse
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(description="print the games x tools matrix, or --write it "
+                                 "into docs/guide/games-and-tools.md and README.md")
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--short", action="store_true")
+    args = ap.parse_args()
+    if args.write:
+        print("\n".join(_write(Path(__file__).resolve().parents[1])) or "up to date")
+    else:
+        print(markdown_table(args.short))

@@ -274,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
 
             if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
                 return vint_cli.main(argv)
+            refusal = vint_cli.refuse_vint(argv)  # the games x tools matrix
+            if refusal:
+                print(refusal, file=sys.stderr)
+                return 2
             parser, subs = build_parser()
             args = parser.parse_args(argv)
             args.argv = argv  # the command as typed, for run records

@@ -19,10 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``vitou-ai match-equity``."""
     from ..match_equity.sweep import BACKENDS
     from ..match_equity.two_player import SOLVERS, VARIANTS
-    from ..rules.params import PROFILES
+    from ..rules.params import ALL_PROFILES
 
-    p.add_argument("--profile", default="vitou_2p", choices=PROFILES,
-                   help="game profile; only vitou_2p is computed")
+    p.add_argument("--profile", default="vitou_2p", choices=ALL_PROFILES,
+                   help="game profile; only vitou_2p is computed (the others are refused "
+                   "with the reason)")
     p.add_argument("--target", type=int, default=12, help="points that win the match")
     p.add_argument("--ranks", type=int, default=8, help="research variant: top N ranks")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")

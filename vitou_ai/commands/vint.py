@@ -36,14 +36,35 @@ from ..vint.rubber import Rubber
 from ..vint.table import deal_hands
 
 
+def names_vint(argv: list[str]) -> bool:
+    """True when ``argv`` has ``--game vint`` or ``--game=vint``."""
+    return any(a == "--game=vint" or (a == "--game" and i + 1 < len(argv) and argv[i + 1] == "vint")
+               for i, a in enumerate(argv))
+
+
 def wants_vint(argv: list[str]) -> bool:
     """True for ``play ... --game vint`` / ``tournament ... --game=vint``."""
-    if not argv or argv[0] not in ("play", "tournament"):
-        return False
-    for i, a in enumerate(argv):
-        if a == "--game=vint" or (a == "--game" and i + 1 < len(argv) and argv[i + 1] == "vint"):
-            return True
-    return False
+    return bool(argv) and argv[0] in ("play", "tournament") and names_vint(argv)
+
+
+#: the commands that do not take Vint, and the tool of the games x tools matrix each is
+VINT_REFUSED = {"train": "flat_tree", "simulate": "play", "match-equity": "match_equity",
+                "demo": "play", "replay": None}
+
+
+def refuse_vint(argv: list[str]) -> str | None:
+    """The one-line refusal of ``vitou-ai COMMAND --game vint`` for a command without
+    Vint (:mod:`vitou_ai.capabilities`), or ``None``."""
+    if not argv or argv[0] not in VINT_REFUSED or not names_vint(argv):
+        return None
+    if argv[0] == "replay":
+        return "vitou-ai replay: no --game option: a Vint history says game = \"vint\" itself"
+    if argv[0] in ("simulate", "demo"):
+        return (f"vitou-ai {argv[0]}: Vint is not simulated by this command (Vint's kernel is "
+                "vitou_ai.vint): use vitou-ai tournament --game vint")
+    from ..capabilities import VINT_REASON
+
+    return f"vitou-ai {argv[0]}: {VINT_REASON}"
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .._numba import jit
+from ..capabilities import require
 from ..rules import layout as L
-from ..rules.params import RANK_LETTERS
 from ..solvers.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
 
 
@@ -85,6 +85,28 @@ def _honest_gesture(hand: list[int]) -> int:
     return 4
 
 
+def check_game(params) -> None:
+    """Refuse a game the bluff analysis does not read correctly (:mod:`vitou_ai.capabilities`).
+
+    Raises:
+        UnsupportedGameError: one line, with the reason.
+    """
+    require("bluff_analysis", params)
+
+
+def _is_card(t: int) -> bool:
+    """A token that plays a card: Vitou's ranks, or the family's low ranks (Put's 6 5 4)."""
+    return L.A_PLAY0 <= t < L.A_RAISE or L.A_PLAY_HI0 <= t < L.A_CONCEDE
+
+
+def _stake_index(toks: list[int], steps: int) -> int:
+    """Ladder index standing after the deal's tokens: one step per raise (R4.1, G3),
+    the top of the ladder after *our rest* (truc_1912, F3.3)."""
+    if L.A_REST in toks:
+        return steps - 1
+    return min(sum(1 for t in toks if t == L.A_RAISE), steps - 1)
+
+
 def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     """One row per information set.
 
@@ -96,9 +118,14 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     ``p_win``, ``p_lose``, ``equity`` (``p_win - p_lose``), ``can_raise``,
     ``raise``, ``answering`` (a raise awaits this player's answer),
     ``refuse``, ``gesture_phase``, ``false_gesture``, ``gesture_made``.
-    Probabilities are the policy's at that information set.
+    Probabilities are the policy's at that information set. ``best_card`` uses the
+    game's rank labels (``params.rank_labels``: Put's ``3 2 A K ...``).
+
+    Raises:
+        UnsupportedGameError: a game the analysis does not take (:func:`check_game`).
     """
     p = tree.params
+    check_game(p)
     n_players = p.players
     reach, win0, win1 = _reach_and_chances(tree, policy)
     dec = np.nonzero(tree.kind == KIND_DECISION)[0]
@@ -112,14 +139,15 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
         pw1 = w1 / r_sum
     rows = []
     labels = p.ladder_labels
+    ranks = p.rank_labels
     for i in range(ni):
         key = tree.is_keys[i]
         seat = int(key[L.K_PLAYER])
         team = seat % 2
         hand = [int(c) for c in key[L.K_HAND:L.K_HAND + p.hand_size] if c >= 0]
         toks = [int(t) for t in key[L.K_TOK:L.K_TOK + int(key[L.K_NTOK])]]
-        stake = sum(1 for t in toks if t == L.A_RAISE)
-        plays = sum(1 for t in toks if L.A_PLAY0 <= t < L.A_RAISE)
+        stake = _stake_index(toks, len(p.ladder_labels))
+        plays = sum(1 for t in toks if _is_card(t))
         acts = [int(a) for a in tree.is_actions[i, :tree.is_nact[i]]]
         prob = {a: float(policy[i, k]) for k, a in enumerate(acts)}
         gesture_phase = any(L.A_SIGNAL0 <= a < L.A_SIGNAL0 + 5 for a in acts)
@@ -130,9 +158,9 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
         rows.append({
             "infoset": i, "seat": seat, "team": team,
             "position": (seat - int(key[L.K_DEALER]) - 1) % n_players,
-            "best_card": RANK_LETTERS[min(hand)] if hand else "-",
+            "best_card": ranks[min(hand)] if hand else "-",
             "trick": plays // n_players + 1,
-            "stake": labels[min(stake, len(labels) - 1)],
+            "stake": labels[stake],
             "score0": int(key[L.K_SCORE0]), "score1": int(key[L.K_SCORE1]),
             "reach": r_sum[i], "p_win": pw, "p_lose": pl, "equity": pw - pl,
             "can_raise": L.A_RAISE in prob, "raise": prob.get(L.A_RAISE, 0.0),
@@ -141,7 +169,7 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
         })
     df = pd.DataFrame(rows)
     df["stake"] = pd.Categorical(df["stake"], categories=list(labels), ordered=True)
-    df["best_card"] = pd.Categorical(df["best_card"], categories=["-", *RANK_LETTERS[:p.ranks]],
+    df["best_card"] = pd.Categorical(df["best_card"], categories=["-", *ranks],
                                      ordered=True)
     df["equity_bucket"] = pd.cut(df["equity"], [-1.0001, -0.5, -0.2, 0.0, 0.2, 0.5, 1.0001],
                                  labels=["<-0.5", "-0.5..-0.2", "-0.2..0", "0..0.2", "0.2..0.5",
@@ -280,7 +308,7 @@ def plot_summary(df: pd.DataFrame, title: str = "", min_reach: float = MIN_REACH
     axes = fig.subplots(1, 3)
     tab10 = [f"C{i}" for i in range(10)]
     rf = raise_frequencies(df)
-    order = [c for c in ["-", *RANK_LETTERS] if c in rf.index.get_level_values(0)]
+    order = [c for c in df["best_card"].cat.categories if c in rf.index.get_level_values(0)]
     rf = rf.reindex(order, level=0)  # .loc[list] fails on a one-trick MultiIndex (pandas)
     _bars(axes[0], rf, "raise", "reach", min_reach, tab10)
     axes[0].set_title("raise frequency by best card and trick")

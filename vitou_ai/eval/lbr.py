@@ -111,6 +111,7 @@ from ..bots.policy import (
     pack_policies,
 )
 from ..bots.tabular import lookup
+from ..capabilities import require
 from ..rng import next_below, next_u64, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -616,6 +617,7 @@ class LBRResult:
 
 
 def _check_game(params: VitouParams) -> None:
+    require("lbr", params)
     if params.mode != "deal":
         raise ValueError("LBR is computed on single deals (mode='deal')")
 

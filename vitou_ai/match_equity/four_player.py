@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..capabilities import UnsupportedGameError, require
 from ..rules.params import RULES_VERSION, VitouParams
 from . import two_player as M
 from .two_player import MatchEquityError
@@ -86,6 +87,10 @@ class Config4p(M.TableConfig):
     deals: int = 20_000
 
     def __post_init__(self) -> None:
+        try:
+            require("match_equity", self.profile)
+        except UnsupportedGameError as e:
+            raise MatchEquityError(str(e)) from None
         if self.profile not in PROFILES_4P:
             raise MatchEquityError(f"profile {self.profile!r}: the four-player table is for "
                                    f"{' or '.join(PROFILES_4P)}")

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bots.tabular import read_npz
+from ..capabilities import UnsupportedGameError, require
 from ..rules.params import RULES_VERSION, VitouParams
 from ..solvers.payoffs import KIND_TERMINAL, with_terminal_utility
 
@@ -155,6 +156,10 @@ class EquityConfig(TableConfig):
     mirror: bool = True
 
     def __post_init__(self) -> None:
+        try:
+            require("match_equity", self.profile)
+        except UnsupportedGameError as e:
+            raise MatchEquityError(str(e)) from None
         if self.profile != "vitou_2p":
             raise MatchEquityError(f"profile {self.profile!r}: only the two-player table "
                                    "(vitou_2p) is computed here; the four-player one: "

@@ -56,6 +56,10 @@ RANK_LETTERS = "T9AKQJ87"
 #: The Truc / Put family (docs/RULES_family.md), on the same kernel.
 FAMILY_PROFILES = ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put")
 ALL_PROFILES = PROFILES + FAMILY_PROFILES
+#: Why "vint" is not a profile: the reason every Vitou-kernel tool gives for Vint
+#: (:mod:`vitou_ai.capabilities`).
+VINT_REASON = ("Vint is a separate game (vitou_ai.vint: 52 cards, an auction, 13 tricks) on its "
+               "own kernel; this tool runs on the Vitou kernel's games only")
 #: Rank labels per profile, high to low (rank index 0 first).
 RANK_LABELS = {
     "vitou": tuple(RANK_LETTERS), "vitou_cason": tuple(RANK_LETTERS), "vitou_2p": tuple(RANK_LETTERS),
@@ -192,6 +196,8 @@ class VitouParams:
     games_won: tuple[int, int] = (0, 0)
 
     def __post_init__(self) -> None:
+        if self.profile == "vint":
+            raise ValueError(f"vint is not a profile of the Vitou kernel: {VINT_REASON}")
         if self.profile not in ALL_PROFILES:
             raise ValueError(f"unknown profile {self.profile!r} (RULES.md R9, docs/RULES_family.md "
                              f"knobs by profile); expected one of {ALL_PROFILES}")

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._numba import jit
+from ..capabilities import require
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -371,6 +372,7 @@ class MCCFR:
 
     def __init__(self, params: VitouParams, sampling: str = "external", seed: int = 0,
                  max_infosets: int = 1 << 20, epsilon: float = 0.6):
+        require("mccfr", params)
         if sampling not in ("external", "outcome"):
             raise ValueError(f"unknown sampling {sampling!r}; expected 'external' or 'outcome'")
         if not 0 < epsilon <= 1:

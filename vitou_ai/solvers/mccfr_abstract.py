@@ -42,6 +42,7 @@ import numpy as np
 from .._numba import jit, jit_parallel
 from ..abstraction.config import AbstractionConfig
 from ..abstraction.key import abstract_key
+from ..capabilities import require
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -320,6 +321,7 @@ class AbstractMCCFR:
                  prune_after: float = math.inf, prune_prob: float = 0.95,
                  prune_threshold: float = -20.0, discount_interval: float = 0.0,
                  discount_intervals: int = 0):
+        require("abstract", params)
         if params.mode != "deal":
             raise ValueError("abstract MCCFR trains deal mode (R8.1); got mode='match'")
         self.abstraction = abstraction or AbstractionConfig()

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numba import jit
+from ..capabilities import require
 from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL, PublicTree
 
 MODE_VALUE = 0  # both partners play the given policy
@@ -389,6 +390,7 @@ class TeamPasses:
     def __init__(self, tree: PublicTree, merge_terminals: bool = True):
         from .public_kernels import max_depth
 
+        require("team_bracket", tree.params)
         if tree.num_players != 4:
             raise ValueError(f"team best responses need four players, the tree has "
                              f"{tree.num_players}")

@@ -55,6 +55,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._numba import jit
+from ..capabilities import require
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
@@ -499,8 +500,7 @@ def check_public_params(params: VitouParams) -> None:
             (docs/RULES_family.md: its action ids and decks are outside the public tree's
             Vitou-sized buffers).
     """
-    if params.family:
-        raise ValueError(f"the public tree covers the Vitou profiles only, not {params.profile}")
+    require("public_tree", params)
     if params.mode != "deal":
         raise ValueError("public trees are built for deal mode only (mode='deal')")
     if params.signals:

@@ -25,6 +25,7 @@ from numba import types
 from numba.typed import Dict
 
 from .._numba import jit
+from ..capabilities import require
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_legal_actions
@@ -332,6 +333,7 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
             more legal actions at a node than the tables hold (:func:`check_tree_actions`),
             or when the tree would exceed ``max_nodes`` nodes.
     """
+    require("flat_tree", params)
     if params.mode != "deal":
         raise ValueError("full game trees are built for deal mode only (mode='deal')")
     check_tree_actions(params)
