@@ -24,7 +24,7 @@ SMALL = {
     "vitou_2p": dict(ranks=4, copies=2, hand_size=1),
     "truc_catalan": dict(ranks=4, copies=2, hand_size=1),
     "truc_catalan_2p": dict(ranks=4, copies=2, hand_size=1),
-    "truc_1912": dict(ranks=4, copies=2, hand_size=1),
+    "truc_1912": dict(ranks=2, copies=4, hand_size=1, target=3),  # ladder 1 2 game (F3.1)
     "trut": dict(ranks=4, copies=2, hand_size=1),
     "put": dict(ranks=4, copies=2, hand_size=1),
 }
