@@ -54,7 +54,8 @@ _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
 _WHY_VINT = VINT_REASON
 _WHY_PUBLIC_FAMILY = ("the public tree's buffers and hand index are built for the Vitou "
                       "profiles' 8-rank deck and action ids; the Truc / Put family is not built")
-_WHY_TEAM_2P = "two players: there are no teams; use the exact exploitability of the tree solvers"
+_WHY_TEAM_2P = ("team brackets need four players (two teams of two); in a two-player game use "
+                "the exact exploitability of the tree solvers")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
