@@ -1,0 +1,17 @@
+"""The docstring examples of the public API run (issue 22: the API reference's examples
+are doctests, so they cannot drift from the code)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["vitou_ai.capabilities"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
