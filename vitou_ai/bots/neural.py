@@ -83,6 +83,7 @@ class NeuralPolicy:
                              "(the Truc / Put family) are not built")
         self.params = params
         self.name = name
+        self.path: str | None = None  # the file it was read from (:meth:`load`)
         self.algorithm = algorithm
         self.output = output
         self.dims = _dims(params)
@@ -277,9 +278,12 @@ class NeuralPolicy:
                 off = end
             specs.append(spec)
         several = count > 1 or seat_net != [0] * params.players
-        return cls(specs if several else specs[0], meta["output"], params,
-                   seat_net=seat_net if several else None,
-                   name=meta.get("name", Path(path).stem), algorithm=meta.get("algorithm", "neural"))
+        policy = cls(specs if several else specs[0], meta["output"], params,
+                     seat_net=seat_net if several else None,
+                     name=meta.get("name", Path(path).stem),
+                     algorithm=meta.get("algorithm", "neural"))
+        policy.path = str(path)
+        return policy
 
     @classmethod
     def from_torch(cls, modules, output: str, params: VitouParams, **kwargs) -> NeuralPolicy:
