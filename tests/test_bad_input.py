@@ -787,8 +787,14 @@ def test_tournament_refuses_a_folder_that_is_not_empty(tmp_path, capsys, monkeyp
     (run / "run.json").write_text("{}")
     code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
                  "--out", str(run)])
-    one_line_error(capsys, code, "--out", "not empty")
+    one_line_error(capsys, code, "--out", "not empty", "--force")
     assert sorted(p.name for p in run.iterdir()) == ["run.json"]
+    earlier = tmp_path / "t.json"  # Vint's --out is a file
+    earlier.write_text("{}")
+    code = main(["tournament", "--game", "vint", "--bots", "random", "heuristic", "--pairs",
+                 "2", "--out", str(earlier)])
+    one_line_error(capsys, code, "--out", "exists", "--force")
+    assert earlier.read_text() == "{}"
 
 
 def test_tournament_names_policies_by_file_and_records_the_files(tmp_path, capsys):
@@ -903,8 +909,15 @@ def test_help_gives_the_seed_range(command, capsys):
 
 
 def test_the_run_folder_is_named_by_its_start(tmp_path, monkeypatch):
+    """The folder took the time after the tree was built, run.json's ``started`` the
+    time before: they differed whenever the build crossed a second."""
     import json
+    import time
 
+    from vitou_ai.solvers import tree
+
+    real = tree.build_tree
+    monkeypatch.setattr(tree, "build_tree", lambda *a, **k: time.sleep(1.1) or real(*a, **k))
     monkeypatch.chdir(tmp_path)
     assert main(["train", "--ranks", "3", "--copies", "1", "--hand-size", "1", "--iterations",
                  "2", "--eval-deals", "20", "--bots", "random", "--no-progress"]) == 0
@@ -1019,11 +1032,11 @@ def test_a_kill_during_an_evaluation_is_reconciled_by_resume(tmp_path, monkeypat
     capsys.readouterr()
     assert main([*RESUMABLE, "--iterations", "20", "--out", str(out), "--resume"]) == 0
     said = capsys.readouterr().out
-    at = 20 if kill_at == 5 else 10  # the checkpoint is the fifth file
-    assert f"resumed from {out / 'checkpoint.npz'} at iteration {at}" in said
-    assert _state(out) == (20, 20, 20, False)
+    assert _state(out) == (20, 20, 20, False)  # checkpoint, run.json, curve.csv; no mark
     np.testing.assert_array_equal(TabularPolicy.load(out / "policy.npz").probs,
                                   TabularPolicy.load(straight_run / "policy.npz").probs)
+    at = 20 if kill_at == 5 else 10  # the checkpoint is the fifth file
+    assert f"resumed from {out / 'checkpoint.npz'} at iteration {at}" in said
 
 
 def test_a_checkpoint_ahead_of_the_outputs_is_reconciled(tmp_path, capsys, straight_run):
@@ -1038,10 +1051,10 @@ def test_a_checkpoint_ahead_of_the_outputs_is_reconciled(tmp_path, capsys, strai
     capsys.readouterr()
     assert main([*RESUMABLE, "--iterations", "20", "--out", str(out), "--resume"]) == 0
     out_text, err = capsys.readouterr()
-    assert "at iteration 20" in out_text and "run.json was at iteration 10" in err
     assert _state(out) == (20, 20, 20, False)
     np.testing.assert_array_equal(TabularPolicy.load(out / "policy.npz").probs,
                                   TabularPolicy.load(straight_run / "policy.npz").probs)
+    assert "at iteration 20" in out_text and "run.json was at iteration 10" in err
 
 
 def _never_build(monkeypatch):
@@ -1086,3 +1099,36 @@ def test_a_damaged_checkpoint_is_refused_before_the_tree(tmp_path, monkeypatch, 
     code = main(["train", "--out", str(out), "--resume", "--iterations", "30",
                  "--no-progress"])
     one_line_error(capsys, code, "cannot resume", "checkpoint.npz", "not a readable checkpoint")
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
+    """A Ctrl-C in the first half second (the imports of numba and OpenSpiel) printed a
+    9-32-line KeyboardInterrupt traceback; the README promises one line at any moment.
+    (The first ~20 ms are Python's own start-up, before any of the package runs.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    history = root / "tests" / "golden" / "r2_1_any_card.toml"
+    codes = []
+    for delay in (0.08, 0.15, 0.25, 0.35):
+        p = subprocess.Popen([sys.executable, "-m", "vitou_ai", "replay", str(history)],
+                             env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        err = err.decode()
+        lines = [s for s in err.splitlines() if s.strip()]
+        assert "Traceback" not in err, (delay, err)
+        if p.returncode == 130:
+            assert lines == ["vitou-ai replay: interrupted"], (delay, err)
+        else:
+            assert p.returncode == 0 and not lines, (delay, p.returncode, err)
+        codes.append(p.returncode)
+    assert 130 in codes  # at least one Ctrl-C landed during the start

@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None,
                    help="output folder, new or empty (default: a new "
                    "runs/tournament-<profile>-<time>)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out that is not empty, replacing an earlier "
+                   "tournament's files")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
 
@@ -115,9 +118,10 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
             check_bot_fits(pol, params)
         name_by_file(policies, specs)
         check_writable(args.out if args.out is not None else "runs")  # before the run
-        if args.out is not None and Path(args.out).is_dir() and any(Path(args.out).iterdir()):
+        if (args.out is not None and not getattr(args, "force", False)
+                and Path(args.out).is_dir() and any(Path(args.out).iterdir())):
             raise ValueError(f"--out {args.out}: not empty (an earlier tournament or run would "
-                             "be overwritten): choose a new or empty folder")
+                             "be overwritten): choose a new or empty folder, or pass --force")
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
     except (ValueError, OSError) as e:
@@ -142,6 +146,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     try:  # a folder of its own unless --out names one: an earlier tournament is never overwritten
         out_dir = Path(args.out) if args.out is not None else new_folder(
             "runs", f"tournament-{args.profile}")
+        if (out_dir / "tournament.json").exists():  # --force: said, not silent
+            note("tournament", f"replacing the earlier tournament's outputs in {out_dir}", err)
         paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
     except OSError as e:
         print(f"vitou-ai tournament: error: cannot write the results: {e}", file=err)

@@ -20,7 +20,12 @@ A run folder holds:
   solver but ``openspiel-cfr+``: :mod:`vitou_ai.solvers.openspiel_solvers`).
 
 Ctrl-C or a kill loses at most one evaluation interval; Ctrl-C exits with code 130
-and one line, and never cuts the writing of a checkpoint short. Long silent phases
+and one line, and never cuts the writing of a checkpoint short. A kill while an
+evaluation's files are written leaves ``run.json`` marked ``writing``; ``--resume`` then
+takes the checkpoint (the newest complete state), rewrites the other files from it and
+says so (:mod:`vitou_ai.commands.runs`). ``--resume`` says which checkpoint and iteration
+it continues from, and refuses ``--iterations`` at or below it (nothing to run) and a
+damaged checkpoint before the tree is built. Long silent phases
 (building the tree, the first iterations) are announced by a line on stderr; the
 progress bar is drawn only when stderr is a terminal.
 

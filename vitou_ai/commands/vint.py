@@ -78,7 +78,10 @@ def _parser() -> argparse.ArgumentParser:
                            + ", ".join(BOT_NAMES))
             p.add_argument("--pairs", type=int, default=20,
                            help="duplicate rubber pairs (at least 2: the interval needs them)")
-            p.add_argument("--out", help="write the results as JSON here (default: not written)")
+            p.add_argument("--out", help="write the results as JSON here, a new file (default: "
+                           "not written)")
+            p.add_argument("--force", action="store_true",
+                           help="replace an existing --out file")
     return ap
 
 
@@ -120,6 +123,9 @@ def _bad_option(args: argparse.Namespace) -> str | None:
                 check_writable(args.out, "file")
             except OSError as e:
                 return str(e)
+            if Path(args.out).exists() and not args.force:
+                return (f"--out {args.out}: exists (an earlier tournament would be "
+                        "overwritten): choose a new file, or pass --force")
     return None
 
 
