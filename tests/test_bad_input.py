@@ -691,3 +691,444 @@ def test_experiments_keep_ctrl_c_out_of_numba(tmp_path, monkeypatch, script):
     assert mod.main(["--out", str(tmp_path)]) == 0
     assert seen == [console._on_sigint]
     assert signal.getsignal(signal.SIGINT) is before
+
+
+# ---- a new user's command-line defects: one line, exit 2, nothing written ---------------------
+
+
+def test_a_single_array_renamed_npz_is_one_line(tmp_path, capsys):
+    """A plain ``.npy`` renamed ``.npz`` crashed every command in ``is_abstract_file``
+    (``'numpy.ndarray' object does not support the context manager protocol``)."""
+    from vitou_ai.bots.abstract import is_abstract_file
+
+    np.save(tmp_path / "a.npy", np.arange(3))
+    (tmp_path / "a.npy").rename(tmp_path / "a.npz")
+    assert not is_abstract_file(tmp_path / "a.npz")
+    code = main(["tournament", *SMALL_2P, "--bots", str(tmp_path / "a.npz"), "counter",
+                 "--deals", "10", "--out", str(tmp_path / "t")])
+    one_line_error(capsys, code, "a.npz", "a single array")
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_text_file_as_a_policy_is_not_called_pickled(tmp_path, capsys):
+    (tmp_path / "t.npz").write_text("hello\n")
+    code = main(["tournament", *SMALL_2P, "--bots", str(tmp_path / "t.npz"), "counter",
+                 "--deals", "10", "--out", str(tmp_path / "t")])
+    line = one_line_error(capsys, code, "t.npz", "a text file")
+    assert "pickle" not in line
+
+
+def test_vint_save_in_the_way_is_refused_before_the_game(tmp_path, capsys):
+    """``play --game vint --save FILE`` played the first deal, then died writing it
+    (FileExistsError traceback): the game was lost."""
+    import io
+
+    (tmp_path / "file").write_text("x")
+    code = main(["play", "--game", "vint", "--save", str(tmp_path / "file")])
+    one_line_error(capsys, code, "--save", "exists and is not a folder")
+    earlier = tmp_path / "saved"
+    earlier.mkdir()
+    (earlier / "rubber1_deal1.toml").write_text("x")
+    code = main(["play", "--game", "vint", "--save", str(earlier)])
+    one_line_error(capsys, code, "--save", "holds saved deals already")
+    assert (earlier / "rubber1_deal1.toml").read_text() == "x"
+    from vitou_ai.commands import vint as vint_cli
+
+    assert vint_cli.main(["play", "--game", "vint", "--save", str(tmp_path / "new")],
+                         inp=io.StringIO("quit\n"), out=io.StringIO()) == 0
+
+
+def test_train_refuses_a_bot_policy_of_another_game(tabular_file, tmp_path, capsys):
+    """``train --bots`` took a policy of another variant and printed numbers for it;
+    tournament, play and the environments refuse the same file."""
+    out = tmp_path / "run"
+    code = main(["train", "--ranks", "3", "--copies", "1", "--hand-size", "1",
+                 "--iterations", "2", "--bots", str(tabular_file), "--out", str(out)])
+    one_line_error(capsys, code, "--bots", "trained for copies = 2", "--copies 2")
+    assert not out.exists()
+    code = main([*ABSTRACT, "--bots", str(tabular_file), "--out", str(out)])
+    one_line_error(capsys, code, "--bots", "trained for profile = 'vitou_2p'")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["100000", "100"])
+def test_threads_beyond_the_cores_are_refused(tmp_path, capsys, value):
+    """``--threads 100000`` was taken; a 3 s budget then ran 18 s (each chunk of
+    iterations is rounded up to a multiple of the workers)."""
+    out = tmp_path / "run"
+    code = main([*ABSTRACT, "--threads", value, "--out", str(out)])
+    one_line_error(capsys, code, "--threads must be in 1 ..", f"got {value}")
+    assert not out.exists()
+
+
+def test_simulate_refuses_more_bots_than_seats(capsys):
+    """The third bot of a two-player game was ignored silently."""
+    code = main(["simulate", *SMALL_2P, "--deals", "10", "--bots", "random", "counter",
+                 "cautious"])
+    one_line_error(capsys, code, "3 bots for 2 seats", "at most 2")
+
+
+def test_tournament_refuses_a_single_deal_pair(tmp_path, capsys):
+    """``--deals 1`` printed a zero-width interval ``[+0.000, +0.000]``."""
+    for flag in ("--deals", "--matches"):
+        code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", flag, "1",
+                     "--out", str(tmp_path / "t")])
+        one_line_error(capsys, code, f"{flag} must be at least 2", "got 1")
+    assert not (tmp_path / "t").exists()
+
+
+def test_tournament_refuses_a_folder_that_is_not_empty(tmp_path, capsys, monkeypatch):
+    """``--out EXISTING`` overwrote an earlier tournament, or a training run's files."""
+    from vitou_ai.eval import tournament
+
+    monkeypatch.setattr(tournament, "run_tournament", lambda *a, **k: pytest.fail("played"))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
+                 "--out", str(run)])
+    one_line_error(capsys, code, "--out", "not empty", "--force")
+    assert sorted(p.name for p in run.iterdir()) == ["run.json"]
+    earlier = tmp_path / "t.json"  # Vint's --out is a file
+    earlier.write_text("{}")
+    code = main(["tournament", "--game", "vint", "--bots", "random", "heuristic", "--pairs",
+                 "2", "--out", str(earlier)])
+    one_line_error(capsys, code, "--out", "exists", "--force")
+    assert earlier.read_text() == "{}"
+
+
+def test_tournament_names_policies_by_file_and_records_the_files(tmp_path, capsys):
+    """Two policies both named ``vitou-abstract`` (or ``t``) were told apart by ``#2``
+    only, and nothing recorded which file was which."""
+    import json
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1, dealer=-1)
+    rng = np.random.default_rng(0)
+    from vitou_ai.rules import layout as L
+
+    keys = np.unique(rng.integers(-1, 8, size=(50, L.KEY_SIZE), dtype=np.int8), axis=0)
+    files = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        probs = rng.random((keys.shape[0], L.NUM_ACTIONS)).astype(np.float32)
+        f = tmp_path / folder / f"{folder}_policy.npz"
+        TabularPolicy(keys, probs, name="vitou_2p-dcfr", params=params).save(f)
+        files.append(str(f))
+    out = tmp_path / "t"
+    assert main(["tournament", *SMALL_2P, "--bots", *files, "counter", "--deals", "10",
+                 "--out", str(out)]) == 0
+    doc = json.loads((out / "tournament.json").read_text())
+    assert doc["bots"] == ["a_policy", "b_policy", "counter"]
+    assert [b.get("file") for b in doc["bot_specs"]] == [*files, None]
+
+
+def test_vint_bid_beyond_seven_is_neither_a_card_nor_a_bid():
+    """``8NT`` was answered "is not a card"."""
+    import random
+
+    from vitou_ai.commands.vint import Session
+    from vitou_ai.vint.bots import View
+    from vitou_ai.vint.game import VintParams, VintState
+    from vitou_ai.vint.table import deal_hands
+
+    state = VintState(VintParams(dealer=0))
+    state.deal(deal_hands(random.Random(0), 0))
+    with pytest.raises(ValueError, match="'8NT' is neither a card nor a bid.*bid LEVEL"):
+        Session.parse("8NT", View(0, state, [], []))
+    assert Session.parse("2S", View(0, state, [], [])) >= 52  # in the auction: the bid
+
+
+def test_a_history_of_another_game_says_unknown_game(tmp_path, capsys):
+    """``game = "chess"`` was "unknown key(s) ['game']"."""
+    f = tmp_path / "h.toml"
+    f.write_text('game = "chess"\nprofile = "vitou"\ndealer = 0\nhands = []\nactions = []\n')
+    code = main(["replay", str(f)])
+    one_line_error(capsys, code, "unknown game 'chess'", "vitou", "vint")
+
+
+def test_ill_typed_expect_is_a_malformed_file_not_a_mismatch(tmp_path, capsys):
+    """``points = "lots"`` was reported as a MISMATCH (exit 1)."""
+    from pathlib import Path
+
+    good = Path(__file__).parent / "golden" / "r2_1_any_card.toml"
+    text = good.read_text()
+    assert "points = [1, 0]" in text
+    (tmp_path / "h.toml").write_text(text.replace("points = [1, 0]", 'points = "lots"'))
+    code = main(["replay", str(tmp_path / "h.toml")])
+    one_line_error(capsys, code, "[expect] points must be a list of numbers", "'lots'")
+    vint = Path(__file__).parent / "vint_golden"
+    src = next(p for p in sorted(vint.glob("*.toml")) if "\ndifference = " in p.read_text())
+    (tmp_path / "v.toml").write_text(
+        "\n".join('difference = "lots"' if ln.startswith("difference = ") else ln
+                  for ln in src.read_text().splitlines()) + "\n")
+    code = main(["replay", str(tmp_path / "v.toml")])
+    one_line_error(capsys, code, "[expect] difference must be a number")
+
+
+def test_version(capsys):
+    from vitou_ai import __version__
+    from vitou_ai.rules import RULES_VERSION
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"vitou-ai {__version__} (rules {RULES_VERSION})"
+
+
+SEED_TOO_BIG = str(2**31)
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10"],
+    ["simulate", *SMALL_2P, "--deals", "10"],
+    ["play", "--profile", "vitou_2p"],
+    ["train", *SMALL_2P, "--iterations", "2"],
+    [*ABSTRACT],
+    ["tournament", "--game", "vint", "--bots", "random", "heuristic"],
+])
+def test_one_seed_range_for_every_command(tmp_path, capsys, args):
+    """Seeds were 0 .. 2**64-1 (tournament, play), 2**63-1 (simulate, demo), 2**31-1
+    (train), any (Vint): one range now, the one every solver takes."""
+    out = ["--out", str(tmp_path / "o")] if args[0] in ("tournament", "train") else []
+    if "vint" in args:
+        out = ["--out", str(tmp_path / "o.json")]
+    code = main([*args, "--seed", SEED_TOO_BIG, *out])
+    one_line_error(capsys, code, "--seed must be in 0 .. 2**31-1", f"got {SEED_TOO_BIG}")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", [["tournament"], ["simulate"], ["play"], ["train"],
+                                     ["demo"], ["tournament", "--game", "vint"]])
+def test_help_gives_the_seed_range(command, capsys):
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "0 .. 2**31-1" in out
+    if command == ["tournament"]:
+        assert "heuristic" in out
+
+
+def test_the_run_folder_is_named_by_its_start(tmp_path, monkeypatch):
+    """The folder took the time after the tree was built, run.json's ``started`` the
+    time before: they differed whenever the build crossed a second."""
+    import json
+    import time
+
+    from vitou_ai.solvers import tree
+
+    real = tree.build_tree
+    monkeypatch.setattr(tree, "build_tree", lambda *a, **k: time.sleep(1.1) or real(*a, **k))
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--ranks", "3", "--copies", "1", "--hand-size", "1", "--iterations",
+                 "2", "--eval-deals", "20", "--bots", "random", "--no-progress"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    started = json.loads((run / "run.json").read_text())["started"]
+    assert run.name.endswith(started)
+
+
+class _FakeAbstract:
+    """An AbstractMCCFR that costs nothing and is interrupted at its first iterations."""
+
+    threads, max_infosets, nbytes, prune_after, prune_prob, prune_threshold = 1, 1, 1, 0, 0, 0
+    discount_interval = discount_intervals = 1
+    seconds, iteration = 0.0, 0
+
+    def __init__(self, *a, **k):
+        pass
+
+    def warm_up(self):
+        pass
+
+    def iterate(self, n):
+        raise KeyboardInterrupt
+
+
+def test_trainers_say_interrupted_alike(tmp_path, capsys, monkeypatch):
+    """The abstract trainer said "interrupted: the last evaluation's outputs and
+    checkpoint are kept" (even when none was), the others "vitou-ai train: interrupted:
+    ..."."""
+    from vitou_ai.commands import train
+    from vitou_ai.solvers import mccfr_abstract
+
+    monkeypatch.setattr(mccfr_abstract, "AbstractMCCFR", _FakeAbstract)
+    assert main([*ABSTRACT, "--lbr-deals", "0", "--out", str(tmp_path / "a")]) == 130
+    abstract = capsys.readouterr().err.strip()
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "_advance", interrupted)
+    assert main(["train", *SMALL_2P, "--iterations", "2", "--no-progress",
+                 "--out", str(tmp_path / "b")]) == 130
+    flat = capsys.readouterr().err.strip().splitlines()[-1]
+    assert abstract == flat == "vitou-ai train: interrupted: nothing was saved yet"
+
+
+# ---- --resume: the run folder agrees with its checkpoint after a kill at any moment ----------
+
+RESUMABLE = ["train", "--ranks", "3", "--copies", "1", "--hand-size", "1", "--solver", "dcfr",
+             "--eval-every", "10", "--eval-deals", "40", "--bots", "random", "--no-progress"]
+
+
+class _Killed(BaseException):
+    """A SIGKILL: nothing after it runs, no handler sees it (files stay as written)."""
+
+
+def _kill_after_writes(monkeypatch, n):
+    """Every file write of a run goes through ``write_atomic``: let ``n`` succeed, then
+    die as a SIGKILL would between two files."""
+    import vitou_ai.io
+    from vitou_ai.commands import runs, train
+
+    real = vitou_ai.io.write_atomic
+    done = []
+
+    def write(path, data):
+        if len(done) == n:
+            raise _Killed(path)
+        real(path, data)
+        done.append(path.name)
+
+    for mod in (vitou_ai.io, runs, train):
+        monkeypatch.setattr(mod, "write_atomic", write)
+    return done
+
+
+def _state(folder):
+    """(checkpoint's iteration, run.json's, curve.csv's last, run.json marked writing)."""
+    import csv
+    import json
+
+    with open(folder / "curve.csv") as f:
+        curve = [int(r["iteration"]) for r in csv.DictReader(f)]
+    record = json.loads((folder / "run.json").read_text())
+    with np.load(folder / "checkpoint.npz") as z:
+        checkpoint = json.loads(bytes(z["meta"]).decode())["iteration"]
+    return checkpoint, record.get("iterations_done"), curve[-1], "writing" in record
+
+
+@pytest.fixture(scope="module")
+def straight_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("straight") / "run"
+    assert main([*RESUMABLE, "--iterations", "20", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("kill_at", range(6))
+def test_a_kill_during_an_evaluation_is_reconciled_by_resume(tmp_path, monkeypatch, capsys,
+                                                              straight_run, kill_at):
+    """Killed while writing, the checkpoint was at iteration 20 while policy.npz,
+    curve.csv and run.json were at 10; ``--resume --iterations 20`` then updated nothing
+    and said "done". An evaluation writes six files (run.json marked ``writing``, the
+    policy, the curve, its plot, the checkpoint, run.json): a kill after any of them is
+    reconciled from the newest complete checkpoint, and --resume says what it resumed."""
+    out = tmp_path / "run"
+    assert main([*RESUMABLE, "--iterations", "10", "--out", str(out)]) == 0
+    done = _kill_after_writes(monkeypatch, kill_at)
+    with pytest.raises(_Killed):
+        main([*RESUMABLE, "--iterations", "20", "--out", str(out), "--resume"])
+    assert len(done) == kill_at
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main([*RESUMABLE, "--iterations", "20", "--out", str(out), "--resume"]) == 0
+    said = capsys.readouterr().out
+    assert _state(out) == (20, 20, 20, False)  # checkpoint, run.json, curve.csv; no mark
+    np.testing.assert_array_equal(TabularPolicy.load(out / "policy.npz").probs,
+                                  TabularPolicy.load(straight_run / "policy.npz").probs)
+    at = 20 if kill_at == 5 else 10  # the checkpoint is the fifth file
+    assert f"resumed from {out / 'checkpoint.npz'} at iteration {at}" in said
+
+
+def test_a_checkpoint_ahead_of_the_outputs_is_reconciled(tmp_path, capsys, straight_run):
+    """What the old writing order left after a kill (the checkpoint first): the
+    checkpoint at 20, the outputs at 10, and no mark. ``--resume --iterations 20``
+    regenerates the outputs from the checkpoint instead of saying "done"."""
+    import shutil
+
+    out = tmp_path / "run"
+    assert main([*RESUMABLE, "--iterations", "10", "--out", str(out)]) == 0
+    shutil.copy(straight_run / "checkpoint.npz", out / "checkpoint.npz")
+    capsys.readouterr()
+    assert main([*RESUMABLE, "--iterations", "20", "--out", str(out), "--resume"]) == 0
+    out_text, err = capsys.readouterr()
+    assert _state(out) == (20, 20, 20, False)
+    np.testing.assert_array_equal(TabularPolicy.load(out / "policy.npz").probs,
+                                  TabularPolicy.load(straight_run / "policy.npz").probs)
+    assert "at iteration 20" in out_text and "run.json was at iteration 10" in err
+
+
+def _never_build(monkeypatch):
+    from vitou_ai.solvers import public_tree, tree
+
+    def never(*a, **k):
+        pytest.fail("the tree was built before the checkpoint was checked")
+
+    monkeypatch.setattr(tree, "build_tree", never)
+    monkeypatch.setattr(public_tree, "build_public_tree", never)
+
+
+@pytest.mark.parametrize("iterations, words", [
+    ("10", ("--iterations 10 is below the 20 iterations the run has done",)),
+    ("20", ("is at iteration 20", "--iterations 20 leaves nothing to run")),
+    (None, ("is at iteration 20", "the run is complete")),
+])
+def test_resume_with_nothing_to_run_is_refused_before_the_tree(tmp_path, monkeypatch, capsys,
+                                                               straight_run, iterations, words):
+    """``--resume --iterations N`` below (or at) the iterations done quietly did nothing."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(straight_run, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    _never_build(monkeypatch)
+    more = [] if iterations is None else ["--iterations", iterations]
+    code = main(["train", "--out", str(out), "--resume", "--no-progress", *more])
+    one_line_error(capsys, code, *words)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_damaged_checkpoint_is_refused_before_the_tree(tmp_path, monkeypatch, capsys,
+                                                         straight_run):
+    """Refused only once the tree was built (up to a minute on larger games)."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(straight_run, out)
+    flip_bytes(out / "checkpoint.npz", start=200, count=16)
+    _never_build(monkeypatch)
+    code = main(["train", "--out", str(out), "--resume", "--iterations", "30",
+                 "--no-progress"])
+    one_line_error(capsys, code, "cannot resume", "checkpoint.npz", "not a readable checkpoint")
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
+    """A Ctrl-C in the first half second (the imports of numba and OpenSpiel) printed a
+    9-32-line KeyboardInterrupt traceback; the README promises one line at any moment.
+    (The first ~20 ms are Python's own start-up, before any of the package runs.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    history = root / "tests" / "golden" / "r2_1_any_card.toml"
+    codes = []
+    for delay in (0.08, 0.15, 0.25, 0.35):
+        p = subprocess.Popen([sys.executable, "-m", "vitou_ai", "replay", str(history)],
+                             env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        err = err.decode()
+        lines = [s for s in err.splitlines() if s.strip()]
+        assert "Traceback" not in err, (delay, err)
+        if p.returncode == 130:
+            assert lines == ["vitou-ai replay: interrupted"], (delay, err)
+        else:
+            assert p.returncode == 0 and not lines, (delay, p.returncode, err)
+        codes.append(p.returncode)
+    assert 130 in codes  # at least one Ctrl-C landed during the start

@@ -137,9 +137,10 @@ def test_hostile_files_exit_2_and_the_batch_goes_on(tmp_path, capsys, data, frag
 
 
 def test_typed_expectations(tmp_path, capsys):
-    code, _, _ = run(["replay", write(tmp_path, "s.toml", GOOD.replace("[1, 0]", '"[1, 0]"'))],
-                     capsys)
-    assert code == 1
+    # an [expect] value of the wrong type is a malformed file (exit 2), not a mismatch
+    code, _, err = run(["replay", write(tmp_path, "s.toml", GOOD.replace("[1, 0]",
+                                                                         '"[1, 0]"'))], capsys)
+    assert code == 2 and "[expect] points must be a list of numbers" in err
     code, _, _ = run(["replay", write(tmp_path, "f.toml", GOOD.replace("[1, 0]", "[1.0, 0.0]"))],
                      capsys)
     assert code == 0

@@ -217,11 +217,13 @@ def test_deal_mode_ranks_by_points_not_by_deals_won(tmp_path):
     assert "points per deal" in fig.axes[2].get_xlabel()
 
 
-def test_out_naming_an_earlier_tournament_says_it_replaces_it(tmp_path, capsys):
+def test_out_naming_an_earlier_tournament_is_refused_unless_forced(tmp_path, capsys):
     out = tmp_path / "t"
     args = ["tournament", "--profile", "vitou_2p", "--bots", "random", "counter", "--deals", "20",
             "--seed", "3", "--out", str(out)]
     assert main(args) == 0
     assert "replacing" not in capsys.readouterr().err
-    assert main(args) == 0
+    assert main(args) == 2  # it was overwritten (tests/test_bad_input.py)
+    assert "not empty" in capsys.readouterr().err
+    assert main([*args, "--force"]) == 0
     assert f"replacing the earlier tournament's outputs in {out}" in capsys.readouterr().err

@@ -89,7 +89,7 @@ def test_cli_tournament(tmp_path):
     (["--pairs", "1"], "--pairs must be at least 2"),
     (["--bots", "random"], "at least two different bots"),
     (["--bots", "random,nobody"], "unknown bot 'nobody'"),
-    (["--seed", "-1"], "--seed must be at least 0"),
+    (["--seed", "-1"], "--seed must be in 0 .. 2**31-1"),
     (["--worlds", "0"], "--worlds must be at least 1"),
 ])
 def test_cli_tournament_refuses_bad_options(bad, says, capsys):

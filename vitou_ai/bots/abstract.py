@@ -210,7 +210,13 @@ def check_fits(policy: AbstractPolicy, params: VitouParams) -> None:
 def is_abstract_file(path: str | Path) -> bool:
     """True if ``path`` is an ``.npz`` written by :meth:`AbstractPolicy.save`."""
     try:
-        with np.load(path, allow_pickle=False) as z:
-            return hasattr(z, "files") and "format" in z.files and str(z["format"]) == FORMAT
+        z = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return False
+    if not hasattr(z, "files"):  # a single array (``.npy`` renamed): not an archive
+        return False
+    try:
+        with z:
+            return "format" in z.files and str(z["format"]) == FORMAT
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError):
         return False

@@ -123,6 +123,27 @@ def parse_bot(spec: str) -> Policy:
     return HeuristicPolicy(hp.replace(**changes), spec)
 
 
+def check_bot_fits(policy: Policy, params) -> None:
+    """Refuse a policy read from a file (tabular, abstract, neural) that was trained for
+    another game or variant than ``params`` (a :class:`~vitou_ai.rules.VitouParams`);
+    the named bots play any game. What ``tournament``, ``play``, ``simulate``, ``train``
+    and the environments check.
+
+    Raises:
+        ValueError: one line naming the policy, what it was trained for and the option.
+    """
+    from .abstract import check_fits as abstract_fits
+    from .neural import check_fits as neural_fits
+    from .tabular import check_fits as tabular_fits
+
+    if isinstance(policy, TabularPolicy):
+        tabular_fits(policy, params)
+    elif isinstance(policy, NeuralPolicy):
+        neural_fits(policy, params)
+    elif isinstance(policy, AbstractPolicy):
+        abstract_fits(policy, params)
+
+
 def split_bot_specs(values: Sequence[str]) -> list[str]:
     """The bot specs of a command-line list: one per argument (``random counter``), each
     argument also split at commas (the older ``random,counter``).

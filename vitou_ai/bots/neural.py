@@ -79,6 +79,7 @@ class NeuralPolicy:
             raise ValueError(f"output must be one of {OUTPUT_NAMES}, got {output!r}")
         self.params = params
         self.name = name
+        self.path: str | None = None  # the file it was read from (:meth:`load`)
         self.algorithm = algorithm
         self.output = output
         self.dims = _dims(params)
@@ -274,9 +275,12 @@ class NeuralPolicy:
                 off = end
             specs.append(spec)
         several = count > 1 or seat_net != [0] * params.players
-        return cls(specs if several else specs[0], meta["output"], params,
-                   seat_net=seat_net if several else None,
-                   name=meta.get("name", Path(path).stem), algorithm=meta.get("algorithm", "neural"))
+        policy = cls(specs if several else specs[0], meta["output"], params,
+                     seat_net=seat_net if several else None,
+                     name=meta.get("name", Path(path).stem),
+                     algorithm=meta.get("algorithm", "neural"))
+        policy.path = str(path)
+        return policy
 
     @classmethod
     def from_torch(cls, modules, output: str, params: VitouParams, **kwargs) -> NeuralPolicy:

@@ -318,6 +318,13 @@ def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, 
 def describe(policy: Policy) -> dict:
     """A JSON-ready description of a policy (for result files): name, kind and
     the heuristic parameters, or the table size and fallback."""
+    out = _describe(policy)
+    if getattr(policy, "path", None):  # which file, when two entrants share a name
+        out["file"] = policy.path
+    return out
+
+
+def _describe(policy: Policy) -> dict:
     import dataclasses
 
     if isinstance(policy, RandomPolicy):

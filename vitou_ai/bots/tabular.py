@@ -295,8 +295,28 @@ def read_npz(path: str | Path, kind: str) -> dict[str, np.ndarray]:
         if reason.startswith(what):
             raise
         if "pickle" in reason:
-            reason = "it holds pickled objects, which vitou_ai never loads"
+            reason = _not_archive_reason(path)
         raise ValueError(f"{what}, or a damaged one: {reason}") from None
+
+
+def _not_archive_reason(path: str | Path) -> str:
+    """Why NumPy took a file for pickled data (it does for anything that is neither a
+    zip archive nor an ``.npy`` array): pickled objects only if it starts like a pickle,
+    else text or unknown bytes."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError as e:
+        return e.strerror or str(e)
+    if head[:1] == b"\x80":  # the PROTO opcode of pickle protocols 2 and later
+        return "it holds pickled objects, which vitou_ai never loads"
+    if not head:
+        return "the file is empty"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not a zip archive (unknown bytes)"
+    return "it is a text file, not a zip archive"
 
 
 def check_game_shape(name: str, trained: VitouParams, params: VitouParams) -> None:

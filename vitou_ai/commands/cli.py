@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .console import EXIT_INTERRUPTED, interrupts_outside_numba
+from .console import EXIT_INTERRUPTED, SEED_RANGE, interrupts_outside_numba, seed_error
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity")
@@ -159,8 +159,7 @@ def simulate_command(args, out=None, err=None) -> int:
     err = err or sys.stderr
     import numpy as np
 
-    from ..bots.named import parse_bot
-    from ..bots.tabular import TabularPolicy, check_fits
+    from ..bots.named import check_bot_fits, parse_bot, split_bot_specs
     from ..rules import VitouParams
     from ..rules.layout import END_NAMES
     from ..sim.batch import simulate
@@ -168,14 +167,18 @@ def simulate_command(args, out=None, err=None) -> int:
     try:
         if not 1 <= args.deals <= 50_000_000:
             raise ValueError(f"--deals must be in 1 .. 50,000,000, got {args.deals}")
-        if not 0 <= args.seed < 2**63:
-            raise ValueError(f"--seed must be in 0 .. 2**63 - 1, got {args.seed}")
+        if seed_error(args.seed):
+            raise ValueError(seed_error(args.seed))
         params = VitouParams(profile=args.profile, mode=args.mode, dealer=-1, target=args.target,
                              ranks=args.ranks, copies=args.copies, hand_size=args.hand_size)
-        bots = [parse_bot(b) for b in args.bots]
+        specs = split_bot_specs(args.bots)
+        if len(specs) > params.players:
+            raise ValueError(f"--bots: {len(specs)} bots for {params.players} seats "
+                             f"({params.profile}): give at most {params.players}, one per seat "
+                             "(fewer are taken in turn)")
+        bots = [parse_bot(b) for b in specs]
         for b in bots:
-            if isinstance(b, TabularPolicy):
-                check_fits(b, params)
+            check_bot_fits(b, params)
     except (ValueError, OSError) as e:
         print(f"vitou-ai simulate: error: {e}", file=err)
         return 2
@@ -207,7 +210,8 @@ DESCRIPTION = ("Vitou, the trick-and-bluff card game of Nice: replay hand histor
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The ``vitou-ai`` parser and its subcommand parsers by name."""
-    from ..rules.params import ALL_PROFILES
+    from .. import __version__
+    from ..rules.params import ALL_PROFILES, RULES_VERSION
     from . import play as play_cli
     from . import tournament as tournament_cli
     from . import train as train_cli
@@ -215,6 +219,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
 
     parser = argparse.ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
                                      formatter_class=HelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"vitou-ai {__version__} (rules {RULES_VERSION})",
+                        help="print the version and the rules version, and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     subs: dict[str, argparse.ArgumentParser] = {}
 
@@ -226,7 +233,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p_demo = add("demo", "replay the example histories and simulate random deals")
     p_demo.add_argument("--deals", type=int, default=1_000_000,
                         help="random deals per profile, 2 .. 50,000,000")
-    p_demo.add_argument("--seed", type=int, default=0, help="random seed, 0 .. 2**63-1")
+    p_demo.add_argument("--seed", type=int, default=0, help=f"random seed, {SEED_RANGE}")
     p_rep = add("replay", "replay hand histories (TOML files or folders, RULES.md section 10)")
     p_rep.add_argument("paths", nargs="+", metavar="PATH",
                        help="hand history files, or folders searched for *.toml")
@@ -238,8 +245,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p_sim.add_argument("--mode", default="deal", choices=("deal", "match"),
                        help="one deal at a time, or whole matches")
     p_sim.add_argument("--bots", nargs="+", default=["random"], metavar="BOT",
-                       help="bot per seat, in turn (named, NAME:field=value, or FILE.npz)")
-    p_sim.add_argument("--seed", type=int, default=0, help="random seed")
+                       help="bot per seat, at most one per seat; fewer are taken in turn "
+                       "(seat s plays bot s mod the number given): named, NAME:field=value, or "
+                       "FILE.npz")
+    p_sim.add_argument("--seed", type=int, default=0, help=f"random seed, {SEED_RANGE}")
     p_sim.add_argument("--target", type=int, default=None,
                        help="match target (None: the profile's)")
     p_sim.add_argument("--ranks", type=int, default=None,
@@ -310,15 +319,17 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         return play_cli.play_command(args)
     if not 2 <= args.deals <= 50_000_000:
         subs["demo"].error(f"--deals must be in 2 .. 50,000,000, got {args.deals}")
-    if not 0 <= args.seed < 2**63:
-        subs["demo"].error(f"--seed must be in 0 .. 2**63 - 1, got {args.seed}")
+    if seed_error(args.seed):
+        subs["demo"].error(seed_error(args.seed))
     return demo(args.deals, args.seed)
 
 
 def entry() -> int:
     """Console-script entry: :func:`main`, quiet on a closed pipe (``| head``)."""
     try:
-        return main()
+        code = main()
+        sys.stdout.flush()  # before exiting: a Ctrl-C now ends the process at once
+        return code
     except BrokenPipeError:
         import os
 

@@ -20,6 +20,23 @@ from typing import TextIO
 #: exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)
 EXIT_INTERRUPTED = 130
 
+#: the largest ``--seed`` of every command: one range everywhere, the one OpenSpiel's
+#: solvers take (a C ``int``), so a seed that works in one command works in all
+SEED_MAX = 2**31 - 1
+SEED_RANGE = "0 .. 2**31-1"
+
+
+def seed_error(seed: int, flag: str = "--seed") -> str | None:
+    """Why ``seed`` is refused (out of :data:`SEED_RANGE`), or ``None``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        return f"{flag} must be in {SEED_RANGE}, got {seed}"
+    return None
+
+
+def interrupted_line(command: str, kept: str | None = None) -> str:
+    """The one line every command prints on Ctrl-C: ``vitou-ai train: interrupted: ...``."""
+    return f"{command}: interrupted" + (f": {kept}" if kept else "")
+
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's help with every option's default at the end of its line.
@@ -43,14 +60,15 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return f"{text} (default: {shown.replace('%', '%%')})"
 
 
-def new_folder(base: str | Path, stem: str) -> Path:
-    """Create and return a new folder ``base/stem-YYYYmmdd-HHMMSS`` (UTC), with ``-2``,
-    ``-3``... appended when that name is taken: never a folder that existed before.
+def new_folder(base: str | Path, stem: str, stamp: str | None = None) -> Path:
+    """Create and return a new folder ``base/stem-YYYYmmdd-HHMMSS`` (UTC; ``stamp``, the
+    time the command records as its start, when given), with ``-2``, ``-3``... appended
+    when that name is taken: never a folder that existed before.
 
     Raises:
         OSError: the folder cannot be created (``base`` not writable, a file in the way).
     """
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    stamp = stamp or datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     for k in range(1, 10_000):
         path = Path(base) / (f"{stem}-{stamp}" + (f"-{k}" if k > 1 else ""))
         try:
@@ -61,11 +79,11 @@ def new_folder(base: str | Path, stem: str) -> Path:
     raise OSError(f"no free folder name {Path(base) / stem}-{stamp}-N")
 
 
-def check_writable(path: str | Path, kind: str = "folder") -> None:
+def check_writable(path: str | Path, kind: str = "folder", flag: str = "--out") -> None:
     """Refuse, before any work, an output ``path`` that could not be written at the end.
 
     ``kind`` is ``"folder"`` (``path`` is, or will be made, a folder) or ``"file"``
-    (``path`` is a file to write). The nearest existing folder on the way is probed
+    (``path`` is a file to write); ``flag`` is the option named in the message. The nearest existing folder on the way is probed
     by creating and deleting a temporary file in it, so a read-only file system, a
     missing permission or a file in the way is found now; nothing is left behind
     and no folder is created.
@@ -77,21 +95,22 @@ def check_writable(path: str | Path, kind: str = "folder") -> None:
 
     path = Path(path)
     if kind == "folder" and path.exists() and not path.is_dir():
-        raise OSError(f"--out {path}: exists and is not a folder")
+        raise OSError(f"{flag} {path}: exists and is not a folder")
     if kind == "file" and path.is_dir():
-        raise OSError(f"--out {path}: is a folder; give a file name, e.g. {path / 'out.json'}")
+        raise OSError(f"{flag} {path}: is a folder; give a file name, e.g. "
+                      f"{path / 'out.json'}")
     probe = path if kind == "folder" else path.parent
     while not probe.exists():
         if probe.parent == probe:
             break
         probe = probe.parent
     if not probe.is_dir():
-        raise OSError(f"--out {path}: {probe} is not a folder")
+        raise OSError(f"{flag} {path}: {probe} is not a folder")
     try:
         with tempfile.TemporaryFile(dir=probe):
             pass
     except OSError as e:
-        raise OSError(f"--out {path}: cannot write in {probe} ({e.strerror or e})") from None
+        raise OSError(f"{flag} {path}: cannot write in {probe} ({e.strerror or e})") from None
 
 
 def show_progress(stream: TextIO, no_progress: bool = False) -> bool:

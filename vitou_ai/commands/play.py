@@ -326,29 +326,22 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     partner = partner or "counter"
     if not 0 <= human_seat < params.players:
         raise ValueError(f"seat must be in 0..{params.players - 1}, got {human_seat}")
+    from .console import SEED_MAX, seed_error
+
     if seed is None:
-        seed = int.from_bytes(os.urandom(8), "little")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"--seed must be in 0 .. 2**64-1, got {seed}")
+        seed = int.from_bytes(os.urandom(8), "little") % (SEED_MAX + 1)
+    if seed_error(seed):
+        raise ValueError(seed_error(seed))
     opp = parse_bot(opponents)
     bots: dict[int, Policy] = {}
     for s in range(params.players):
         if s == human_seat:
             continue
         bots[s] = parse_bot(partner) if s % 2 == human_seat % 2 else opp
-    from ..bots.abstract import AbstractPolicy
-    from ..bots.abstract import check_fits as abstract_fits
-    from ..bots.neural import NeuralPolicy
-    from ..bots.neural import check_fits as neural_fits
-    from ..bots.tabular import TabularPolicy, check_fits
+    from ..bots.named import check_bot_fits
 
     for b in bots.values():
-        if isinstance(b, TabularPolicy):
-            check_fits(b, params)
-        elif isinstance(b, NeuralPolicy):
-            neural_fits(b, params)
-        elif isinstance(b, AbstractPolicy):
-            abstract_fits(b, params)
+        check_bot_fits(b, params)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 
@@ -362,7 +355,10 @@ def add_arguments(p) -> None:
     p.add_argument("--partner", default=None,
                    help="your partner's bot spec (four-player profiles only; default: counter)")
     p.add_argument("--opponents", default="counter", help="the opponents' bot spec")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one)")
+    from .console import SEED_RANGE
+
+    p.add_argument("--seed", type=int, default=None,
+                   help=f"random seed, {SEED_RANGE} (default: a fresh one)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
     p.add_argument("--target", type=int, default=None,
                    help="match target (default: the profile's, RULES.md section 9)")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .console import check_writable, new_folder, note, show_progress
+from .console import SEED_RANGE, check_writable, new_folder, note, seed_error, show_progress
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
@@ -22,18 +22,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..rules.params import ALL_PROFILES
 
     p.add_argument("--bots", nargs="+", default=list(NAMED_BOTS), metavar="BOT",
-                   help="bot specs, space-separated: a name (" + ", ".join(NAMED_BOTS) + "), "
-                   "NAME:field=value,... for a heuristic variant, or a tabular policy "
-                   "FILE.npz[:fallback=NAME]")
+                   help="bot specs, space-separated: a name (" + ", ".join(NAMED_BOTS) + "; "
+                   "heuristic: the default heuristic parameters), NAME:field=value,... for a "
+                   "heuristic variant, a tabular or abstract policy FILE.npz[:fallback=NAME], "
+                   "or a network nfsp:FILE.npz (also deep_cfr:, ppo:, neural:)")
     p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
                    help="game profile: RULES.md section 9, or a Truc / Put family profile "
                    "(docs/RULES_family.md)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--deals", type=int,
-                      help="deals per pairing (deal mode, R8.1; default: match mode)")
+                      help="deals per pairing, at least 2: duplicate pairs, the interval needs "
+                      "two (deal mode, R8.1; default: match mode)")
     size.add_argument("--matches", type=int,
-                      help=f"matches per pairing (match mode, R8.2; default {DEFAULT_MATCHES})")
-    p.add_argument("--seed", type=int, default=0, help="random seed, 0 .. 2**64-1")
+                      help=f"matches per pairing, at least 2 (match mode, R8.2; default "
+                      f"{DEFAULT_MATCHES})")
+    p.add_argument("--seed", type=int, default=0, help=f"random seed, {SEED_RANGE}")
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
     p.add_argument("--signals", action="store_true", help="gestures on (R7; four players)")
     p.add_argument("--ranks", type=int, default=None,
@@ -41,7 +44,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
     p.add_argument("--out", default=None,
-                   help="output folder (default: a new runs/tournament-<profile>-<time>)")
+                   help="output folder, new or empty (default: a new "
+                   "runs/tournament-<profile>-<time>)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out that is not empty, replacing an earlier "
+                   "tournament's files")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
 
@@ -68,42 +75,53 @@ def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path)
     return shlex.join([*words, "--out", str(out_dir)])
 
 
+def name_by_file(policies: list, specs: list[str]) -> None:
+    """Rename the policies read from files whose names another entrant shares (two
+    ``policy.npz`` of ``vitou-ai train`` are both ``vitou-abstract``): each takes its
+    file's stem, or the file as given when stems collide too, so that the results say
+    which file is which (``tournament.json`` also records each entrant's file)."""
+    from collections import Counter
+
+    count = Counter(p.name for p in policies)
+    files = [getattr(p, "path", None) for p in policies]
+    stems = Counter(Path(f).stem for f in files if f)
+    for p, f, spec in zip(policies, files, specs, strict=True):
+        if f and count[p.name] > 1:
+            p.name = Path(f).stem if stems[Path(f).stem] == 1 else spec
+
+
 def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                        err: TextIO | None = None) -> int:
     """Run the tournament of ``args``; exit code 0, or 2 on bad input (message on ``err``)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    from ..bots.abstract import AbstractPolicy
-    from ..bots.abstract import check_fits as abstract_fits
-    from ..bots.named import parse_bot, split_bot_specs
-    from ..bots.neural import NeuralPolicy
-    from ..bots.neural import check_fits as neural_fits
-    from ..bots.tabular import TabularPolicy, check_fits
+    from ..bots.named import check_bot_fits, parse_bot, split_bot_specs
     from ..eval.tournament import run_tournament, write_outputs
     from ..rules.params import VitouParams
 
     mode, games = ("deal", args.deals) if args.deals is not None else (
         "match", args.matches if args.matches is not None else DEFAULT_MATCHES)
     try:
-        if games < 1:
+        if games < 2:  # one duplicate pair: no interval (it was printed [+0.000, +0.000])
             raise ValueError(f"--{'matches' if mode == 'match' else 'deals'} must be at least "
-                             f"1, got {games}")
+                             f"2 (the 95% intervals need two duplicate pairs), got {games}")
         if games > 100_000_000:
             raise ValueError(f"at most 100,000,000 games per pairing, got {games}")
-        if not 0 <= args.seed < 2**64:
-            raise ValueError(f"--seed must be in 0 .. 2**64-1, got {args.seed}")
+        if seed_error(args.seed):
+            raise ValueError(seed_error(args.seed))
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
                              target=args.target, ranks=args.ranks, copies=args.copies,
                              hand_size=args.hand_size)
-        policies = [parse_bot(b) for b in split_bot_specs(args.bots)]
+        specs = split_bot_specs(args.bots)
+        policies = [parse_bot(b) for b in specs]
         for pol in policies:
-            if isinstance(pol, TabularPolicy):
-                check_fits(pol, params)
-            elif isinstance(pol, NeuralPolicy):
-                neural_fits(pol, params)
-            elif isinstance(pol, AbstractPolicy):
-                abstract_fits(pol, params)
+            check_bot_fits(pol, params)
+        name_by_file(policies, specs)
         check_writable(args.out if args.out is not None else "runs")  # before the run
+        if (args.out is not None and not getattr(args, "force", False)
+                and Path(args.out).is_dir() and any(Path(args.out).iterdir())):
+            raise ValueError(f"--out {args.out}: not empty (an earlier tournament or run would "
+                             "be overwritten): choose a new or empty folder, or pass --force")
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
     except (ValueError, OSError) as e:
@@ -128,7 +146,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     try:  # a folder of its own unless --out names one: an earlier tournament is never overwritten
         out_dir = Path(args.out) if args.out is not None else new_folder(
             "runs", f"tournament-{args.profile}")
-        if (out_dir / "tournament.json").exists():  # --out named it: said, not silent
+        if (out_dir / "tournament.json").exists():  # --force: said, not silent
             note("tournament", f"replacing the earlier tournament's outputs in {out_dir}", err)
         paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
     except OSError as e:

@@ -20,7 +20,12 @@ A run folder holds:
   solver but ``openspiel-cfr+``: :mod:`vitou_ai.solvers.openspiel_solvers`).
 
 Ctrl-C or a kill loses at most one evaluation interval; Ctrl-C exits with code 130
-and one line, and never cuts the writing of a checkpoint short. Long silent phases
+and one line, and never cuts the writing of a checkpoint short. A kill while an
+evaluation's files are written leaves ``run.json`` marked ``writing``; ``--resume`` then
+takes the checkpoint (the newest complete state), rewrites the other files from it and
+says so (:mod:`vitou_ai.commands.runs`). ``--resume`` says which checkpoint and iteration
+it continues from, and refuses ``--iterations`` at or below it (nothing to run) and a
+damaged checkpoint before the tree is built. Long silent phases
 (building the tree, the first iterations) are announced by a line on stderr; the
 progress bar is drawn only when stderr is a terminal.
 
@@ -33,7 +38,6 @@ between private functions; what the abstract trainer shares with it is in
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import math
@@ -52,14 +56,27 @@ from ..rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 from ..solvers.protocol import Solver, make_solver, tree_summary
 from .console import (
     EXIT_INTERRUPTED,
+    SEED_RANGE,
     check_writable,
+    interrupted_line,
     interrupts_deferred,
     interrupts_ignored,
     new_folder,
     note,
+    seed_error,
     show_progress,
 )
-from .runs import _git_commit, _num, _versions, _write_curve_and_record
+from .runs import (
+    _git_commit,
+    _versions,
+    _write_record,
+    checkpoint_head,
+    curve_rows,
+    mark_writing,
+    outputs_agree,
+    reconcile_note,
+    write_curve,
+)
 
 NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
 PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
@@ -126,7 +143,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     setting("--solver", "native CFR / CFR+ / DCFR on the game tree or (public-*) on the public "
             "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers",
             choices=SOLVERS)
-    setting("--seed", "random seed of the MCCFR samples and of the evaluation deals", type=int)
+    setting("--seed", f"random seed of the MCCFR samples and of the evaluation deals, "
+            f"{SEED_RANGE}", type=int)
     setting("--max-infosets", "MCCFR table capacity (information states; abstract-mccfr: "
             "8000000)", type=int)
     setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "
@@ -142,7 +160,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=None,
-                   help="abstract-mccfr: worker threads (default 2)")
+                   help="abstract-mccfr: worker threads, 1 .. the machine's cores (at least "
+                   "2; default 2)")
     p.add_argument("--evals", type=int, default=None,
                    help="abstract-mccfr: evaluations in the run (default 6)")
     p.add_argument("--eval-matches", type=int, default=None,
@@ -448,11 +467,13 @@ class _Plan:
     max_tree_nodes: int
     no_progress: bool
     command: str  # as typed, for the record
+    #: --resume: the checkpoint's iteration (None: the run stopped before its first one)
+    start: int | None = None
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
     """Check the command; read the run to resume. Raises :class:`_BadInput`."""
-    from ..bots.named import parse_bot
+    from ..bots.named import check_bot_fits, parse_bot
 
     if args.resume and not args.out:
         raise _BadInput("--resume needs --out, the run folder to continue")
@@ -507,14 +528,15 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if not bots:
         raise _BadInput("--bots needs at least one bot to evaluate against")
     try:
-        for b in bots:
-            parse_bot(b)
+        for b in bots:  # a policy of another game is refused as tournament and play do
+            check_bot_fits(parse_bot(b), params)
     except (ValueError, OSError) as e:
-        raise _BadInput(str(e)) from None
+        raise _BadInput(f"--bots: {e}") from None
     if iterations < 1 or every < 1 or s["eval_deals"] < 2:
         raise _BadInput("--iterations, --eval-every must be >= 1, --eval-deals >= 2")
-    if not 0 <= s["seed"] < 2**31:
-        raise _BadInput(f"--seed must be in 0 .. 2**31-1, got {s['seed']}")
+    start = _resume_point(folder, saved, iterations, args.iterations) if args.resume else None
+    if seed_error(s["seed"]):
+        raise _BadInput(seed_error(s["seed"]))
     if s["max_infosets"] < 1:
         raise _BadInput(f"--max-infosets must be positive, got {s['max_infosets']}")
     if args.max_tree_nodes < 1:
@@ -530,7 +552,35 @@ def _plan(args: argparse.Namespace) -> _Plan:
     return _Plan(settings=s, params=params, folder=folder, saved=saved, resume=args.resume,
                  iterations=iterations, every=every, bots=bots, time=args.time,
                  max_tree_nodes=args.max_tree_nodes, no_progress=args.no_progress,
-                 command=command)
+                 command=command, start=start)
+
+
+def _resume_point(folder: Path, saved: dict[str, Any], iterations: int,
+                  given: int | None) -> int | None:
+    """The iteration ``--resume`` continues from: the checkpoint's, read and checked
+    whole before the tree is built (``None``: the run was stopped during its first
+    evaluation, before any checkpoint; it starts again from iteration 0).
+
+    Raises:
+        _BadInput: a damaged or missing checkpoint; ``--iterations`` below the
+            checkpoint's, or equal to it with outputs that already belong to it.
+    """
+    ck = folder / "checkpoint.npz"
+    if not ck.exists() and "iterations_done" not in saved:
+        return None
+    try:
+        start = checkpoint_head(ck)["iteration"]
+    except ValueError as e:
+        raise _BadInput(f"cannot resume: {e}") from None
+    if iterations < start:
+        raise _BadInput(f"--iterations {iterations} is below the {start:,} iterations the run "
+                        f"has done ({ck}): give more to continue it")
+    if iterations == start and outputs_agree(folder, saved, start):
+        told = (f"--iterations {iterations} leaves nothing to run" if given is not None else
+                f"the run is complete (its --iterations is {iterations})")
+        raise _BadInput(f"{ck} is at iteration {start:,}: {told}; give --iterations above "
+                        f"{start} to continue it")
+    return start
 
 
 def _build_tree(plan: _Plan):
@@ -578,7 +628,8 @@ def _record(plan: _Plan, tree, stamp: str, at_iteration: int) -> dict[str, Any]:
     s = plan.settings
     tree_info = tree_summary(tree)[0] if tree else None
     if plan.resume:
-        rec = {k: v for k, v in plan.saved.items() if k not in ("latest", "iterations_done")}
+        rec = {k: v for k, v in plan.saved.items()
+               if k not in ("latest", "iterations_done", "writing")}
         rec.setdefault("settings", s)
         rec["iterations"], rec["eval_every"] = plan.iterations, plan.every
         rec["resumes"] = [*rec.get("resumes", []), {
@@ -612,7 +663,8 @@ def _train(plan: _Plan, out) -> int:
         build_s = time.perf_counter() - t
         try:
             if plan.folder is None:
-                plan.folder = created = new_folder("runs", f"{plan.params.profile}-{s['solver']}")
+                plan.folder = created = new_folder("runs", f"{plan.params.profile}-{s['solver']}",
+                                                   stamp)
             elif not plan.folder.exists():
                 created = plan.folder  # before mkdir: a Ctrl-C right after it still cleans up
                 plan.folder.mkdir(parents=True)
@@ -629,10 +681,10 @@ def _train(plan: _Plan, out) -> int:
                                   max_infosets=s["max_infosets"])
         except ValueError as e:
             raise _BadInput(str(e)) from None
-        if plan.resume:
-            rows = _resume(adapter, folder)
-            print(f"resumed at iteration {adapter.iterations_done}", file=out, flush=True)
+        rows = _resume(adapter, folder) if plan.resume and plan.start is not None else []
         record = _record(plan, tree, stamp, adapter.iterations_done)
+        if plan.resume:
+            _reconcile(plan, adapter, rows, record, out)
         if show_progress(sys.stderr, plan.no_progress):
             from tqdm import tqdm
 
@@ -674,7 +726,7 @@ def _train(plan: _Plan, out) -> int:
             if bar:
                 bar.close()
                 bar = None
-            print(f"\nvitou-ai train: interrupted: {kept}", file=sys.stderr, flush=True)
+            print("\n" + interrupted_line("vitou-ai train", kept), file=sys.stderr, flush=True)
     except _BadInput as e:
         code = 2
         print(f"vitou-ai train: {e}", file=sys.stderr)
@@ -726,12 +778,30 @@ def _resume(adapter: Solver, folder: Path) -> list[dict[str, Any]]:
         adapter.load(folder / "checkpoint.npz")
     except CheckpointError as e:
         raise _BadInput(f"cannot resume: {e}") from None
-    if not (folder / "curve.csv").exists():
-        return []
-    with open(folder / "curve.csv") as f:
-        return [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)
-                if str(r.get("iteration") or "").isdigit()
-                and int(r["iteration"]) <= adapter.iterations_done]
+    return [r for r in curve_rows(folder) if r["iteration"] <= adapter.iterations_done]
+
+
+def _reconcile(plan: _Plan, adapter: Solver, rows: list[dict[str, Any]],
+               record: dict[str, Any], out) -> None:
+    """Say what ``--resume`` continues from; when the run folder's files do not all
+    belong to that checkpoint (a kill during an evaluation), rewrite them from it:
+    the checkpoint is the newest complete state (:mod:`vitou_ai.commands.runs`)."""
+    folder = plan.folder
+    assert folder is not None
+    done = adapter.iterations_done
+    if plan.start is None:
+        print(f"resumed {folder}: it was stopped before its first checkpoint; starting again "
+              "from iteration 0", file=out, flush=True)
+        return
+    print(f"resumed from {folder / 'checkpoint.npz'} at iteration {done:,}", file=out,
+          flush=True)
+    if outputs_agree(folder, plan.saved, done):
+        return
+    note("train", f"resume: {reconcile_note(plan.saved, curve_rows(folder), done)}")
+    if not rows or rows[-1]["iteration"] != done:
+        rows.append(_evaluate(adapter, plan.bots, plan.settings))
+    with interrupts_deferred():
+        _write_outputs(folder, adapter, rows, plan.bots, record, plan.params, checkpoint=False)
 
 
 def _short(row: dict[str, Any]) -> str:
@@ -765,10 +835,23 @@ def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, 
     return row
 
 
-def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params) -> None:
-    if adapter.resumable:
-        adapter.save(folder / "checkpoint.npz")
+def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params,
+                   checkpoint: bool = True) -> None:
+    """An evaluation's files, in the order that lets ``--resume`` tell a complete one
+    from one cut short by a kill (:mod:`vitou_ai.commands.runs`): ``run.json`` marked
+    ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``."""
+    done = adapter.iterations_done
+    if (folder / "run.json").exists():
+        try:
+            before = json.loads((folder / "run.json").read_text())
+        except (OSError, ValueError):
+            before = None
+        mark_writing(folder, before if isinstance(before, dict) else record, done)
+    else:
+        mark_writing(folder, record, done)
     adapter.tabular_policy(f"{params.profile}-{adapter.name}").save(folder / "policy.npz")
-    _write_curve_and_record(folder, rows, dict(record, latest=rows[-1],
-                                               iterations_done=adapter.iterations_done))
+    write_curve(folder, rows)
     _plot(rows, bots, folder / "curve.png", f"{params.profile} — {adapter.name}")
+    if checkpoint and adapter.resumable:
+        adapter.save(folder / "checkpoint.npz")
+    _write_record(folder, dict(record, latest=rows[-1], iterations_done=done))

@@ -19,7 +19,6 @@ The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.tra
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -34,9 +33,18 @@ import numpy as np
 from ..abstraction.config import GESTURES, AbstractionConfig
 from ..io import write_atomic
 from ..rules.params import RULES_VERSION, VitouParams
-from .console import check_writable
+from .console import check_writable, seed_error
 
 DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterations is given
+
+
+def max_threads() -> int:
+    """The largest ``--threads``: the machine's cores (at least 2, the default). More
+    workers than cores only make every chunk of iterations longer (each chunk is
+    rounded up to a multiple of the workers), so a time budget is overrun."""
+    import os
+
+    return max(2, os.cpu_count() or 1)
 
 
 def parse_abstraction(text: str | None) -> AbstractionConfig:
@@ -174,7 +182,8 @@ def run(args, params: VitouParams, out=None) -> int:
     from ..solvers.cfr import CheckpointError
     from ..solvers.mccfr import TableFullError
     from ..solvers.mccfr_abstract import AbstractMCCFR
-    from .runs import _git_commit, _num, _versions
+    from .console import interrupted_line, interrupts_deferred
+    from .runs import _git_commit, _versions, curve_rows, outputs_agree, reconcile_note
 
     out = out or sys.stdout
 
@@ -204,21 +213,24 @@ def run(args, params: VitouParams, out=None) -> int:
                               1)):
         if value < low:
             return bad(f"{flag} must be at least {low}, got {value}")
+    if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
+        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, at least "
+                   f"2), got {args.threads}")
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
-    if not 0 <= args.seed < 2**31:
-        return bad(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
+    if seed_error(args.seed):
+        return bad(seed_error(args.seed))
     evals = int(args.evals)
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
-    from ..bots.named import parse_bot
+    from ..bots.named import check_bot_fits, parse_bot
 
     try:
-        for b in bots:
-            parse_bot(b)
+        for b in bots:  # a policy of another game is refused as tournament and play do
+            check_bot_fits(parse_bot(b), params.replace(dealer=-1))
     except (ValueError, OSError) as e:
-        return bad(str(e))
+        return bad(f"--bots: {e}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(args.out or f"runs/{params.profile}-abstract-mccfr-{stamp}")
     try:
@@ -233,28 +245,42 @@ def run(args, params: VitouParams, out=None) -> int:
             saved = json.loads((folder / "run.json").read_text())
         except (OSError, ValueError) as e:
             return bad(f"--resume: cannot read {folder / 'run.json'}: {e}")
+        if not isinstance(saved, dict):
+            return bad(f"--resume: {folder / 'run.json'} is not a run record")
         budget = args.time if args.time is not None else saved.get("time_budget", budget)
     elif (folder / "run.json").exists():
         return bad(f"{folder} holds a run already: continue it with --resume, or choose another --out")
-    folder.mkdir(parents=True, exist_ok=True)
     budget = float(budget) if budget is not None else None
     iterations = args.iterations
+    start: int | None = None
+    if args.resume:
+        if iterations is None and budget is None:  # an --iterations run: its own length
+            iterations = saved.get("iterations")
+        try:
+            start, why = _resume_point(folder, saved, budget, iterations)
+        except ValueError as e:
+            return bad(str(e))
+        if why:
+            return bad(why)
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
     prune_after = 0.1 * budget if budget else 60.0
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
         threads=args.threads, prune_after=prune_after,
         discount_interval=(budget / 40 if budget else 30.0), discount_intervals=20)
     rows: list[dict[str, Any]] = []
-    if args.resume:
+    if args.resume and start is None:
+        print(f"resumed {folder}: it was stopped before its first checkpoint; starting again "
+              "from iteration 0", file=out, flush=True)
+    elif args.resume:
         try:
             solver.load(folder / "checkpoint.npz")
         except CheckpointError as e:
             return bad(f"cannot resume: {e}")
-        if (folder / "curve.csv").exists():
-            with open(folder / "curve.csv") as f:
-                rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)]
-        print(f"resumed at iteration {solver.iteration:,} ({solver.seconds:.0f} s)", file=out,
-              flush=True)
+        rows = [r for r in curve_rows(folder) if r["iteration"] <= solver.iteration]
+        print(f"resumed from {folder / 'checkpoint.npz'} at iteration {solver.iteration:,} "
+              f"({solver.seconds:.0f} s)", file=out, flush=True)
     record = {
         "command": " ".join(sys.argv), "rules_version": RULES_VERSION, "seed": args.seed,
         "solver": "abstract-es-mccfr", "params": {**params.knobs(), "profile": params.profile},
@@ -290,6 +316,16 @@ def run(args, params: VitouParams, out=None) -> int:
     chunk = 2000
     solver.warm_up()
     try:
+        if args.resume and start is not None and not outputs_agree(folder, saved,
+                                                                   solver.iteration):
+            # a kill during an evaluation: the checkpoint is the newest complete state
+            print("vitou-ai train: resume: "
+                  + reconcile_note(saved, curve_rows(folder), solver.iteration),
+                  file=sys.stderr, flush=True)
+            if not rows or rows[-1]["iteration"] != solver.iteration:
+                rows.append(_evaluate(solver, params, bots, args, record))
+            with interrupts_deferred():
+                _write(folder, solver, rows, bots, record, params, checkpoint=False)
         if not record["lbr_bots"] and record["lbr_deals"]:
             from ..eval.lbr import local_best_response
 
@@ -312,12 +348,16 @@ def run(args, params: VitouParams, out=None) -> int:
                 chunk = int(min(max(chunk * (5.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
             row = _evaluate(solver, params, bots, args, record)
             rows.append(row)
-            _write(folder, solver, rows, bots, record, params)
+            with interrupts_deferred():  # the checkpoint and its outputs, whole
+                _write(folder, solver, rows, bots, record, params)
             print(_short(row), file=out, flush=True)
     except KeyboardInterrupt:
         code = 130
-        print("\ninterrupted: the last evaluation's outputs and checkpoint are kept",
-              file=sys.stderr)
+        kept = ("the last evaluation's outputs are kept (with its checkpoint: --resume "
+                "continues)" if rows else "nothing was saved yet")
+        if not rows and created and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # no empty run folder left behind
+        print("\n" + interrupted_line("vitou-ai train", kept), file=sys.stderr, flush=True)
     except TableFullError as e:
         code = 2
         kept = ("the last evaluation's checkpoint and outputs are kept" if rows
@@ -361,15 +401,55 @@ def _short(row: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _write(folder: Path, solver, rows, bots, record, params) -> None:
-    from .runs import _write_curve_and_record
+def _resume_point(folder: Path, saved: dict[str, Any], budget: float | None,
+                  iterations: int | None) -> tuple[int | None, str | None]:
+    """The checkpoint's iteration, read and checked whole before the tables are made
+    (``None``: stopped before its first checkpoint), and why there is nothing to run,
+    if so (``--iterations`` or ``--time`` reached, the outputs already its own).
 
-    solver.save(folder / "checkpoint.npz")
+    Raises:
+        ValueError: a damaged or missing checkpoint, ``--iterations`` below it.
+    """
+    from .runs import checkpoint_head, outputs_agree
+
+    ck = folder / "checkpoint.npz"
+    if not ck.exists() and "iterations_done" not in saved:
+        return None, None
+    try:
+        head = checkpoint_head(ck)
+    except ValueError as e:
+        raise ValueError(f"cannot resume: {e}") from None
+    start, seconds = head["iteration"], float(head.get("seconds", 0.0))
+    if iterations is not None and iterations < start:
+        raise ValueError(f"--iterations {iterations} is below the {start:,} iterations the "
+                         f"run has done ({ck}): give more to continue it")
+    reached = ((budget is not None and seconds >= budget)
+               or (iterations is not None and start >= iterations))
+    if reached and outputs_agree(folder, saved, start):
+        what = (f"--time {budget:g} (its {seconds:.0f} s of solver time)" if budget is not None
+                and seconds >= budget else f"--iterations {iterations}")
+        return start, (f"{ck} is at iteration {start:,}: {what} leaves nothing to run; give "
+                       "more to continue it")
+    return start, None
+
+
+def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = True) -> None:
+    """An evaluation's files, in the order of :mod:`vitou_ai.commands.runs` (``run.json``
+    marked ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``)."""
+    from .runs import _write_record, mark_writing, write_curve
+
+    try:
+        before = json.loads((folder / "run.json").read_text())
+    except (OSError, ValueError):
+        before = None
+    mark_writing(folder, before if isinstance(before, dict) else record, solver.iteration)
     solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")
-    _write_curve_and_record(folder, rows, dict(
-        record, latest=rows[-1], iterations_done=solver.iteration,
-        solver_seconds=solver.seconds, infosets=solver.num_infosets))
+    write_curve(folder, rows)
     _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record))
+    if checkpoint:
+        solver.save(folder / "checkpoint.npz")
+    _write_record(folder, dict(record, latest=rows[-1], iterations_done=solver.iteration,
+                               solver_seconds=solver.seconds, infosets=solver.num_infosets))
 
 
 def _title(params: VitouParams, record: dict[str, Any]) -> str:

@@ -68,7 +68,7 @@ def refuse_vint(argv: list[str]) -> str | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .console import HelpFormatter
+    from .console import SEED_RANGE, HelpFormatter
 
     ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
                                  formatter_class=HelpFormatter)
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
             "duplicate rubbers between Vint bots") + " (docs/RULES_vint.md).")
         p.add_argument("--game", choices=["vint"], required=True,
                        help="the game: Vint (without it, Vitou; no default)")
-        p.add_argument("--seed", type=int, default=0, help="random seed")
+        p.add_argument("--seed", type=int, default=0, help=f"random seed, {SEED_RANGE}")
         p.add_argument("--scoring", choices=["moscow", "foster"], default="moscow",
                        help="scoring table")
         p.add_argument("--short-auction", action="store_true", help="V8.1")
@@ -99,18 +99,34 @@ def _parser() -> argparse.ArgumentParser:
                            + ", ".join(BOT_NAMES))
             p.add_argument("--pairs", type=int, default=20,
                            help="duplicate rubber pairs (at least 2: the interval needs them)")
-            p.add_argument("--out", help="write the results as JSON here (default: not written)")
+            p.add_argument("--out", help="write the results as JSON here, a new file (default: "
+                           "not written)")
+            p.add_argument("--force", action="store_true",
+                           help="replace an existing --out file")
     return ap
 
 
 def _bad_option(args: argparse.Namespace) -> str | None:
     """What is wrong with the options, or ``None`` (argparse checks types, not ranges)."""
-    if args.seed < 0:
-        return f"--seed must be at least 0, got {args.seed}"
+    from .console import seed_error
+
+    if seed_error(args.seed):
+        return seed_error(args.seed)
     if args.worlds < 1:
         return f"--worlds must be at least 1, got {args.worlds}"
     if args.command == "play" and args.rubbers < 1:
         return f"--rubbers must be at least 1, got {args.rubbers}"
+    if args.command == "play" and args.save:  # before the game: not at the end of a deal
+        from .console import check_writable
+
+        try:
+            check_writable(args.save, "folder", "--save")
+        except OSError as e:
+            return str(e)
+        earlier = sorted(Path(args.save).glob("rubber*_deal*.toml"))
+        if earlier:
+            return (f"--save {args.save}: holds saved deals already ({earlier[0].name}...), "
+                    "which this game would overwrite: choose another folder")
     if args.command == "tournament":
         args.bots = [b for arg in args.bots for b in arg.split(",") if b]
         unknown = [b for b in args.bots if b not in BOT_NAMES]
@@ -128,6 +144,9 @@ def _bad_option(args: argparse.Namespace) -> str | None:
                 check_writable(args.out, "file")
             except OSError as e:
                 return str(e)
+            if Path(args.out).exists() and not args.force:
+                return (f"--out {args.out}: exists (an earlier tournament would be "
+                        "overwritten): choose a new file, or pass --force")
     return None
 
 
@@ -223,17 +242,26 @@ class Session:
             raise VintRuleError("Vint has no double or redouble", "V3.6")
         if w.lower() in ("pass", "p"):
             return L.PASS
-        if view.state.contract() is None:
-            try:
-                return L.BID0 + parse_bid(w)
-            except ValueError:
-                parse_card(w)
-                raise VintRuleError("the auction has not ended: pass or bid", "V3.4") from None
+        bid = card = None
         try:
-            return parse_card(w)
+            bid = L.BID0 + parse_bid(w)
         except ValueError:
-            parse_bid(w)
-            raise VintRuleError("the auction has ended: play a card", "V3.7") from None
+            pass
+        try:
+            card = parse_card(w)
+        except ValueError:
+            pass
+        if bid is None and card is None:
+            raise ValueError(f"{w!r} is neither a card nor a bid: expected pass, bid LEVEL+DENOM "
+                             "(level 1-7, denomination S C D H NT: 2D, 3NT) or play CARD "
+                             "(rank A K Q J T 9 .. 2, suit S C D H: QH, 10S)")
+        if view.state.contract() is None:
+            if bid is None:
+                raise VintRuleError("the auction has not ended: pass or bid", "V3.4")
+            return bid
+        if card is None:
+            raise VintRuleError("the auction has ended: play a card", "V3.7")
+        return card
 
     def save_deal(self, p: VintParams, state, calls, plays, r: int, k: int) -> None:
         from ..vint.history import record

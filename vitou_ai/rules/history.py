@@ -38,8 +38,10 @@ KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "ha
          "direction", "games", "games_won")
 TOP_KEYS = ("profile", "dealer", "scores", "hands", "hands2", "actions", "expect",
             "expect_error") + KNOBS
-EXPECT_KEYS = ("points", "end", "stake", "tricks", "winner", "returns", "scores_after",
-               "games_after")
+#: the ``[expect]`` keys and the kind of value of each (:data:`EXPECT_KINDS`)
+EXPECT_KEYS = {"points": "nums", "end": "str", "stake": "num|str", "tricks": "strs",
+               "winner": "num", "returns": "nums", "scores_after": "nums",
+               "games_after": "nums"}
 
 
 class HistoryError(ValueError):
@@ -79,12 +81,16 @@ def check_top_keys(data: dict[str, Any], allowed: tuple[str, ...],
             raise HistoryError(f"missing key {key!r}")
 
 
-def expect_table(data: dict[str, Any], allowed: tuple[str, ...]) -> dict[str, Any]:
+def expect_table(data: dict[str, Any], allowed: tuple[str, ...] | dict[str, str]
+                 ) -> dict[str, Any]:
     """A history's ``[expect]`` table (``{}`` when absent), its keys checked against
-    ``allowed`` (shared with the Vint histories).
+    ``allowed`` (shared with the Vint histories) and, when ``allowed`` maps each key to
+    a kind of :data:`EXPECT_KINDS`, its values' types: an ill-typed value is a malformed
+    file (exit 2), not a mismatch.
 
     Raises:
-        HistoryError: not a table, or naming the unknown keys and the allowed ones.
+        HistoryError: not a table, naming the unknown keys and the allowed ones, or
+            a value of the wrong type.
     """
     expect = data.get("expect", {})
     if not isinstance(expect, dict):
@@ -92,7 +98,28 @@ def expect_table(data: dict[str, Any], allowed: tuple[str, ...]) -> dict[str, An
     bad = sorted(set(expect) - set(allowed))
     if bad:
         raise HistoryError(f"unknown [expect] key(s) {bad}; allowed: {', '.join(allowed)}")
+    if isinstance(allowed, dict):
+        for key, value in expect.items():
+            what, ok = EXPECT_KINDS[allowed[key]]
+            if not ok(value):
+                raise HistoryError(f"[expect] {key} must be {what}, got {value!r}")
     return expect
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+#: the types an ``[expect]`` value may have: kind -> (description, check); numbers
+#: compare by value (``1.0`` expects ``1``), so a number kind takes ints and floats
+EXPECT_KINDS: dict[str, tuple[str, Any]] = {
+    "num": ("a number", _is_num),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "num|str": ("a number or a string", lambda v: _is_num(v) or isinstance(v, str)),
+    "nums": ("a list of numbers", lambda v: isinstance(v, list) and all(map(_is_num, v))),
+    "strs": ("a list of strings",
+             lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+}
 
 
 @dataclass
@@ -116,6 +143,11 @@ class HandHistory:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandHistory:
         """Build from parsed TOML. Raises :class:`HistoryError` on any bad key or value."""
+        if "game" in data:  # Vint's histories say game = "vint"; Vitou's may say "vitou"
+            if data["game"] != "vitou":
+                raise HistoryError(f"unknown game {data['game']!r}: expected \"vitou\" (or no "
+                                   "game key) or \"vint\"")
+            data = {k: v for k, v in data.items() if k != "game"}
         check_top_keys(data, TOP_KEYS)
         if not isinstance(data["hands"], list) or not all(isinstance(h, str) for h in data["hands"]):
             raise HistoryError("hands must be a list of strings like \"T 9 A\"")

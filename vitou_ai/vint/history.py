@@ -45,10 +45,14 @@ KNOBS = ("short_auction", "scoring", "slam_small", "slam_grand")
 TOP_KEYS = ("game", "dealer", "hands", "actions", "rubber_below", "rubber_games",
             "rubber_total", "expect",
             "expect_error") + KNOBS
-EXPECT_KEYS = ("end", "contract", "declarer", "tricks", "below", "honours", "aces",
-               "undertricks", "slam", "crowns", "above", "difference", "game_winner",
-               "game_trick", "game_bonus", "rubber_winner", "games", "written", "below_line",
-               "settlement")
+#: the ``[expect]`` keys and the kind of value of each
+#: (:data:`vitou_ai.rules.history.EXPECT_KINDS`)
+EXPECT_KEYS = {"end": "str", "contract": "str", "declarer": "num", "tricks": "nums",
+               "below": "nums", "honours": "nums", "aces": "nums", "undertricks": "nums",
+               "slam": "nums", "crowns": "nums", "above": "nums", "difference": "num",
+               "game_winner": "num|str", "game_trick": "num", "game_bonus": "num",
+               "rubber_winner": "num|str", "games": "nums", "written": "nums",
+               "below_line": "nums", "settlement": "num|str"}
 
 __all__ = ["VintHistory", "is_vint_file", "replay", "result_dict", "check_expect", "record"]
 
