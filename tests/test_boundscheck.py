@@ -184,7 +184,7 @@ def test_abstract_trainer_on_every_profile(profile):
 @pytest.mark.parametrize("profile", PROFILES)
 def test_tree_solvers_on_every_profile(profile):
     """The flat tree (DCFR, exact evaluation) on the small variant; the public tree where
-    it takes the game (the Vitou profiles), its one-line refusal elsewhere; and the flat
+    it takes the game (all but truc_1912), its one-line refusal there; and the flat
     tree's refusal, before any work, of a game whose decisions are wider than its tables."""
     from vitou_ai.rules.game import max_legal_actions
     from vitou_ai.solvers.protocol import make_solver
@@ -197,10 +197,10 @@ def test_tree_solvers_on_every_profile(profile):
     s.iterate(5)
     assert s.exact_evaluation()
     assert s.tabular_policy("t") is not None
-    if params.family:
-        with pytest.raises(ValueError, match="Vitou profiles only"):
+    if profile == "truc_1912":  # F2.3: a fresh deal is a second private hand
+        with pytest.raises(ValueError, match="F2.3"):
             build_public_tree(params)
-        with pytest.raises(ValueError, match="Vitou profiles only"):
+        with pytest.raises(ValueError, match="F2.3"):
             count_public_tree(params)
     else:
         ptree = build_public_tree(params)
