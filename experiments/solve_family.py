@@ -130,6 +130,11 @@ def rate_table(tree, policy: np.ndarray, labels: tuple[str, ...], dealer: int) -
     return out
 
 
+# DCFR's discounts as experiments/solve_2p.py (Brown & Sandholm 2019 use 1.5, 0, 2; beta -1
+# and gamma 3 did better on the full vitou_2p game)
+DISCOUNTS = {"alpha": 1.5, "beta": -1.0, "gamma": 3.0}
+
+
 def warm_up(params: VitouParams, tree_kind: str) -> float:
     """Compile the solver's kernels on a small variant (hand indices of the full game's
     width), so that the full game's solver seconds hold no compilation. Returns seconds."""
@@ -167,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint-every", type=float, default=600.0,
                     help="wall seconds between checkpoints (also after the first evaluation "
                          "and at the end)")
+    for k, v in DISCOUNTS.items():
+        ap.add_argument(f"--{k}", type=float, default=v, help=f"DCFR's {k} (default {v})")
     ap.add_argument("--max-nodes", type=int, default=60_000_000)
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true")
@@ -196,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         name += "_public"
     out = Path(args.out or ROOT / "results" / name)
     out.mkdir(parents=True, exist_ok=True)
+    discounts = {k: getattr(args, k) for k in DISCOUNTS}
     compile_s = warm_up(params, args.tree)
     t0 = time.perf_counter()
     if args.tree == "public":
@@ -204,13 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.profile} ranks {params.ranks}: public tree {tree.num_nodes:,} nodes, "
               f"{tree.num_entries:,} entries, {tree.num_hands} hands, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
-        solver = make_solver("public-dcfr", params, tree)
+        solver = make_solver("public-dcfr", params, tree, **discounts)
     else:
         tree = build_tree(params, max_nodes=args.max_nodes)
         build_s = time.perf_counter() - t0
         print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
               f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
-        solver = make_solver("dcfr", params, tree)
+        solver = make_solver("dcfr", params, tree, **discounts)
     rows = resume(solver, out) if args.resume else []
     if rows is None:
         return 2
@@ -243,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
                                                    "ranks": params.ranks, "dealer": params.dealer},
-        "tree": args.tree, "variant": "dcfr", "nodes": tree.num_nodes,
+        "tree": args.tree, "variant": "dcfr", "discounts": discounts, "nodes": tree.num_nodes,
         "infosets": getattr(tree, "num_infosets", None),
         "entries": getattr(tree, "num_entries", None),
         "compile_seconds": round(compile_s, 1), "tree_build_seconds": round(build_s, 1),
