@@ -1,29 +1,38 @@
 """Solve a two-player game of the Truc / Put family (``put``, ``truc_catalan_2p``) with the
-native full-width DCFR on its flat deal tree, and report its value, exploitability and
-equilibrium raise (put / truc) rates by hand strength.
+native full-width DCFR, on the deal's public tree (``--tree public``, the default: range
+vectors, :mod:`vitou_ai.solvers.public_cfr`) or its flat tree (``--tree flat``), and report
+its value, exploitability and (flat tree) equilibrium raise (put / truc) rates by hand
+strength.
 
 Deal mode at 0:0 (``docs/RULES_family.md`` G4: points per deal, capped at the target), the
 dealer at seat ``--dealer``. The solver comes from the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`, ``"dcfr"``) and runs in the solve loop shared
 with ``solve_2p.py`` (``experiments/solve_common.py``). Writes to ``--out``:
 
-- ``curve.csv``: iteration, solver seconds, exploitability (points per deal), value for the
-  non-dealer (the first leader);
-- ``rates.csv``: for each situation (the first decisions of each player, the answer to a
+- ``curve.csv``: iteration, solver seconds, wall seconds since the start, exploitability
+  (points per deal), value for the non-dealer (the first leader);
+- ``rates.csv`` (flat tree only): for each situation (the first decisions of each player, the answer to a
   raise, Put's decision before trick 2) and each hand class (the best card of the hand),
   the probability of reaching it and the equilibrium frequency of each action there,
   weighted by the probability of reaching each of its information states;
-- ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures, command;
-- ``checkpoint.npz`` (``--resume`` continues).
+- ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures, wall and
+  solver seconds, peak RSS, command;
+- ``checkpoint.npz`` (``--resume`` continues; written after the first evaluation, every
+  ``--checkpoint-every`` wall seconds and at the end).
 
-    python experiments/solve_family.py --profile put --ranks 8
-    python experiments/solve_family.py --profile truc_catalan_2p --ranks 6
+The full games (the whole deck, three cards each, 0:0) write to
+``results/solve_<profile>_full``:
+
+    python experiments/solve_family.py --profile put --target 1e-4
+    python experiments/solve_family.py --profile truc_catalan_2p --target 1e-4
+    python experiments/solve_family.py --profile put --ranks 8 --tree flat
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import sys
 import time
@@ -42,6 +51,12 @@ from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.rules.game import action_to_string  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
+from vitou_ai.solvers.public_tree import (  # noqa: E402
+    build_public_tree,
+    check_public_params,
+    entry_dtype,
+    enumerate_hands,
+)
 from vitou_ai.solvers.tree import KIND_CHANCE, KIND_DECISION, build_tree  # noqa: E402
 
 
@@ -115,9 +130,36 @@ def rate_table(tree, policy: np.ndarray, labels: tuple[str, ...], dealer: int) -
     return out
 
 
+# DCFR's discounts as experiments/solve_2p.py (Brown & Sandholm 2019 use 1.5, 0, 2; beta -1
+# and gamma 3 did better on the full vitou_2p game)
+DISCOUNTS = {"alpha": 1.5, "beta": -1.0, "gamma": 3.0}
+
+
+def warm_up(params: VitouParams, tree_kind: str) -> float:
+    """Compile the solver's kernels on a small variant (hand indices of the full game's
+    width), so that the full game's solver seconds hold no compilation. Returns seconds."""
+    t = time.perf_counter()
+    small = params.replace(ranks=4, copies=2, hand_size=2)
+    if tree_kind == "public":
+        tree = build_public_tree(small)
+        dt = entry_dtype(enumerate_hands(params).shape[0])
+        tree = dataclasses.replace(tree, entries=tree.entries.astype(dt),
+                                   parent_slot=tree.parent_slot.astype(dt))
+        solver = make_solver("public-dcfr", small, tree)
+    else:
+        solver = make_solver("dcfr", small, build_tree(small))
+    solver.iterate(2)
+    solver.exact_evaluation()
+    return time.perf_counter() - t
+
+
 def main(argv: list[str] | None = None) -> int:
+    wall0 = time.perf_counter()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--profile", default="put", choices=("put", "truc_catalan_2p"))
+    ap.add_argument("--tree", choices=("public", "flat"), default=None,
+                    help="the public tree with range vectors (default where the game allows "
+                         "it) or the flat game tree")
     ap.add_argument("--ranks", type=int, default=None, help="top N ranks (default: the whole deck)")
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--hand-size", type=int, default=3)
@@ -127,20 +169,56 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=float, default=1e-3,
                     help="stop at this exploitability (points per deal)")
     ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--checkpoint-every", type=float, default=600.0,
+                    help="wall seconds between checkpoints (also after the first evaluation "
+                         "and at the end)")
+    for k, v in DISCOUNTS.items():
+        ap.add_argument(f"--{k}", type=float, default=v, help=f"DCFR's {k} (default {v})")
     ap.add_argument("--max-nodes", type=int, default=60_000_000)
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true")
     args = ap.parse_args(argv)
-    params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
-                         hand_size=args.hand_size, dealer=args.dealer)
-    out = Path(args.out or ROOT / "results" / f"solve_{args.profile}_r{params.ranks}")
+    try:
+        params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size, dealer=args.dealer)
+    except ValueError as e:
+        print(f"solve_family: {e}", file=sys.stderr)
+        return 2
+    if args.tree is None:
+        try:
+            check_public_params(params)
+            args.tree = "public"
+        except ValueError:
+            args.tree = "flat"
+    elif args.tree == "public":
+        try:
+            check_public_params(params)
+        except ValueError as e:
+            print(f"solve_family: --tree public: {e}", file=sys.stderr)
+            return 2
+    full = (params.ranks == VitouParams(profile=args.profile).ranks
+            and params.copies == 4 and params.hand_size == 3)
+    name = f"solve_{args.profile}_full" if full else f"solve_{args.profile}_r{params.ranks}"
+    if not full and args.tree == "public":
+        name += "_public"
+    out = Path(args.out or ROOT / "results" / name)
     out.mkdir(parents=True, exist_ok=True)
+    discounts = {k: getattr(args, k) for k in DISCOUNTS}
+    compile_s = warm_up(params, args.tree)
     t0 = time.perf_counter()
-    tree = build_tree(params, max_nodes=args.max_nodes)
-    build_s = time.perf_counter() - t0
-    print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
-          f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
-    solver = make_solver("dcfr", params, tree)
+    if args.tree == "public":
+        tree = build_public_tree(params, max_nodes=max(args.max_nodes, 500_000_000))
+        build_s = time.perf_counter() - t0
+        print(f"{args.profile} ranks {params.ranks}: public tree {tree.num_nodes:,} nodes, "
+              f"{tree.num_entries:,} entries, {tree.num_hands} hands, "
+              f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
+        solver = make_solver("public-dcfr", params, tree, **discounts)
+    else:
+        tree = build_tree(params, max_nodes=args.max_nodes)
+        build_s = time.perf_counter() - t0
+        print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
+              f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
+        solver = make_solver("dcfr", params, tree, **discounts)
     rows = resume(solver, out) if args.resume else []
     if rows is None:
         return 2
@@ -149,29 +227,37 @@ def main(argv: list[str] | None = None) -> int:
     def record(ev: dict) -> dict:
         expl = ev["exploitability"]
         value = ev["game_value"] if leader == 0 else -ev["game_value"]  # game_value: seat 0
-        print(f"it {solver.iterations_done:>5}  {solver.solver_seconds():>7.0f} s  exploitability "
-              f"{expl:.6f}  value(non-dealer) {value:+.5f}", flush=True)
+        wall = time.perf_counter() - wall0
+        print(f"it {solver.iterations_done:>5}  {solver.solver_seconds():>7.0f} s  wall {wall:>7.0f} s"
+              f"  exploitability {expl:.6f}  value(non-dealer) {value:+.5f}", flush=True)
         return {"iteration": solver.iterations_done, "seconds": round(solver.solver_seconds(), 2),
-                "exploitability": expl, "value_nondealer": value}
+                "wall_seconds": round(wall, 1), "exploitability": expl,
+                "value_nondealer": value}
 
     solve(solver, rows, record, out=out, iterations=args.iterations,
-          eval_every=args.eval_every, target=args.target, time_limit=args.time)
-    avg = solver.solver.average_policy()  # the flat tree's TabularCFR, rows = information states
-    table = rate_table(tree, avg, params.rank_labels, params.dealer)
-    cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
-        "situation", "best_card", "reach"})
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")  # quotes a situation or label with a comma
-    w.writerow(cols)
-    w.writerows([f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
-                 for c in cols] for r in table)
-    write_atomic(out / "rates.csv", buf.getvalue().encode())
+          eval_every=args.eval_every, target=args.target, time_limit=args.time,
+          checkpoint_every=args.checkpoint_every)
+    if args.tree == "flat":
+        avg = solver.solver.average_policy()  # the flat tree's TabularCFR, rows = infosets
+        table = rate_table(tree, avg, params.rank_labels, params.dealer)
+        cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
+            "situation", "best_card", "reach"})
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")  # quotes a situation or label with a comma
+        w.writerow(cols)
+        w.writerows([f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
+                     for c in cols] for r in table)
+        write_atomic(out / "rates.csv", buf.getvalue().encode())
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
                                                    "ranks": params.ranks, "dealer": params.dealer},
-        "variant": "dcfr", "nodes": tree.num_nodes, "infosets": tree.num_infosets,
-        "tree_build_seconds": round(build_s, 1), "iterations": solver.iterations_done,
+        "tree": args.tree, "variant": "dcfr", "discounts": discounts, "nodes": tree.num_nodes,
+        "infosets": getattr(tree, "num_infosets", None),
+        "entries": getattr(tree, "num_entries", None),
+        "compile_seconds": round(compile_s, 1), "tree_build_seconds": round(build_s, 1),
+        "iterations": solver.iterations_done,
         "solver_seconds": round(solver.solver_seconds(), 1),
+        "wall_seconds": round(time.perf_counter() - wall0, 1),
         "exploitability": float(rows[-1]["exploitability"]),
         "value_nondealer": float(rows[-1]["value_nondealer"]),
         "peak_rss_mb": round(peak_rss_mb()),

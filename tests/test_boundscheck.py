@@ -185,7 +185,7 @@ def test_abstract_trainer_on_every_profile(profile):
 @pytest.mark.parametrize("profile", PROFILES)
 def test_tree_solvers_on_every_profile(profile):
     """The flat tree (DCFR, exact evaluation) on the small variant; the public tree where
-    it takes the game (the Vitou profiles), its one-line refusal elsewhere; and the flat
+    it takes the game (all but truc_1912), its one-line refusal there; and the flat
     tree's refusal, before any work, of a game whose decisions are wider than its tables."""
     from vitou_ai.rules.game import max_legal_actions
     from vitou_ai.solvers.protocol import make_solver

@@ -52,8 +52,8 @@ _FAMILY_4P = ("truc_catalan", "trut")
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
 
 _WHY_VINT = VINT_REASON
-_WHY_PUBLIC_FAMILY = ("the public tree's buffers and hand index are built for the Vitou "
-                      "profiles' 8-rank deck and action ids; the Truc / Put family is not built")
+_WHY_PUBLIC_1912 = ("truc_1912's fresh deal (docs/RULES_family.md F2.3) deals every player a "
+                    "second private hand: not a one-hand-per-player game, no public tree")
 _WHY_TEAM_2P = ("team brackets need four players (two teams of two); in a two-player game use "
                 "the exact exploitability of the tree solvers")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
@@ -89,11 +89,10 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["vint", "play"] = _works("`vitou-ai tournament --game vint`, `vitou-ai play --game vint`")
     m["vint", "envs"] = _works("`vint_v0` (AEC), `vitou_ai/Vint-v0` (Gymnasium)")
     for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put"):
-        m[g, "public_tree"] = _refused(_WHY_PUBLIC_FAMILY)
-        m[g, "team_bracket"] = _refused(_WHY_TEAM_2P if g in _TWO_PLAYER else
-                                        "team brackets run on the public tree, which does not "
-                                        "take the Truc / Put family yet")
         m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
+    m["truc_1912", "public_tree"] = _refused(_WHY_PUBLIC_1912)
+    m["truc_1912", "team_bracket"] = _refused("team brackets run on the public tree: "
+                                              + _WHY_PUBLIC_1912)
     for g in _TWO_PLAYER:
         m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
         m[g, "abstract"] = _works("library only (`experiments/abstraction_cost.py`); "

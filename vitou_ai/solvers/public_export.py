@@ -27,7 +27,7 @@ from .public_tree import (
     _set_hand,
     infoset_table,
 )
-from .tree import MAX_INFOSET_ACTIONS, GameTree
+from .tree import GameTree
 
 
 def entry_children(tree: PublicTree) -> np.ndarray:
@@ -41,12 +41,13 @@ def entry_children(tree: PublicTree) -> np.ndarray:
 
 
 def policy_table(tree: PublicTree, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The policy as (``keys`` ``int8[I, KEY_SIZE]``, ``probs`` ``float64[I, NUM_ACTIONS]``),
-    one row per information set (kernel key), probabilities by the kernel's action id.
+    """The policy as (``keys`` ``int8[I, KEY_SIZE]``, ``probs`` ``float64[I, num_actions]``),
+    one row per information set (kernel key), probabilities by the kernel's action id
+    (``params.num_actions`` columns: 22 for Vitou, 31 for the family).
     """
     keys, entry_is = infoset_table(tree)
     child = entry_children(tree)
-    probs = np.zeros((keys.shape[0], L.NUM_ACTIONS))
+    probs = np.zeros((keys.shape[0], tree.params.num_actions))
     ok = entry_is >= 0
     probs[entry_is[ok], tree.action[child[ok]].astype(np.int64)] = policy[ok]
     return keys, probs
@@ -109,13 +110,15 @@ def flat_slots(tree: PublicTree, flat: GameTree) -> tuple[np.ndarray, np.ndarray
 
 
 def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) -> np.ndarray:
-    """A flat-tree policy (``float64[num_infosets, 5]``) as a policy over the public
-    tree's entries; information sets no deal reaches get the uniform policy."""
+    """A flat-tree policy (``float64[num_infosets, width]``, the flat tree's
+    ``is_actions`` width) as a policy over the public tree's entries; information sets
+    no deal reaches get the uniform policy."""
     from .public_cfr import entry_policy
 
-    if flat_policy.shape != (flat.num_infosets, MAX_INFOSET_ACTIONS):
+    width = flat.is_actions.shape[1]
+    if flat_policy.shape != (flat.num_infosets, width):
         raise ValueError(f"flat policy shape {flat_policy.shape} != "
-                         f"{(flat.num_infosets, MAX_INFOSET_ACTIONS)}")
+                         f"{(flat.num_infosets, width)}")
     rows, slots = flat_slots(tree, flat)
     w = np.zeros(tree.num_entries)
     ok = rows >= 0
@@ -125,9 +128,10 @@ def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) 
 
 @jit
 def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
-                    pack, pi, bounds, out):
+                    pack, pi, bounds, na, out):
     """Replay the tree on the kernel (as ``public_tree._infoset_keys``) and write, for each
-    entry, policy ``pi``'s probability of the entry's action for the entry's hand."""
+    entry, policy ``pi``'s probability of the entry's action for the entry's hand
+    (``na``: the game's action ids, ``params.num_actions``)."""
     H = hands.shape[0]
     st_states, st_node = _replay_start(params)
     sp = 1
@@ -136,10 +140,10 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
     keybuf = np.empty(L.KEY_SIZE, np.int8)
     iwork = np.zeros(IWORK_SIZE, np.int64)
     script = np.zeros(2 + MAX_DRAWS, np.uint64)
-    legal = np.empty(L.NUM_ACTIONS, np.int64)
-    probs = np.zeros((H + 1, L.NUM_ACTIONS))
+    legal = np.empty(na, np.int64)
+    probs = np.zeros((H + 1, na))
     done = np.zeros(H + 1, np.bool_)
-    row = np.empty(L.NUM_ACTIONS)
+    row = np.empty(na)
     while sp > 0:
         sp -= 1
         K.copy_state(st_states[sp], state)
@@ -163,7 +167,7 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                         n_legal = K.legal_actions(params, state, legal)
                         policy_probs(pack, pi, params, state, p, legal, n_legal, bounds, keybuf,
                                      iwork, script, row)
-                        for a in range(L.NUM_ACTIONS):
+                        for a in range(na):
                             probs[hh, a] = row[a]
                         done[hh] = True
                     out[e] = probs[hh, action[c]]
@@ -209,6 +213,7 @@ def _replayed_policy(tree: PublicTree, policy) -> np.ndarray:
     out = np.zeros(tree.num_entries)
     _policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
                     tree.action, tree.actor_off, tree.actor_len, tree.entries, tree.hands,
-                    tree.deal0, pack, 0, breakpoints(pack.fparams[0]), out)
+                    tree.deal0, pack, 0, breakpoints(pack.fparams[0]), tree.params.num_actions,
+                    out)
     # entries of information sets no deal reaches may have lost actions: renormalise
     return entry_policy(tree, out)

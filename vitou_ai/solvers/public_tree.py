@@ -1,7 +1,8 @@
 """The public tree of a deal: one node per public history, a range of hands per player.
 
 Vitou's payoffs depend on public actions only: cards are played face up, unplayed
-cards are never shown, raises, refusals and declines are public (R2-R6, R9). A
+cards are never shown, raises, refusals and declines are public (R2-R6, R9); so do
+the Truc / Put family's (docs/RULES_family.md; all but ``truc_1912``'s fresh deal, F2.3). A
 player's private state is their hand, a multiset (``docs/kernel_interface.md``:
 one's own hand is seen as a multiset). So the game tree factors into a *public
 tree* whose nodes are public histories, and at each node, per player, the list
@@ -32,7 +33,8 @@ child has a larger index than its parent and siblings are contiguous):
   acted at the parent, as a slice of ``entries`` (for the deal's child and
   public chance children: -1 / 0, the ranges are inherited or full); the
   children of a decision have consecutive slices;
-- ``entries`` (uint8[num_entries]): hand indices into ``hands``; ``NONE_HAND``
+- ``entries`` (``uint8[num_entries]``, ``uint16`` past 255 hands: Put's 455, P1.1;
+  :func:`entry_dtype`): hand indices into ``hands``; ``NONE_HAND``
   (= ``num_hands``) stands for "not dealt yet" (the 2p blind window, R9.2). An
   entry created at a decision edge is also the slot of that (information set,
   action) pair in the solvers' regret and policy tables.
@@ -136,6 +138,13 @@ def pair_deal_probabilities(params: VitouParams, hands: np.ndarray) -> np.ndarra
     return out
 
 
+def entry_dtype(num_hands: int) -> type:
+    """The type of a hand index in ``entries`` / ``parent_slot``: ``uint8`` while the hands
+    and the "not dealt" index fit (every Vitou deck: at most 120 hands), else ``uint16``
+    (Put's 52 cards: 455 three-card hands). The walks compile once per type."""
+    return np.uint8 if num_hands + 1 <= 256 else np.uint16
+
+
 # ---- the builder (jitted) ------------------------------------------------------------------
 
 
@@ -189,8 +198,9 @@ def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent
                       legal, union, keep, played, acts):
     """At a decision of seat ``p``: ``legal[i, a]`` for each hand ``i`` of its range
     (``offs[p]`` / ``lens[p]``, slices of ``ent``) and ``keep[a]`` for the actions
-    some deal allows (card removal across seats). Uses ``ent`` beyond ``ne`` as
-    scratch; ``state``'s hand of ``p`` is left as the range's last hand.
+    some deal allows (card removal across seats). ``legal``, ``union`` and ``keep``
+    are indexed by action id, ``params.num_actions`` wide (22 or 31). Uses ``ent``
+    beyond ``ne`` as scratch; ``state``'s hand of ``p`` is left as the range's last hand.
 
     Returns:
         (number of kept actions, ``ent`` (grown if needed)).
@@ -198,20 +208,21 @@ def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent
     off_p = offs[p]
     len_p = lens[p]
     dealt = ent[off_p] != H
-    for a in range(L.NUM_ACTIONS):
+    na = union.shape[0]
+    for a in range(na):
         union[a] = False
         keep[a] = False
     for i in range(len_p):
         if dealt:
             _set_hand(params, state, p, hands[ent[off_p + i]], played)
-        for a in range(L.NUM_ACTIONS):
+        for a in range(na):
             legal[i, a] = False
         m = K.legal_actions(params, state, acts)
         for k in range(m):
             legal[i, acts[k]] = True
             union[acts[k]] = True
     m = 0
-    for a in range(L.NUM_ACTIONS):
+    for a in range(na):
         if not union[a]:
             continue
         cnt = 0
@@ -269,7 +280,8 @@ def _first_child_on_top(st_states, st_node, st_off, st_len, lo, hi):
 
 
 @jit
-def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order):
+def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order, na, ent,
+           pslot):
     n = params[P_PLAYERS]
     H = hands.shape[0]
     cap = 1024
@@ -282,9 +294,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order)
     util = np.empty(cap, np.float64)
     aoff = np.empty(cap, np.int64)
     alen = np.empty(cap, np.int16)
-    ecap = 4096 + H
-    ent = np.empty(ecap, np.uint8)
-    pslot = np.zeros(ecap, np.uint8)
+    # ent / pslot come allocated (4096 + H slots; uint8, or uint16 past 255 hands)
     ent[0] = H  # the "not dealt" range
     for i in range(H):
         ent[1 + i] = i
@@ -306,14 +316,14 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order)
     action[0] = -1
     aoff[0] = -1
     alen[0] = 0
-    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    acts = np.empty(na, np.int64)
     cprobs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
     ret = np.empty(L.MAX_PLAYERS, np.float64)
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
-    legal = np.zeros((H + 1, L.NUM_ACTIONS), np.bool_)
-    union = np.zeros(L.NUM_ACTIONS, np.bool_)
-    keep = np.zeros(L.NUM_ACTIONS, np.bool_)
+    legal = np.zeros((H + 1, na), np.bool_)
+    union = np.zeros(na, np.bool_)
+    keep = np.zeros(na, np.bool_)
     offs = np.empty(4, np.int64)
     lens = np.empty(4, np.int64)
     while sp > 0:
@@ -404,7 +414,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order)
             n_nodes += m
             continue
         k = 0
-        for a in range(L.NUM_ACTIONS):
+        for a in range(na):
             if not keep[a]:
                 continue
             child = n_nodes + k
@@ -493,12 +503,15 @@ class PublicTree(TreeArrays):
 def check_public_params(params: VitouParams) -> None:
     """Refuse the games whose private information is more than one hand per player.
 
+    Every two-player profile and the family's four-player games are one hand per player:
+    their tables are sized from the game (``params.num_actions`` ids, up to 13 ranks).
+
     Raises:
-        ValueError: match mode; signals on (R7.2: a caught gesture is a private
-            observation); four players with exactly one team at ``target - 1``
-            (R6.1: the partners see each other's hands); a Truc / Put family profile
-            (docs/RULES_family.md: its action ids and decks are outside the public tree's
-            Vitou-sized buffers).
+        ValueError, one line naming the rule: match mode; signals on (R7.2: a caught
+            gesture is a private observation); ``truc_1912`` (F2.3: a fresh deal gives
+            every player a second private hand, and the profile has no variant without
+            it); Vitou with four players and exactly one team at ``target - 1`` (R6.1: the
+            partners see each other's hands; the family's C5.1 shows none).
     """
     require("public_tree", params)
     if params.mode != "deal":
@@ -507,7 +520,8 @@ def check_public_params(params: VitouParams) -> None:
         raise ValueError("signals are private observations (R7.2): the public tree needs "
                          "signals=False")
     t1 = params.target - 1
-    if params.players == 4 and (params.scores[0] == t1) != (params.scores[1] == t1):
+    if (not params.family and params.players == 4
+            and (params.scores[0] == t1) != (params.scores[1] == t1)):
         raise ValueError("one team at target-1 shares its hands (R6.1): not a one-hand-per-"
                          "player game; the public tree refuses these scores")
 
@@ -539,8 +553,10 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     deal0 = _representative_deal(params)
+    H = hands.shape[0]
     out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
-                 layout == "visit")
+                 layout == "visit", params.num_actions, np.empty(4096 + H, entry_dtype(H)),
+                 np.zeros(4096 + H, entry_dtype(H)))
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")
@@ -556,7 +572,7 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
 
 
 @jit
-def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
+def _count(params, hands, counts, copies, deal0, pair_p, probes, seed, na, ent):
     """Nodes and entries of the public tree without keeping it: an exact depth-first
     count (``probes == 0``), or Knuth's estimator (``probes`` random root-to-leaf
     paths, each node counted with the product of the branching factors above it).
@@ -564,8 +580,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
     at the depth times one node's ranges."""
     n = params[P_PLAYERS]
     H = hands.shape[0]
-    ent = np.empty(4096 + H, np.uint8)
-    ent[0] = H
+    ent[0] = H  # ent comes allocated, as for _build
     for i in range(H):
         ent[1 + i] = i
     scap = 256
@@ -574,13 +589,13 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
     st_len = np.empty((scap, 4), np.int64)
     st_mark = np.empty(scap, np.int64)
     st_w = np.empty(scap, np.float64)
-    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    acts = np.empty(na, np.int64)
     cprobs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
-    legal = np.zeros((H + 1, L.NUM_ACTIONS), np.bool_)
-    union = np.zeros(L.NUM_ACTIONS, np.bool_)
-    keep = np.zeros(L.NUM_ACTIONS, np.bool_)
+    legal = np.zeros((H + 1, na), np.bool_)
+    union = np.zeros(na, np.bool_)
+    keep = np.zeros(na, np.bool_)
     offs = np.empty(4, np.int64)
     lens = np.empty(4, np.int64)
     np.random.seed(seed)
@@ -608,7 +623,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
                 lens[s] = st_len[sp, s]
             if K.is_terminal(state):
                 continue
-            if sp + L.NUM_ACTIONS + L.MAX_CHANCE_OUTCOMES > st_states.shape[0]:
+            if sp + na + L.MAX_CHANCE_OUTCOMES > st_states.shape[0]:
                 st_states = _grow2(st_states, 2 * st_states.shape[0])
                 st_off = _grow2(st_off, 2 * st_off.shape[0])
                 st_len = _grow2(st_len, 2 * st_len.shape[0])
@@ -652,7 +667,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed):
             pick = np.random.randint(m) if probes > 0 else -1
             k = 0
             first_sp = sp
-            for a in range(L.NUM_ACTIONS):
+            for a in range(na):
                 if not keep[a]:
                     continue
                 cnt = 0
@@ -697,7 +712,8 @@ class TreeCount:
 
     ``nodes`` / ``entries`` / ``decisions`` are exact when ``probes == 0``, else
     Knuth's unbiased estimates (means over ``probes`` random paths). ``tree_bytes``:
-    the arrays of :class:`PublicTree` (39 bytes a node, 2 an entry);
+    the arrays of :class:`PublicTree` (39 bytes a node, ``2 * entry_bytes`` an entry:
+    :func:`entry_dtype`);
     ``solver_bytes``: that plus :class:`~vitou_ai.solvers.public_cfr.PublicCFR`'s two
     ``float64`` tables (16 bytes an entry).
     """
@@ -706,10 +722,11 @@ class TreeCount:
     entries: float
     decisions: float
     probes: int
+    entry_bytes: int = 1
 
     @property
     def tree_bytes(self) -> float:
-        return 39.0 * self.nodes + 2.0 * self.entries
+        return 39.0 * self.nodes + 2.0 * self.entry_bytes * self.entries
 
     @property
     def solver_bytes(self) -> float:
@@ -733,8 +750,11 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
-                                       _representative_deal(params), pair_p, probes, seed)
-    return TreeCount(float(nodes), float(entries), float(decisions), probes)
+                                       _representative_deal(params), pair_p, probes, seed,
+                                       params.num_actions,
+                                       np.empty(4096 + hands.shape[0], entry_dtype(hands.shape[0])))
+    return TreeCount(float(nodes), float(entries), float(decisions), probes,
+                     np.dtype(entry_dtype(hands.shape[0])).itemsize)
 
 
 def _representative_deal(params: VitouParams) -> np.ndarray:

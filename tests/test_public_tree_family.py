@@ -1,0 +1,128 @@
+"""The public tree on the Truc / Put family (docs/RULES_family.md): exact values against the
+flat tree (the reference) to 1e-9 on small variants of every profile it takes, the wide
+hand indices (``uint16``, Put's 455 hands) equal to the narrow ones, and its one-line
+refusals, each naming its rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vitou_ai.rules import VitouParams
+from vitou_ai.solvers import public_tree as PTree
+from vitou_ai.solvers.cfr import TabularCFR
+from vitou_ai.solvers.evaluate import best_response, expected_returns, exploitability
+from vitou_ai.solvers.protocol import make_solver
+from vitou_ai.solvers.public_cfr import PublicCFR, best_response_value
+from vitou_ai.solvers.public_cfr import expected_returns as p_returns
+from vitou_ai.solvers.public_export import flat_slots, from_flat_policy
+from vitou_ai.solvers.public_tree import (
+    build_public_tree,
+    check_public_params,
+    count_public_tree,
+    entry_dtype,
+    enumerate_hands,
+)
+from vitou_ai.solvers.tree import build_tree
+
+# small variants where the flat tree fits: two and four players, drawn dealer,
+# one point from the end (C5.1 for one side, C5.3 for both), and the Vitou regression
+SMALL = [
+    VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2),
+    VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2, dealer=-1),
+    VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2, scores=(11, 3)),
+    VitouParams(profile="put", ranks=4, copies=2, hand_size=2),
+    VitouParams(profile="put", ranks=5, copies=1, hand_size=2, scores=(4, 2)),
+    VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1),
+    VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1, scores=(11, 0)),
+    VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1, scores=(11, 11)),
+    VitouParams(profile="trut", ranks=3, copies=2, hand_size=1),
+    VitouParams(profile="trut", ranks=3, copies=2, hand_size=1, dealer=-1, scores=(2, 1)),
+    VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2),
+]
+IDS = ["catalan2p", "catalan2p-drawn", "catalan2p-c5.1", "put", "put-4:2", "catalan4p",
+       "catalan4p-c5.1", "catalan4p-c5.3", "trut", "trut-drawn-2:1", "vitou2p"]
+ATOL = 1e-9
+
+
+def _random_flat_policy(ft, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    fp = rng.random(ft.is_actions.shape) * ft.legal_mask()
+    return fp / fp.sum(1, keepdims=True)
+
+
+@pytest.mark.parametrize("params", SMALL, ids=IDS)
+def test_public_tree_matches_flat_tree(params):
+    """Same information sets; a fixed policy's game value and every seat's best-response
+    value; the average policy and the exploitability after 8 CFR+ iterations from zero."""
+    pt, ft = build_public_tree(params), build_tree(params)
+    rows, slots = flat_slots(pt, ft)
+    ok = rows >= 0
+    assert len(set(rows[ok])) == ft.num_infosets
+    assert ok.sum() == ft.legal_mask().sum()
+    fp = _random_flat_policy(ft, seed=11)
+    pp = from_flat_policy(pt, ft, fp)
+    np.testing.assert_allclose(p_returns(pt, pp), expected_returns(ft, fp), rtol=0, atol=ATOL)
+    for seat in range(params.players):
+        assert best_response_value(pt, pp, seat) == pytest.approx(
+            best_response(ft, fp, seat)[0], abs=ATOL)
+    ps, fs = PublicCFR(pt, "cfr+"), TabularCFR(ft, "cfr+")
+    ps.iterate(8)
+    fs.iterate(8)
+    pa, fa = ps.average_policy(), fs.average_policy()
+    np.testing.assert_allclose(pa[ok], fa[rows[ok], slots[ok]], rtol=0, atol=ATOL)
+    assert ps.exploitability() == pytest.approx(exploitability(ft, fa), abs=ATOL)
+
+
+@pytest.mark.parametrize("params", [SMALL[3], SMALL[5]], ids=["put", "catalan4p"])
+def test_the_solver_interface_takes_the_family(params):
+    """``make_solver("public-cfr+")``: its exact evaluation equals the flat solver's
+    (two players: exploitability and value; four: NashConv and the team gains), and its
+    policy exports (31 action ids)."""
+    ft = build_tree(params)
+    s = make_solver("public-cfr+", params, build_public_tree(params))
+    f = make_solver("cfr+", params, ft)
+    s.iterate(4)
+    f.iterate(4)
+    ev, fev = s.exact_evaluation(), f.exact_evaluation()
+    for k in ("exploitability", "game_value", "nash_conv", "team0_br_gain", "team1_br_gain"):
+        if k in fev:
+            assert ev[k] == pytest.approx(fev[k], abs=ATOL), k
+    pol = s.tabular_policy("p")
+    assert pol.probs.shape[1] == params.num_actions == 31
+
+
+def test_wide_hand_indices_give_the_same_tree_and_values(monkeypatch):
+    """Put's full deck has 455 hands (P1.1), past ``uint8``: the ``uint16`` tables are the
+    same tree and the same iterates (forced here on a small deck)."""
+    full = VitouParams(profile="put")
+    assert enumerate_hands(full).shape[0] == 455 and entry_dtype(455) == np.uint16
+    assert entry_dtype(255) == np.uint8
+    params = VitouParams(profile="put", ranks=4, copies=2, hand_size=2)
+    narrow = build_public_tree(params)
+    monkeypatch.setattr(PTree, "entry_dtype", lambda h: np.uint16)
+    wide = build_public_tree(params)
+    assert wide.entries.dtype == np.uint16 and narrow.entries.dtype == np.uint8
+    np.testing.assert_array_equal(wide.entries, narrow.entries)
+    np.testing.assert_array_equal(wide.parent_slot, narrow.parent_slot)
+    a, b = PublicCFR(narrow, "dcfr"), PublicCFR(wide, "dcfr")
+    a.iterate(5)
+    b.iterate(5)
+    np.testing.assert_array_equal(a.cum_policy, b.cum_policy)
+    assert a.exploitability() == b.exploitability()
+    c = count_public_tree(params)
+    assert (c.nodes, c.entries) == (narrow.num_nodes, narrow.num_entries)
+
+
+@pytest.mark.parametrize("params, rule", [
+    (VitouParams(profile="truc_1912", ranks=3, copies=4, hand_size=1), "F2.3"),
+    (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, scores=(20, 0)), "R6.1"),
+    (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, signals=True), "R7.2"),
+    (VitouParams(profile="put", ranks=4, copies=2, hand_size=2, mode="match"), "deal mode"),
+], ids=["truc_1912", "vitou-r6.1", "signals", "match"])
+def test_each_refusal_is_one_line_naming_its_rule(params, rule):
+    for fn in (check_public_params, build_public_tree, count_public_tree):
+        with pytest.raises(ValueError) as e:
+            fn(params)
+        msg = str(e.value)
+        assert rule in msg and "\n" not in msg
