@@ -21,17 +21,23 @@ raised                the player has just raised (4p) or accepted (2p, locked)
 hand                  own held ranks, a multiset (index of 165; C(R+3, 3) for
                       a family deck of R > 8 ranks)
 stake, last raise     ladder index (3 bits, more for a longer ladder: truc_1912);
-                      team of the latest raise (none/own/other)
-fresh deal            truc_1912 only (F2.3): whether the hands were redealt
+                      team of the latest raise (none/own/other); with the stake it
+                      says who may raise next (G3.5, C4.4: only the accepting side)
+rest from             truc_1912 only (F3.3): while a jump to the game awaits its
+                      answer, the ladder index it jumped from (what a refusal scores)
+fresh deal            truc_1912 only (F2): kept (or not yet), proposed and rejected
+                      (F2.2), or taken (F2.3)
 results               completed tricks, in order: won / lost / void (13 codes)
 trick                 summary (cards played, best rank, partner / opponent /
                       tied) or the exact cards in order
-partner (knob)        the partner's held ranks when R6.1 shows them
+partner (knob)        the partner's held ranks when R6.1 shows them (Vitou only:
+                      the family never shows them, C5.1)
 count (knob)          unseen copies of the top ``count`` ranks
 gestures (knob)       off; all: each seat's gesture as seen, from this seat
                       round; team: own and partner's; partner: partner's
 history (knob)        the cards of each completed trick
-scores (knob)         own team's score, the other team's
+scores (knob)         own team's score, the other team's (7 bits each in Vitou; the
+                      family: the bits of ``target - 1``, Trut's carried points, T4.1)
 ====================  =========================================================
 """
 
@@ -48,9 +54,12 @@ from ..rules.params import (
     P_DEAL_RULE,
     P_HAND,
     P_NLADDER,
+    P_OFE,
     P_PLAYERS,
     P_RANKS,
     P_REDEAL,
+    P_REST,
+    P_TARGET,
 )
 from .config import C_COUNT, C_GESTURES, C_HISTORY, C_PARTNER, C_SCORES, C_TRICK
 
@@ -120,6 +129,23 @@ def trick_summary_bits(players, ranks):
 
 
 @jit
+def score_bits(params):
+    """Bits of one team's score in the ``scores`` field: 7 in Vitou (its keys never
+    changed); the family: scores below the target (Trut: the points carried, T4.1)."""
+    if not is_family(params):
+        return 7
+    return max(1, _bit_length(params[P_TARGET] - 1))
+
+
+@jit
+def shows_partner(params):
+    """Whether a partner's hand is ever shown: four-player Vitou's R6.1. The family's one
+    from the end (C5.1, F4.2) decides on the player's own cards, Trut has none (T5): no
+    field (it would always read "not shown")."""
+    return params[P_PLAYERS] == 4 and params[P_OFE] == 1
+
+
+@jit
 def is_family(params):
     """The Truc / Put family (docs/RULES_family.md G2): its deal rule is not Vitou's R3.1."""
     return params[P_DEAL_RULE] != 0
@@ -141,13 +167,15 @@ def feature_bits(cfg, params):
     b = 2 + LEGAL_BITS + 1 + hb + stake_bits(params[P_NLADDER]) + 2 + RESULT_BITS
     if family:
         b += FAMILY_LEGAL_BITS
+    if params[P_REST] == 1:
+        b += stake_bits(params[P_NLADDER])  # F3.3: the stake a waiting rest jumped from
     if params[P_REDEAL] == 1:
-        b += 1  # F2.3: the fresh deal was taken
+        b += 2  # F2: kept, proposed and rejected, taken
     if cfg[C_TRICK] == 0:
         b += trick_summary_bits(players, ranks)
     else:
         b += 2 + 4 * (players - 1)
-    if cfg[C_PARTNER] == 1 and players == 4:
+    if cfg[C_PARTNER] == 1 and shows_partner(params):
         b += hb
     cbits = 3 if copies <= 7 else 4
     b += min(cfg[C_COUNT], ranks) * cbits
@@ -160,7 +188,7 @@ def feature_bits(cfg, params):
     if cfg[C_HISTORY] == 1:
         b += (hand_size - 1) * players * 4
     if cfg[C_SCORES] == 1:
-        b += 14
+        b += 2 * score_bits(params)
     return b
 
 
@@ -227,8 +255,19 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
     hb = hand_bits(params[P_RANKS])
     key, s = _push(key, s, _held_index(state, player), hb)
     key, s = _push(key, s, state[L.S_STAKE], stake_bits(params[P_NLADDER]))
-    if params[P_REDEAL] == 1:  # F2.3: public, and the deck left is another one
-        key, s = _push(key, s, 1 if state[L.S_REDEAL] == 2 else 0, 1)
+    if params[P_REST] == 1:
+        # F3.3: a refused rest scores the stake before it, which can be any step below
+        # the game; a refused raise scores the step below it (known from the stake)
+        key, s = _push(key, s, _rest_from(params, state, player), stake_bits(params[P_NLADDER]))
+    if params[P_REDEAL] == 1:
+        # F2.3: public, and the deck left is another one; F2.2: a rejected proposal says
+        # the first leader wanted other cards (public)
+        rd = 0
+        if state[L.S_REDEAL] == 2:
+            rd = 2
+        elif state[L.S_REDEAL] == 3 and state[L.S_NTOK] > 0 and state[L.S_TOK] == L.A_REDEAL:
+            rd = 1
+        key, s = _push(key, s, rd, 2)
     last = state[L.S_LASTRAISE]
     key, s = _push(key, s, 0 if last < 0 else (1 if last == me else 2), 2)
     nt = state[L.S_NTRICKS]
@@ -254,7 +293,7 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
         key, s = _push(key, s, npl, 2)
         for k in range(n - 1):
             key, s = _push(key, s, state[L.S_TRICK + k] + 1 if k < npl else 0, 4)
-    if cfg[C_PARTNER] == 1 and n == 4:
+    if cfg[C_PARTNER] == 1 and shows_partner(params):
         pv = 0
         if state[L.S_SHARED] == 1 and me == state[L.S_R6TEAM]:  # R6.1
             pv = 1 + _held_index(state, (player + 2) % n)
@@ -265,6 +304,10 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
             - state[L.S_HELD + player * L.MAX_RANKS + r]
         if cfg[C_PARTNER] == 1 and n == 4 and state[L.S_SHARED] == 1 and me == state[L.S_R6TEAM]:
             unseen -= state[L.S_HELD + ((player + 2) % n) * L.MAX_RANKS + r]
+        if params[P_REDEAL] == 1 and state[L.S_REDEAL] == 2:
+            for i in range(params[P_HAND]):  # F2.3: own thrown cards are not in the deck
+                if state[L.S_FIRSTHAND + player * L.MAX_HAND + i] == r:
+                    unseen -= 1
         key, s = _push(key, s, unseen, cbits)
     if cfg[C_GESTURES] == 1:
         g = 0
@@ -294,9 +337,23 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
                 k += 1
         s += 4 * ((params[P_HAND] - 1) * n - k)
     if cfg[C_SCORES] == 1:
-        key, s = _push(key, s, state[L.S_SCORE0 + me], 7)
-        key, s = _push(key, s, state[L.S_SCORE0 + 1 - me], 7)
+        sb = score_bits(params)
+        key, s = _push(key, s, state[L.S_SCORE0 + me], sb)
+        key, s = _push(key, s, state[L.S_SCORE0 + 1 - me], sb)
     return key
+
+
+@jit
+def _rest_from(params, state, player):
+    """F3.3: ``1 +`` the ladder index a jump to the game came from while it awaits its
+    answer (the raiser's card, then the answer: R4.3; or the two-player answer, G3.7);
+    0 otherwise (no raise waiting, or a one-step raise: the step below the stake)."""
+    top = params[P_NLADDER] - 1
+    if state[L.S_STAKE] != top or state[L.S_PREV_STAKE] == top - 1:
+        return 0
+    waiting = (state[L.S_RAISED_NOW] == 1 or state[L.S_ANSWER_SEAT] == player
+               or state[L.S_PHASE] == L.PH_ANSWER)
+    return state[L.S_PREV_STAKE] + 1 if waiting else 0
 
 
 @jit

@@ -165,7 +165,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--evals", type=int, default=None,
                    help="abstract-mccfr: evaluations in the run (default 6)")
     p.add_argument("--eval-matches", type=int, default=None,
-                   help="abstract-mccfr: 21-point matches per bot at each evaluation "
+                   help="abstract-mccfr: matches (at the game's target) per bot at each evaluation "
                    "(default 2000)")
     p.add_argument("--lbr-deals", type=int, default=None,
                    help="abstract-mccfr: deals per team for the LBR bound (0: none; "
@@ -404,7 +404,7 @@ def run(args: argparse.Namespace, out=None) -> int:
                  if getattr(args, k, None) is not None]
         if given:
             raise _BadInput(f"{given[0]} applies to --solver abstract-mccfr only (the default "
-                            "for --profile vitou and vitou_cason); this run's solver "
+                            "for every four-player profile); this run's solver "
                             + ("reads the real game's information states"
                                if given[0] == "--abstraction" else "does not use it"))
         plan = _plan(args)
@@ -416,8 +416,9 @@ def run(args: argparse.Namespace, out=None) -> int:
 
 def _abstract_route(args: argparse.Namespace):
     """``(args, params)`` for :mod:`vitou_ai.commands.train_abstract` when the run is a four-player
-    abstract-MCCFR run (``--solver abstract-mccfr``, the default for ``--profile vitou``
-    and ``vitou_cason``, where hands default to three cards), else ``None``."""
+    abstract-MCCFR run (``--solver abstract-mccfr``, the default for every four-player
+    profile: vitou, vitou_cason, truc_catalan, truc_1912, trut; hands default to three
+    cards), else ``None``."""
     from ..bots.named import split_bot_specs
 
     if args.resume and args.out and (Path(args.out) / "run.json").exists():
@@ -438,9 +439,11 @@ def _abstract_route(args: argparse.Namespace):
     else:
         profile = args.profile or RUN_DEFAULTS["profile"]
         if not (args.solver == ABSTRACT
-                or (args.solver is None and profile in ("vitou", "vitou_cason"))):
+                or (args.solver is None and _four_players(profile))):
             return None
-        s = {**RUN_DEFAULTS, "hand_size": 3, "max_infosets": 8_000_000, **_given(args)}
+        # ranks None: the profile's whole deck (Catalan's 40 cards are 10 ranks, C1.3)
+        s = {**RUN_DEFAULTS, "ranks": None, "hand_size": 3, "max_infosets": 8_000_000,
+             **_given(args)}
         try:
             params = _params(s)
         except (ValueError, TypeError) as e:
@@ -449,6 +452,14 @@ def _abstract_route(args: argparse.Namespace):
     ns.bots = split_bot_specs([s["bots"]] if isinstance(s["bots"], str) else s["bots"])
     ns.seed, ns.eval_deals, ns.max_infosets = s["seed"], s["eval_deals"], s["max_infosets"]
     return ns, params
+
+
+def _four_players(profile: str) -> bool:
+    """Whether the profile is a four-player game (its default solver is abstract-mccfr)."""
+    try:
+        return VitouParams(profile=profile).players == 4
+    except (TypeError, ValueError):
+        return False  # an unknown profile: refused by the flat-tree path, with its message
 
 
 @dataclass

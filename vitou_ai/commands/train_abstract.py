@@ -8,7 +8,9 @@ The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.tra
   information states, nodes touched, the LBR lower bound on exploitability
   (:mod:`vitou_ai.eval.lbr`) with its 95% interval, and per opponent bot the
   duplicate deal-mode points per deal (95% interval, duplicate pairs as units)
-  and the 21-point match win rate (95% Wilson interval);
+  and the match win rate at the game's target (95% Wilson interval; 21-point
+  matches for ``vitou``, 12-point for Catalan, two 12-point games for 1912,
+  five truts for Trut: :func:`match_label`);
 - ``curve.png``; ``run.json`` (configuration, versions, commit, command, the
   latest row and the LBR of every opponent bot);
 - ``policy.npz``: the average policy (:class:`~vitou_ai.bots.abstract.AbstractPolicy`),
@@ -85,9 +87,22 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
     return AbstractionConfig(**changes)
 
 
+def match_label(params: VitouParams) -> str:
+    """The matches the evaluation plays, from the game: ``"21-point matches"`` (vitou),
+    ``"12-point matches"`` (truc_catalan, C3.1), ``"matches of 2 12-point games"``
+    (truc_1912, F4.1), ``"matches of 5 truts"`` (trut, T2.1)."""
+    games = params.games or 1
+    if params.profile == "trut":
+        return f"matches of {games} truts"
+    if games > 1:
+        return f"matches of {games} {params.target}-point games"
+    return f"{params.target}-point matches"
+
+
 def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, matches: int,
                     seed: int) -> dict[str, Any]:
-    """Duplicate deal-mode points per deal and 21-point match win rate against each bot.
+    """Duplicate deal-mode points per deal and the match win rate against each bot, the
+    matches at the game's target (:func:`match_label`).
 
     Returns keys ``{bot}_ppd``, ``_ppd_lo``, ``_ppd_hi`` (the policy's team's
     return per deal, R8.1, pairs of duplicate deals as units) and ``{bot}_match_win``,
@@ -124,7 +139,7 @@ def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, ma
 
 
 def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any], path: Path,
-          title: str) -> None:
+          title: str, matches: str = "21-point matches") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -165,7 +180,7 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
     axes[2].axhline(0.5, color="grey", lw=0.6)
     axes[2].set_xlabel("solver minutes")
     axes[2].set_ylabel("match win rate (95% Wilson)")
-    axes[2].set_title("21-point matches, duplicate")
+    axes[2].set_title(f"{matches}, duplicate")
     axes[2].legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
@@ -291,6 +306,7 @@ def run(args, params: VitouParams, out=None) -> int:
         "discount_interval": solver.discount_interval,
         "discount_intervals": solver.discount_intervals, "evals": evals,
         "eval_deals": args.eval_deals, "eval_matches": args.eval_matches,
+        "eval_match_kind": match_label(params),
         "lbr_deals": args.lbr_deals, "lbr_samples": args.lbr_samples,
         "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
         "started": saved.get("started", stamp), "lbr_bots": saved.get("lbr_bots", {}),
@@ -445,7 +461,8 @@ def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = 
     mark_writing(folder, before if isinstance(before, dict) else record, solver.iteration)
     solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")
     write_curve(folder, rows)
-    _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record))
+    _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record),
+          match_label(params))
     if checkpoint:
         solver.save(folder / "checkpoint.npz")
     _write_record(folder, dict(record, latest=rows[-1], iterations_done=solver.iteration,
