@@ -317,8 +317,8 @@ def test_every_cell_is_filled_and_every_refusal_has_a_reason():
 
 
 def test_require_refuses_in_one_line():
-    with pytest.raises(C.UnsupportedGameError, match=r"^public tree does not take put: "):
-        C.require("public_tree", "put")
+    with pytest.raises(C.UnsupportedGameError, match=r"^public tree does not take truc_1912: "):
+        C.require("public_tree", "truc_1912")
     C.require("lbr", small("vitou_2p"))
     with pytest.raises(KeyError):
         C.require("no_such_tool", "vitou")

@@ -18,7 +18,7 @@ solvers refuse match mode), each with its own one-line reason.
 
 Example:
     >>> from vitou_ai.capabilities import cell, require
-    >>> cell("put", "public_tree").works
+    >>> cell("truc_1912", "public_tree").works
     False
     >>> require("lbr", "vitou_2p")  # nothing: LBR takes two-player Vitou
 """
