@@ -513,7 +513,8 @@ def check_public_params(params: VitouParams) -> None:
             partners see each other's hands; the family's C5.1 shows none).
     """
     if params.mode != "deal":
-        raise ValueError("public trees are built for deal mode only (mode='deal')")
+        raise ValueError("public trees are built for deal mode only (mode='deal', R8.1): a match "
+                         "(R8.2) chains deals")
     if params.signals:
         raise ValueError("signals are private observations (R7.2): the public tree needs "
                          "signals=False")
