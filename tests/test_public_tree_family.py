@@ -132,3 +132,26 @@ def test_each_refusal_is_one_line_naming_its_rule(params, rule):
             fn(params)
         msg = str(e.value)
         assert rule in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("profile, ranks", [("put", 5), ("truc_catalan_2p", 4)])
+def test_solve_family_rates_on_the_public_tree_equal_the_flat_ones(profile, ranks):
+    """``experiments/solve_family.py``'s rate table (reach and action frequencies by
+    situation and best card) from the public tree equals the flat tree's, for one policy."""
+    from tests.helpers import experiment
+
+    sf = experiment("solve_family.py")
+    params = VitouParams(profile=profile, ranks=ranks, dealer=1)
+    ft, pt = build_tree(params), build_public_tree(params)
+    fs = TabularCFR(ft, "dcfr")
+    fs.iterate(20)
+    fa = fs.average_policy()
+    a = sf.rate_table(ft, fa, params.rank_labels, params.dealer)
+    b = sf.public_rate_table(pt, from_flat_policy(pt, ft, fa), params.rank_labels, params.dealer)
+    assert len(a) == len(b) > 10
+    for x, y in zip(a, b, strict=True):
+        assert x.keys() == y.keys() and (x["situation"], x["best_card"]) == (
+            y["situation"], y["best_card"])
+        for k, v in x.items():
+            if isinstance(v, float):
+                assert y[k] == pytest.approx(v, abs=ATOL), (x["situation"], k)
