@@ -13,7 +13,10 @@ after, and peak RSS of this process. Writes ``results/bench_public_tree.json``.
 The full ``vitou_2p`` solve (its curve, wall and CPU time, peak RSS) is
 ``experiments/solve_2p.py``.
 
-    python benchmarks/bench_public_tree.py [--ranks 8 --copies 4 --hand-size 2]
+    python benchmarks/bench_public_tree.py [--profile vitou_2p --ranks 8 --copies 4 --hand-size 2]
+
+``--profile`` takes any two-player profile (``put``, ``truc_catalan_2p``: the family's
+public tree); ``--ranks`` defaults to the profile's whole deck.
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ def refuse(msg: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--profile", default="vitou_2p")
+    ap.add_argument("--ranks", type=int, default=None, help="top N ranks (default: the whole deck)")
     ap.add_argument("--copies", type=int, default=4)
     ap.add_argument("--hand-size", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=20)
@@ -73,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         if value < 1:
             refuse(f"{flag} must be at least 1, got {value}")
     try:
-        params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
+        params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                              hand_size=args.hand_size)
+        if params.players != 2:
+            raise ValueError(f"{params.profile} has four players: the benchmark races "
+                             "two-player solvers")
         check_writable(args.out, "file")
     except (ValueError, OSError) as e:
         refuse(str(e))

@@ -11,14 +11,15 @@ with ``solve_2p.py`` (``experiments/solve_common.py``). Writes to ``--out``:
 
 - ``curve.csv``: iteration, solver seconds, wall seconds since the start, exploitability
   (points per deal), value for the non-dealer (the first leader);
-- ``rates.csv`` (flat tree only): for each situation (the first decisions of each player, the answer to a
+- ``rates.csv``: for each situation (the first decisions of each player, the answer to a
   raise, Put's decision before trick 2) and each hand class (the best card of the hand),
   the probability of reaching it and the equilibrium frequency of each action there,
   weighted by the probability of reaching each of its information states;
 - ``summary.json``: configuration, ``RULES_VERSION``, tree size, final figures, wall and
   solver seconds, peak RSS, command;
 - ``checkpoint.npz`` (``--resume`` continues; written after the first evaluation, every
-  ``--checkpoint-every`` wall seconds and at the end).
+  ``--checkpoint-every`` wall seconds and at the end; ``--rates-only`` rewrites
+  ``rates.csv`` from it).
 
 The full games (the whole deck, three cards each, 0:0) write to
 ``results/solve_<profile>_full``:
@@ -130,6 +131,150 @@ def rate_table(tree, policy: np.ndarray, labels: tuple[str, ...], dealer: int) -
     return out
 
 
+# situations of the public tree's rate table, in the flat table's words (:func:`situation`)
+_SITUATIONS = ("answer to a raise", "before trick 2 (P5.3)", "first card turn, leading trick 1",
+               "first card turn, after the lead")
+
+
+@jit
+def _public_rates(kind, player, first, nchild, action, prob, aoff, alen, ent, pslot, hands,
+                  pair_p, policy, dealer, na, acc, reach):
+    """The public tree's rate table (2 players): for each decision node in a situation
+    (:data:`_SITUATIONS`, from the node's actions and the public actions above it) and each
+    hand ``h`` of the actor, the probability of reaching (node, ``h``) under ``policy``
+    (chance x both players' reach x the exact pair probability ``pair_p``) is added to
+    ``reach[role, situation, best rank of h]`` and, times the policy, to
+    ``acc[role, situation, best rank, action id]``; role 0 the dealer, 1 the other."""
+    N = kind.shape[0]
+    H = hands.shape[0]
+    roff = np.zeros((N, 2), np.int64)
+    rlen = np.ones((N, 2), np.int64)
+    cprob = np.ones(N)
+    nplays = np.zeros(N, np.int64)
+    raised = np.zeros(N, np.bool_)
+    R = np.ones(ent.shape[0])  # reach of the entry's hand for the seat whose range it is in
+    acts = np.zeros(na, np.bool_)
+    for d in range(N):
+        m = nchild[d]
+        f = first[d]
+        k0 = kind[d]
+        if k0 == 2:  # terminal
+            continue
+        p = player[d]
+        for k in range(m):
+            c = f + k
+            roff[c, 0] = roff[d, 0]
+            roff[c, 1] = roff[d, 1]
+            rlen[c, 0] = rlen[d, 0]
+            rlen[c, 1] = rlen[d, 1]
+            cprob[c] = cprob[d]
+            nplays[c] = nplays[d]
+            raised[c] = raised[d]
+            if k0 == 3:  # the deal: every hand
+                for s in range(2):
+                    roff[c, s] = 1
+                    rlen[c, s] = H
+            elif k0 == 0:
+                cprob[c] = cprob[d] * prob[c]
+            else:
+                a = action[c]
+                roff[c, p] = aoff[c]
+                rlen[c, p] = alen[c]
+                if a < L.A_RAISE or L.A_PLAY_HI0 <= a < L.A_CONCEDE:
+                    nplays[c] += 1
+                if a == L.A_RAISE:
+                    raised[c] = True
+                for j in range(alen[c]):
+                    e = aoff[c] + j
+                    R[e] = R[roff[d, p] + pslot[e]] * policy[e]
+        if k0 != 1:
+            continue
+        for a in range(na):
+            acts[a] = False
+        for k in range(m):
+            acts[action[f + k]] = True
+        nverbs = 0
+        nplay = 0
+        for a in range(na):
+            if acts[a]:
+                if a < L.A_RAISE or L.A_PLAY_HI0 <= a < L.A_CONCEDE:
+                    nplay += 1
+                else:
+                    nverbs += 1
+        sit = -1
+        if (nplay == 0 and acts[L.A_ACCEPT] and acts[L.A_REFUSE]
+                and nverbs == 2 + (1 if acts[L.A_RAISE] else 0)):
+            sit = 0
+        elif nplay == 0 and acts[L.A_RAISE] and acts[L.A_CONCEDE] and nverbs == 2:
+            sit = 1
+        elif not raised[d] and not acts[L.A_ACCEPT] and not acts[L.A_REFUSE]:
+            if nplays[d] == 0:
+                sit = 2
+            elif nplays[d] == 1:
+                sit = 3
+        if sit < 0:
+            continue
+        role = 0 if p == dealer else 1
+        o = 1 - p
+        for i in range(rlen[d, p]):
+            h = ent[roff[d, p] + i]
+            r = R[roff[d, p] + i]
+            if r == 0.0:
+                continue
+            w = 0.0
+            for j in range(rlen[d, o]):
+                w += pair_p[h, ent[roff[d, o] + j]] * R[roff[d, o] + j]
+            mass = cprob[d] * r * w
+            if mass <= 0.0:
+                continue
+            b = hands[h, 0]
+            reach[role, sit, b] += mass
+            for k in range(m):
+                c = f + k
+                for j in range(alen[c]):  # the hand's entry in this child, if legal
+                    if pslot[aoff[c] + j] == i:
+                        acc[role, sit, b, action[c]] += mass * policy[aoff[c] + j]
+                        break
+
+
+def public_rate_table(tree, policy: np.ndarray, labels: tuple[str, ...],
+                      dealer: int) -> list[dict]:
+    """:func:`rate_table` on the public tree (two players), ``policy`` over its entries."""
+    na = tree.params.num_actions
+    acc = np.zeros((2, len(_SITUATIONS), tree.params.ranks, na))
+    reach = np.zeros((2, len(_SITUATIONS), tree.params.ranks))
+    _public_rates(tree.kind, tree.player, tree.first, tree.nchild, tree.action, tree.prob,
+                  tree.actor_off, tree.actor_len, tree.entries, tree.parent_slot, tree.hands,
+                  tree.pair_prob, policy, dealer, na, acc, reach)
+    out = []
+    for role, rname in ((0, "dealer"), (1, "non-dealer")):
+        for si, sname in enumerate(_SITUATIONS):
+            for b in range(tree.params.ranks):
+                r = reach[role, si, b]
+                if r <= 0.0:
+                    continue
+                row: dict[str, float] = defaultdict(float)
+                for a in np.flatnonzero(acc[role, si, b] > 0.0):
+                    name = action_to_string(int(a), labels=labels)
+                    row["play" if name.startswith("play") else name] += acc[role, si, b, a] / r
+                out.append({"situation": f"{rname}: {sname}", "best_card": labels[b],
+                            "reach": r, **dict(sorted(row.items()))})
+    order = {lab: j for j, lab in enumerate(labels)}
+    return sorted(out, key=lambda r: (r["situation"], order[r["best_card"]]))
+
+
+def write_rates(path: Path, table: list[dict]) -> None:
+    """``rates.csv``: one row per (situation, best card), the action frequencies."""
+    cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
+        "situation", "best_card", "reach"})
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")  # quotes a situation or label with a comma
+    w.writerow(cols)
+    w.writerows([f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
+                 for c in cols] for r in table)
+    write_atomic(path, buf.getvalue().encode())
+
+
 # DCFR's discounts as experiments/solve_2p.py (Brown & Sandholm 2019 use 1.5, 0, 2; beta -1
 # and gamma 3 did better on the full vitou_2p game)
 DISCOUNTS = {"alpha": 1.5, "beta": -1.0, "gamma": 3.0}
@@ -177,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-nodes", type=int, default=60_000_000)
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--rates-only", action="store_true",
+                    help="read --out's checkpoint and write its rates.csv only (no iterations; "
+                         "curve and summary untouched)")
     args = ap.parse_args(argv)
     try:
         params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
@@ -219,9 +367,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.profile} ranks {params.ranks}: {tree.num_nodes:,} nodes, "
               f"{tree.num_infosets:,} infosets, built in {build_s:.0f} s", flush=True)
         solver = make_solver("dcfr", params, tree, **discounts)
-    rows = resume(solver, out) if args.resume else []
+    rows = resume(solver, out) if args.resume or args.rates_only else []
     if rows is None:
         return 2
+    if args.rates_only:
+        if solver.iterations_done == 0:
+            print(f"solve_family: --rates-only: no checkpoint in {out}", file=sys.stderr)
+            return 2
+        avg = solver.solver.average_policy()
+        table = (rate_table(tree, avg, params.rank_labels, params.dealer) if args.tree == "flat"
+                 else public_rate_table(tree, avg, params.rank_labels, params.dealer))
+        write_rates(out / "rates.csv", table)
+        print(f"rates.csv of iteration {solver.iterations_done} written to {out}")
+        return 0
     leader = (params.dealer + 1) % 2
 
     def record(ev: dict) -> dict:
@@ -237,17 +395,12 @@ def main(argv: list[str] | None = None) -> int:
     solve(solver, rows, record, out=out, iterations=args.iterations,
           eval_every=args.eval_every, target=args.target, time_limit=args.time,
           checkpoint_every=args.checkpoint_every)
+    avg = solver.solver.average_policy()  # flat: rows = information states; public: entries
     if args.tree == "flat":
-        avg = solver.solver.average_policy()  # the flat tree's TabularCFR, rows = infosets
         table = rate_table(tree, avg, params.rank_labels, params.dealer)
-        cols = ["situation", "best_card", "reach"] + sorted({k for r in table for k in r} - {
-            "situation", "best_card", "reach"})
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")  # quotes a situation or label with a comma
-        w.writerow(cols)
-        w.writerows([f"{r[c]:.4f}" if isinstance(r.get(c), float) else str(r.get(c, ""))
-                     for c in cols] for r in table)
-        write_atomic(out / "rates.csv", buf.getvalue().encode())
+    else:
+        table = public_rate_table(tree, avg, params.rank_labels, params.dealer)
+    write_rates(out / "rates.csv", table)
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile,
                                                    "ranks": params.ranks, "dealer": params.dealer},

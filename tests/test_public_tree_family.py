@@ -25,14 +25,19 @@ from vitou_ai.solvers.public_tree import (
 )
 from vitou_ai.solvers.tree import build_tree
 
-# small variants where the flat tree fits: two and four players, drawn dealer,
-# one point from the end (C5.1 for one side, C5.3 for both), and the Vitou regression
+# small variants where the flat tree fits: two and four players, drawn dealer, three-card
+# hands, one point from the end (C5.1 for one side, C5.3 for both), the Vitou regression.
+# (Iterates are compared after a few iterations only: on any game, Vitou's too, the two
+# trees' rounding differences grow about tenfold every few DCFR iterations near ties, so
+# after ~50 iterations the two runs are different, equally valid, CFR runs.)
 SMALL = [
     VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2),
     VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2, dealer=-1),
     VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=2, scores=(11, 3)),
     VitouParams(profile="put", ranks=4, copies=2, hand_size=2),
     VitouParams(profile="put", ranks=5, copies=1, hand_size=2, scores=(4, 2)),
+    VitouParams(profile="put", ranks=4, copies=2, hand_size=3, dealer=1),
+    VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=3, dealer=1),
     VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1),
     VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1, scores=(11, 0)),
     VitouParams(profile="truc_catalan", ranks=3, copies=2, hand_size=1, scores=(11, 11)),
@@ -40,7 +45,8 @@ SMALL = [
     VitouParams(profile="trut", ranks=3, copies=2, hand_size=1, dealer=-1, scores=(2, 1)),
     VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2),
 ]
-IDS = ["catalan2p", "catalan2p-drawn", "catalan2p-c5.1", "put", "put-4:2", "catalan4p",
+IDS = ["catalan2p", "catalan2p-drawn", "catalan2p-c5.1", "put", "put-4:2", "put-3cards",
+       "catalan2p-3cards", "catalan4p",
        "catalan4p-c5.1", "catalan4p-c5.3", "trut", "trut-drawn-2:1", "vitou2p"]
 ATOL = 1e-9
 
@@ -74,7 +80,7 @@ def test_public_tree_matches_flat_tree(params):
     assert ps.exploitability() == pytest.approx(exploitability(ft, fa), abs=ATOL)
 
 
-@pytest.mark.parametrize("params", [SMALL[3], SMALL[5]], ids=["put", "catalan4p"])
+@pytest.mark.parametrize("params", [SMALL[3], SMALL[7]], ids=["put", "catalan4p"])
 def test_the_solver_interface_takes_the_family(params):
     """``make_solver("public-cfr+")``: its exact evaluation equals the flat solver's
     (two players: exploitability and value; four: NashConv and the team gains), and its
@@ -118,7 +124,7 @@ def test_wide_hand_indices_give_the_same_tree_and_values(monkeypatch):
     (VitouParams(profile="truc_1912", ranks=3, copies=4, hand_size=1), "F2.3"),
     (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, scores=(20, 0)), "R6.1"),
     (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, signals=True), "R7.2"),
-    (VitouParams(profile="put", ranks=4, copies=2, hand_size=2, mode="match"), "deal mode"),
+    (VitouParams(profile="put", ranks=4, copies=2, hand_size=2, mode="match"), "R8.1"),
 ], ids=["truc_1912", "vitou-r6.1", "signals", "match"])
 def test_each_refusal_is_one_line_naming_its_rule(params, rule):
     for fn in (check_public_params, build_public_tree, count_public_tree):
@@ -126,3 +132,26 @@ def test_each_refusal_is_one_line_naming_its_rule(params, rule):
             fn(params)
         msg = str(e.value)
         assert rule in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("profile, ranks", [("put", 5), ("truc_catalan_2p", 4)])
+def test_solve_family_rates_on_the_public_tree_equal_the_flat_ones(profile, ranks):
+    """``experiments/solve_family.py``'s rate table (reach and action frequencies by
+    situation and best card) from the public tree equals the flat tree's, for one policy."""
+    from tests.helpers import experiment
+
+    sf = experiment("solve_family.py")
+    params = VitouParams(profile=profile, ranks=ranks, dealer=1)
+    ft, pt = build_tree(params), build_public_tree(params)
+    fs = TabularCFR(ft, "dcfr")
+    fs.iterate(20)
+    fa = fs.average_policy()
+    a = sf.rate_table(ft, fa, params.rank_labels, params.dealer)
+    b = sf.public_rate_table(pt, from_flat_policy(pt, ft, fa), params.rank_labels, params.dealer)
+    assert len(a) == len(b) > 10
+    for x, y in zip(a, b, strict=True):
+        assert x.keys() == y.keys() and (x["situation"], x["best_card"]) == (
+            y["situation"], y["best_card"])
+        for k, v in x.items():
+            if isinstance(v, float):
+                assert y[k] == pytest.approx(v, abs=ATOL), (x["situation"], k)

@@ -56,7 +56,8 @@ def heuristic_probs(hp, params, state, player, legal, n_legal, bounds, iwork, sc
             :func:`~vitou_ai.bots.heuristic.heuristic_action`.
         bounds: :func:`breakpoints` of ``hp``, ``float64[B]``.
         iwork: ``int64`` scratch (32 slots); script: ``uint64[2 + MAX_DRAWS]`` scratch.
-        out: ``float64[NUM_ACTIONS]``, overwritten: the probabilities by action id.
+        out: ``float64[params.num_actions]`` (22 or 31), overwritten: the probabilities by
+            action id.
 
     Raises:
         ValueError: a decision drawing more than ``MAX_DRAWS`` times.
@@ -107,7 +108,7 @@ def policy_probs(pack, pi, params, state, player, legal, n_legal, bounds, keybuf
     parameters ``pack.fparams[pi]``. Neural policies are not handled (ValueError).
 
     Returns:
-        ``out`` (``float64[NUM_ACTIONS]``), the probabilities by action id.
+        ``out`` (``float64[params.num_actions]``), the probabilities by action id.
     """
     kind = pack.kinds[pi]
     for a in range(out.shape[0]):

@@ -515,7 +515,8 @@ def check_public_params(params: VitouParams) -> None:
     """
     require("public_tree", params)
     if params.mode != "deal":
-        raise ValueError("public trees are built for deal mode only (mode='deal')")
+        raise ValueError("public trees are built for deal mode only (mode='deal', R8.1): a match "
+                         "(R8.2) chains deals")
     if params.signals:
         raise ValueError("signals are private observations (R7.2): the public tree needs "
                          "signals=False")
