@@ -68,7 +68,8 @@ def test_catalan_partner_tie_reads_as_held_not_void():
     """Seat 1 leads the 3 (rank 0), seat 3 (its partner) ties it: in Catalan the first 3
     holds the trick for team 1 (G1.3), as if seat 3 had played low; an opponent's tie (seat 2)
     voids it. Seat 0, last to play, sees equal keys where the rules give the same trick and
-    different keys where they do not."""
+    different keys where they do not. (Passed before too: the summary reads the kernel's
+    holder of the trick, which applies G1.3.)"""
     partner_tie = [0, 5, 0]   # seat 1: 3, seat 2: 10, seat 3: 3
     partner_low = [0, 5, 4]   # seat 1: 3, seat 2: 10, seat 3: 11
     opp_tie = [0, 0, 4]       # seat 1: 3, seat 2: 3, seat 3: 11
@@ -95,7 +96,8 @@ def test_catalan_partner_tie_reads_as_held_not_void():
 def test_catalan_who_may_retruc_is_in_the_key():
     """Seat 0 plays last to trick 1 (no raise there, G3.6) at the truc, with the same cards on
     the table: in one state team 1 said truc (seat 0's side accepted and may retruc, C4.4), in
-    the other seat 0's own side did (only team 1 may retruc). Same legal actions, other keys."""
+    the other seat 0's own side did (only team 1 may retruc). Same legal actions, other keys.
+    (Passed before too: the side of the latest raise is a field.)"""
     cards = [L.A_PLAY0 + 7, L.A_PLAY0 + 5, L.A_PLAY0 + 4]
     ours = [cards[0], L.A_RAISE, cards[1], cards[2]]   # seat 2 (team 0) trucs
     theirs = [L.A_RAISE, cards[0], cards[1], cards[2]]  # seat 1 (team 1) trucs
