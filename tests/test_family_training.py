@@ -267,3 +267,28 @@ def test_four_player_family_trains_on_defaults(profile, tmp_path, capsys):
     assert rec["solver"] == "abstract-es-mccfr"
     assert "ranks" not in rec["params"]  # the whole deck: Catalan's 10 ranks (C1.3)
     assert rec["eval_match_kind"] == match_label(VitouParams(profile=profile))
+
+
+def test_family_default_keys_are_pinned():
+    """Digest of the default keys of 60 random deals per profile. truc_catalan and trut are
+    those of 5566d1e (before the family's features: the features add nothing to their keys
+    at the default knobs, so the results/train_4p_truc_catalan policy still reads); truc_1912's
+    changed there (rest, fresh deal) and are pinned from 32dad40."""
+    import hashlib
+
+    c = AbstractionConfig().to_array(False)
+    got = {}
+    for prof in ("truc_catalan", "trut", "truc_1912"):
+        game, keys = Game(VitouParams(profile=prof, dealer=-1)), []
+
+        def visit(state, game=game, keys=keys):
+            if not state.is_chance_node():
+                legal = np.array(state.legal_actions(), np.int64)
+                keys.append(int(abstract_key(c, game.array, state.array, state.current_player(),
+                                             legal, len(legal))))
+
+        for d in range(60):
+            play_random(game, d, visit)
+        got[prof] = (len(keys), hashlib.sha256(np.array(keys, np.int64).tobytes()).hexdigest()[:16])
+    assert got == {"truc_catalan": (534, "3626cc359d48982e"), "trut": (484, "ac236b737e7fa5dd"),
+                   "truc_1912": (677, "c00e65f05351895f")}
