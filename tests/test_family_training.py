@@ -68,7 +68,8 @@ def test_catalan_partner_tie_reads_as_held_not_void():
     """Seat 1 leads the 3 (rank 0), seat 3 (its partner) ties it: in Catalan the first 3
     holds the trick for team 1 (G1.3), as if seat 3 had played low; an opponent's tie (seat 2)
     voids it. Seat 0, last to play, sees equal keys where the rules give the same trick and
-    different keys where they do not."""
+    different keys where they do not. (Passed before too: the summary reads the kernel's
+    holder of the trick, which applies G1.3.)"""
     partner_tie = [0, 5, 0]   # seat 1: 3, seat 2: 10, seat 3: 3
     partner_low = [0, 5, 4]   # seat 1: 3, seat 2: 10, seat 3: 11
     opp_tie = [0, 0, 4]       # seat 1: 3, seat 2: 3, seat 3: 11
@@ -95,7 +96,8 @@ def test_catalan_partner_tie_reads_as_held_not_void():
 def test_catalan_who_may_retruc_is_in_the_key():
     """Seat 0 plays last to trick 1 (no raise there, G3.6) at the truc, with the same cards on
     the table: in one state team 1 said truc (seat 0's side accepted and may retruc, C4.4), in
-    the other seat 0's own side did (only team 1 may retruc). Same legal actions, other keys."""
+    the other seat 0's own side did (only team 1 may retruc). Same legal actions, other keys.
+    (Passed before too: the side of the latest raise is a field.)"""
     cards = [L.A_PLAY0 + 7, L.A_PLAY0 + 5, L.A_PLAY0 + 4]
     ours = [cards[0], L.A_RAISE, cards[1], cards[2]]   # seat 2 (team 0) trucs
     theirs = [L.A_RAISE, cards[0], cards[1], cards[2]]  # seat 1 (team 1) trucs
@@ -265,3 +267,28 @@ def test_four_player_family_trains_on_defaults(profile, tmp_path, capsys):
     assert rec["solver"] == "abstract-es-mccfr"
     assert "ranks" not in rec["params"]  # the whole deck: Catalan's 10 ranks (C1.3)
     assert rec["eval_match_kind"] == match_label(VitouParams(profile=profile))
+
+
+def test_family_default_keys_are_pinned():
+    """Digest of the default keys of 60 random deals per profile. truc_catalan and trut are
+    those of 5566d1e (before the family's features: the features add nothing to their keys
+    at the default knobs, so the results/train_4p_truc_catalan policy still reads); truc_1912's
+    changed there (rest, fresh deal) and are pinned from 32dad40."""
+    import hashlib
+
+    c = AbstractionConfig().to_array(False)
+    got = {}
+    for prof in ("truc_catalan", "trut", "truc_1912"):
+        game, keys = Game(VitouParams(profile=prof, dealer=-1)), []
+
+        def visit(state, game=game, keys=keys):
+            if not state.is_chance_node():
+                legal = np.array(state.legal_actions(), np.int64)
+                keys.append(int(abstract_key(c, game.array, state.array, state.current_player(),
+                                             legal, len(legal))))
+
+        for d in range(60):
+            play_random(game, d, visit)
+        got[prof] = (len(keys), hashlib.sha256(np.array(keys, np.int64).tobytes()).hexdigest()[:16])
+    assert got == {"truc_catalan": (534, "3626cc359d48982e"), "trut": (484, "ac236b737e7fa5dd"),
+                   "truc_1912": (677, "c00e65f05351895f")}

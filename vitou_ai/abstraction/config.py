@@ -48,7 +48,8 @@ class AbstractionConfig:
         scores: keep the two team scores (own, other). Off, a policy trained at
             one score is used at every score (lossy at other scores; exact at
             the training score). Costs 14 bits.
-        partner: keep the partner's hand when R6.1 shows it (8 bits).
+        partner: keep the partner's hand when R6.1 shows it (8 bits; Vitou only: the
+            family never shows it, C5.1, and has no such field).
         trick: ``"summary"``: the best rank on the table, whether the partner
             or an opponent played it or it is tied (void so far); ``"exact"``:
             every card on the table in playing order.
