@@ -103,6 +103,8 @@ def test_readme_command_parses(command):
     assert r.returncode == 0, f"{command}: exit {r.returncode}\n{r.stderr[-2000:]}"
     if "--help" in argv:
         assert "usage:" in r.stdout, r.stdout[-2000:]
+    elif argv == ["--version"]:
+        assert r.stdout.startswith("vitou-ai "), r.stdout[-2000:]
     else:
         assert "README-COMMAND-PARSED" in r.stdout, f"{command}: not parsed\n{r.stdout[-2000:]}"
 
