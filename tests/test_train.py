@@ -417,3 +417,26 @@ def test_four_player_curve_without_exact_evaluation_draws_the_tables_growth(tmp_
     for ax in fig.axes:  # never an empty axis
         assert any(np.isfinite(np.asarray(line.get_ydata(), float)).any() for line in ax.lines)
     assert fig.axes[0].get_ylabel() == "information states in the table"
+
+
+def test_abstract_resume_keeps_the_runs_settings_and_records_itself(tmp_path):
+    """A resumed abstract run evaluates and records with its own settings (they were
+    replaced by the defaults, and the resume's command replaced the run's), and no
+    iterate is evaluated twice (a chunk longer than the evaluations' spacing did)."""
+    import csv
+
+    from vitou_ai.commands.cli import main
+
+    run = tmp_path / "abs"
+    first = ["train", "--profile", "vitou", "--ranks", "4", "--copies", "2", "--hand-size",
+             "1", "--time", "2", "--evals", "4", "--eval-deals", "100", "--eval-matches", "20",
+             "--lbr-deals", "0", "--seed", "7", "--out", str(run), "--no-progress"]
+    assert main(first) == 0
+    assert main(["train", "--resume", "--out", str(run), "--time", "4", "--no-progress"]) == 0
+    rec = json.loads((run / "run.json").read_text())
+    assert (rec["eval_matches"], rec["lbr_deals"], rec["evals"]) == (20, 0, 4)
+    assert rec["command"] == "vitou-ai " + " ".join(first)
+    assert rec["resumes"] == [f"vitou-ai train --resume --out {run} --time 4 --no-progress"]
+    with open(run / "curve.csv") as f:
+        its = [int(r["iteration"]) for r in csv.DictReader(f)]
+    assert its == sorted(set(its)) and len(its) >= 2

@@ -45,7 +45,7 @@ TOOLS: dict[str, str] = {
     "team_bracket": "exact team brackets and NashConv, four players (`solvers.public_team`)",
     "envs": "PettingZoo AEC / Gymnasium environments (`envs`)",
     "match_equity": "match-equity tables (`vitou-ai match-equity`)",
-    "bluff_analysis": "bluff analysis of a tree policy (`analysis`)",
+    "bluff_analysis": "bluff analysis of a tree policy (`eval.analysis`)",
 }
 
 _FAMILY_4P = ("truc_catalan", "trut")

@@ -451,6 +451,16 @@ def _abstract_route(args: argparse.Namespace):
     ns = argparse.Namespace(**vars(args))
     ns.bots = split_bot_specs([s["bots"]] if isinstance(s["bots"], str) else s["bots"])
     ns.seed, ns.eval_deals, ns.max_infosets = s["seed"], s["eval_deals"], s["max_infosets"]
+    if args.resume and "rec" in locals():
+        # a resumed run keeps its own settings: those not given again come from run.json
+        # (they were the defaults before, so a resume evaluated and recorded differently)
+        for k in ABSTRACT_OPTIONS:
+            if getattr(args, k, None) is None and rec.get(k) is not None:
+                setattr(ns, k, rec[k])
+        if getattr(args, "abstraction", None) is None and isinstance(rec.get("abstraction"),
+                                                                      dict):
+            ns.abstraction = ",".join(f"{k}={v}" for k, v in rec["abstraction"].items()
+                                      if v is not None)
     return ns, params
 
 

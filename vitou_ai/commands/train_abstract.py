@@ -296,8 +296,10 @@ def run(args, params: VitouParams, out=None) -> int:
         rows = [r for r in curve_rows(folder) if r["iteration"] <= solver.iteration]
         print(f"resumed from {folder / 'checkpoint.npz'} at iteration {solver.iteration:,} "
               f"({solver.seconds:.0f} s)", file=out, flush=True)
+    command = "vitou-ai " + " ".join(getattr(args, "argv", None) or sys.argv[1:])
     record = {
-        "command": " ".join(sys.argv), "rules_version": RULES_VERSION, "seed": args.seed,
+        "command": saved.get("command", command) if args.resume else command,
+        "rules_version": RULES_VERSION, "seed": args.seed,
         "solver": "abstract-es-mccfr", "params": {**params.knobs(), "profile": params.profile},
         "abstraction": abstraction.describe(), "time_budget": budget, "iterations": iterations,
         "threads": solver.threads, "max_infosets": solver.max_infosets,
@@ -311,6 +313,8 @@ def run(args, params: VitouParams, out=None) -> int:
         "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
         "started": saved.get("started", stamp), "lbr_bots": saved.get("lbr_bots", {}),
     }
+    if args.resume:  # each resume's command, as the flat-tree runs record them
+        record["resumes"] = [*saved.get("resumes", []), command]
     print(f"vitou-ai train: {params.profile} (hand size {params.hand_size}, signals "
           f"{'on' if params.signals else 'off'}), abstract ES-MCCFR, {solver.threads} threads, "
           f"table {solver.nbytes / 2**30:.2f} GiB for {solver.max_infosets:,} states; budget "
@@ -357,7 +361,10 @@ def run(args, params: VitouParams, out=None) -> int:
             record["lbr_bots_seconds"] = round(time.perf_counter() - t, 1)
         while not done():
             target = next_eval()
-            while not done() and (solver.seconds if budget else solver.iteration) < target:
+            # at least one chunk between two evaluations: a chunk longer than the spacing
+            # of the evaluations evaluated the same iterate twice
+            while not done() and ((solver.seconds if budget else solver.iteration) < target
+                                  or (rows and rows[-1]["iteration"] == solver.iteration)):
                 t = time.perf_counter()
                 solver.iterate(chunk)
                 dt = time.perf_counter() - t

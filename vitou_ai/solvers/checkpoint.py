@@ -34,8 +34,9 @@ class CheckpointError(ValueError):
 def unreadable_reason(e: Exception) -> str:
     """Why a file could not be read as a checkpoint, for a one-line message. NumPy's
     hint to load pickled data unsafely is never passed on: checkpoints hold no pickle."""
-    if "pickle" in str(e):
-        return "it holds pickled objects, which vitou_ai never loads"
+    if "pickle" in str(e):  # NumPy says so of any file that is not an .npy / .npz
+        return ("it holds no plain arrays: NumPy could read it only as pickled objects, "
+                "which vitou_ai never loads")
     return str(e)
 
 
