@@ -132,9 +132,12 @@ def test_resume_keeps_the_runs_length(tmp_path):
     out = tmp_path / "r"
     assert main(["train", "--solver", "dcfr", "--iterations", "60", "--eval-every", "20",
                  "--out", str(out), *TINY, "--time", "0.0001"]) == 0  # stops at once
-    assert [x["iteration"] for x in rows(out)] == ["1"]
+    # "at once": after the first timed batch, whose size depends on the machine's speed
+    # (an iteration of this game can take under 0.1 ms)
+    (first,) = [x["iteration"] for x in rows(out)]
+    assert 1 <= int(first) < 20
     assert main(["train", "--solver", "dcfr", "--out", str(out), "--resume", *TINY]) == 0
-    assert [x["iteration"] for x in rows(out)] == ["1", "20", "40", "60"]
+    assert [x["iteration"] for x in rows(out)] == [first, "20", "40", "60"]
 
 
 def test_time_limit_stops_between_evaluations(tmp_path):
