@@ -48,7 +48,6 @@ TOOLS: dict[str, str] = {
     "bluff_analysis": "bluff analysis of a tree policy (`eval.analysis`)",
 }
 
-_FAMILY_4P = ("truc_catalan", "trut")
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
 
 _WHY_VINT = VINT_REASON
