@@ -123,3 +123,20 @@ def test_readme_relative_links_exist():
             bad.append(target)
     assert not bad, f"README links to missing files: {bad}"
     assert LINK.findall(text), "no links found: the pattern no longer matches"
+
+
+#: the README's commands that finish in seconds: run for real, as written
+QUICK = ("vitou-ai --version", "vitou-ai replay ", "vitou-ai simulate ")
+
+
+@pytest.mark.parametrize("command", [c for c in _commands() if c.startswith(QUICK)])
+def test_readme_quick_command_runs(command):
+    argv = shlex.split(command)[1:]
+    r = subprocess.run([sys.executable, "-m", "vitou_ai", *argv], cwd=ROOT, env=_env(),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"{command}: exit {r.returncode}\n{r.stderr[-2000:]}"
+    assert r.stdout.strip()
+
+
+def test_readme_has_quick_commands():
+    assert len([c for c in _commands() if c.startswith(QUICK)]) >= 3
