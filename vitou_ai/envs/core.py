@@ -268,3 +268,30 @@ class KernelTable:
             lines.append("  legal: " + ", ".join(self.rules_game.action_string(x)
                                                  for x in self.legal_actions()))
         return "\n".join(lines)
+
+
+def illegal_step(env, name: str, message: str, error: Exception):
+    """The Gymnasium ``step`` result of an illegal action, by ``env.illegal_action``
+    (the Gymnasium environments' one convention, ``Vitou-v0`` and ``Vint-v0``):
+    ``"raise"`` raises ``error``; ``"refuse"`` returns the unchanged observation, reward
+    0; ``"terminate"`` (PettingZoo's ``TerminateIllegalWrapper``) ends the episode with
+    ``env.illegal_reward``. ``info["illegal_action"]`` is ``message`` in both.
+
+    ``env`` has ``illegal_action``, ``illegal_reward``, ``_over`` and ``_obs()``.
+    """
+    import gymnasium
+
+    if env.illegal_action == "raise":
+        raise error from None  # the caller's except clause: its context is not news
+    if env.illegal_action == "refuse":
+        obs = env._obs()
+        return obs, 0.0, False, False, {"illegal_action": message,
+                                        "action_mask": obs["action_mask"].copy()}
+    # One text, so Python's warning filter shows it once (the message is in info).
+    gymnasium.logger.warn(f"{name}: an illegal action ended the episode "
+                          "(illegal_action='terminate'); info['illegal_action'] names it")
+    env._over = True
+    obs = env._obs()
+    return obs, env.illegal_reward, True, False, {
+        "illegal_action": message, "illegal_move": True,
+        "action_mask": obs["action_mask"].copy()}

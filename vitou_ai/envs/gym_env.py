@@ -74,7 +74,7 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from ..rules.params import VitouParams
-from .core import ID_SLOTS, KernelTable
+from .core import ID_SLOTS, KernelTable, illegal_step
 
 #: Handling of an illegal action (module docstring); the first is the default.
 ILLEGAL_MODES = ("terminate", "raise", "refuse")
@@ -213,20 +213,7 @@ class VitouEnv(gymnasium.Env):
             self.table.check(action)
         except IllegalActionError as exc:
             where = f"Vitou-v0, seat {self.seat}: {exc}"
-            if self.illegal_action == "raise":
-                raise IllegalActionError(where, exc.rule) from None
-            if self.illegal_action == "refuse":
-                obs = self._obs()
-                return obs, 0.0, False, False, {"illegal_action": where,
-                                                "action_mask": obs["action_mask"].copy()}
-            # One text, so Python's warning filter shows it once (the message is in info).
-            gymnasium.logger.warn("Vitou-v0: an illegal action ended the episode "
-                                  "(illegal_action='terminate'); info['illegal_action'] names it")
-            self._over = True
-            obs = self._obs()
-            return obs, self.illegal_reward, True, False, {
-                "illegal_action": where, "illegal_move": True,
-                "action_mask": obs["action_mask"].copy()}
+            return illegal_step(self, "Vitou-v0", where, IllegalActionError(where, exc.rule))
         self.table.apply(action)
         player = self._play_bots()
         if player == L.TERMINAL_PLAYER:

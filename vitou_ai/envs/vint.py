@@ -98,6 +98,7 @@ from ..vint.game import (
 )
 from ..vint.openspiel_game import VintInfoStateObserver, game_string, utility_bound
 from ..vint.table import deal_hands
+from .core import illegal_step
 
 NUM_ACTIONS = L.NUM_ACTIONS  # 88
 
@@ -650,19 +651,7 @@ class VintEnv(gymnasium.Env):
             self.table.check(action)
         except VintRuleError as exc:
             message = f"{where}: {exc}"
-            if self.illegal_action == "raise":
-                raise VintRuleError(message, exc.rule) from None
-            if self.illegal_action == "refuse":
-                obs = self._obs()
-                return obs, 0.0, False, False, {"illegal_action": message,
-                                                "action_mask": obs["action_mask"].copy()}
-            gymnasium.logger.warn("Vint-v0: an illegal action ended the episode "
-                                  "(illegal_action='terminate'); info['illegal_action'] names it")
-            self._over = True
-            obs = self._obs()
-            return obs, self.illegal_reward, True, False, {
-                "illegal_action": message, "illegal_move": True,
-                "action_mask": obs["action_mask"].copy()}
+            return illegal_step(self, "Vint-v0", message, VintRuleError(message, exc.rule))
         self.table.apply(action)
         if self._play_bots() < 0:
             self._over = True
