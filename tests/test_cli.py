@@ -198,12 +198,25 @@ def test_top_help_has_no_doc_markup(capsys):
     assert "train" in out and "tournament" in out
 
 
-def test_demo_bad_deals_shows_demos_usage(capsys):
+def test_demo_bad_deals_is_one_line_naming_the_command(capsys):
     with pytest.raises(SystemExit) as e:
         main(["demo", "--deals", "-1"])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert "usage: vitou-ai demo" in err and "--deals must be in" in err
+    assert err.startswith("vitou-ai demo: --deals must be in") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["train", "--iterations", "abc"], ["tournament", "--bogus"],
+                                  ["simulate", "--profile", "chess"], ["nosuchcommand"], [],
+                                  ["play", "--game", "vint", "--seed", "x"]])
+def test_argparse_errors_are_one_line(argv, capsys):
+    """argparse's refusals are one line with the command and where to look, as the
+    commands' own refusals are (the usage block before them was 5-20 lines)."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("vitou-ai") and "--help" in err, err
 
 
 def test_play_refuses_a_partner_in_a_two_player_game(capsys):

@@ -8,7 +8,18 @@ import importlib
 
 import pytest
 
-MODULES = ["vitou_ai.capabilities"]
+MODULES = [
+    "vitou_ai.capabilities",
+    "vitou_ai.sim.batch",
+    "vitou_ai.bots.named",
+    "vitou_ai.solvers.tree",
+    "vitou_ai.solvers.public_tree",
+    "vitou_ai.solvers.protocol",
+    "vitou_ai.solvers.public_team",
+    "vitou_ai.eval.tournament",
+    "vitou_ai.eval.lbr",
+    "vitou_ai.match_equity.two_player",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

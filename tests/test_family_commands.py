@@ -70,3 +70,16 @@ def test_train_put_small(tmp_path):
     assert main(["tournament", "--profile", "put", "--ranks", "4", "--copies", "2",
                  "--hand-size", "1", "--deals", "200", "--bots", str(run / "policy.npz"),
                  "random", "--out", str(tmp_path / "t"), "--no-progress"]) == 0
+
+
+def test_train_flat_defaults_to_the_profiles_whole_deck(tmp_path, capsys):
+    """``vitou-ai train --profile truc_catalan_2p`` solved the top 8 of Catalan's 10
+    ranks (the default was Vitou's 8) without a word; it takes the profile's whole deck
+    now, and the run's first line says which deck it is."""
+    from vitou_ai.commands.cli import main
+
+    assert main(["train", "--profile", "truc_catalan_2p", "--iterations", "1", "--exact", "no",
+                 "--eval-deals", "2", "--bots", "random", "--out", str(tmp_path / "r"),
+                 "--no-progress"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "truc_catalan_2p (10 ranks x 4 copies, 2-card hands)" in first, first

@@ -79,6 +79,15 @@ def parse_bot(spec: str) -> Policy:
     Raises:
         ValueError: an unknown name or parameter, a bad value, a bad tabular file.
         OSError: a tabular file that cannot be read.
+
+    Examples:
+        >>> from vitou_ai.bots.named import parse_bot
+        >>> parse_bot("counter").name
+        'counter'
+        >>> parse_bot("chess")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown bot 'chess'...
     """
     spec = spec.strip()
     base, _, opts = spec.partition(":")

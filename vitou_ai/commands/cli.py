@@ -215,9 +215,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     from . import play as play_cli
     from . import tournament as tournament_cli
     from . import train as train_cli
-    from .console import HelpFormatter
+    from .console import ArgumentParser, HelpFormatter
 
-    parser = argparse.ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
+    parser = ArgumentParser(prog="vitou-ai", description=DESCRIPTION,
                                      formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version",
                         version=f"vitou-ai {__version__} (rules {RULES_VERSION})",

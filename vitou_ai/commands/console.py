@@ -38,6 +38,20 @@ def interrupted_line(command: str, kept: str | None = None) -> str:
     return f"{command}: interrupted" + (f": {kept}" if kept else "")
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line, as every other refusal of the
+    commands is (``vitou-ai train: argument --iterations: invalid int value: 'abc' (see
+    vitou-ai train --help)``), not the whole usage block followed by the error. Exit
+    code 2, as argparse's. Subcommand parsers are of this class too (argparse makes
+    them of the parent's class)."""
+
+    def error(self, message: str):
+        import sys
+
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's help with every option's default at the end of its line.
 

@@ -94,7 +94,7 @@ DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 #: refused. The length of the run (``--iterations``, ``--time``), ``--eval-every``,
 #: ``--max-tree-nodes`` and ``--no-progress`` may change from one resume to the next.
 RUN_DEFAULTS: dict[str, Any] = {
-    "profile": "vitou_2p", "ranks": 8, "copies": 4, "hand_size": 2, "dealer": -1,
+    "profile": "vitou_2p", "ranks": None, "copies": 4, "hand_size": 2, "dealer": -1,
     "score0": 0, "score1": 0, "target": None, "early_end": "card", "signals": False,
     "signal_seen": 0.5,
     "solver": "dcfr", "seed": 0, "max_infosets": 1 << 22,
@@ -119,13 +119,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     def setting(flag: str, text: str, **kw) -> None:
         # default None: a flag left out is told apart from one given, for --resume
         default = RUN_DEFAULTS[flag[2:].replace("-", "_")]
-        shown = "the profile's" if flag == "--target" else _show(default)
+        shown = ("the profile's" if flag == "--target" else
+                 "the profile's whole deck" if flag == "--ranks" else _show(default))
         p.add_argument(flag, default=None, help=f"{text} (default: {shown}; with --resume: "
                        "the run's)", **kw)
 
     setting("--profile", "game profile (RULES.md section 9)",
             choices=ALL_PROFILES)
-    setting("--ranks", "research variant: the top N ranks of T 9 A K Q J 8 7", type=int)
+    setting("--ranks", "research variant: the top N ranks of the profile's deck (Vitou: "
+            "T 9 A K Q J 8 7, so 8 is the whole deck)", type=int)
     setting("--copies", "research variant: copies of each rank", type=int)
     setting("--hand-size", "cards per hand (2 with the full deck: two-card hands; "
             "abstract-mccfr, the four-player default: 3)", type=int)
@@ -692,7 +694,9 @@ def _train(plan: _Plan, out) -> int:
         except OSError as e:
             raise _BadInput(f"--out {plan.folder}: {e.strerror or e}") from None
         folder = plan.folder
-        print(f"vitou-ai train: {plan.params.profile} {s['solver']}; "
+        pp = plan.params
+        print(f"vitou-ai train: {pp.profile} ({pp.ranks} ranks x {pp.copies} copies, "
+              f"{pp.hand_size}-card hands) {s['solver']}; "
               + (f"{tree_summary(tree)[1]} ({build_s:.1f} s); " if tree else
                  "no exact evaluation (" + ("--exact no" if s["exact"] == "no" else
                                             "the tree is too large") + "); ")

@@ -68,9 +68,9 @@ def refuse_vint(argv: list[str]) -> str | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .console import SEED_RANGE, HelpFormatter
+    from .console import SEED_RANGE, ArgumentParser, HelpFormatter
 
-    ap = argparse.ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
+    ap = ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
                                  formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("play", "tournament"):

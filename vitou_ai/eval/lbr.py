@@ -635,6 +635,14 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
     Raises:
         ValueError: match mode, ``deals < 2`` or ``samples < 1``, a deal longer than
             ``MAX_HIST`` nodes.
+
+    Examples:
+        >>> import vitou_ai
+        >>> params = vitou_ai.VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1)
+        >>> lbr = vitou_ai.local_best_response(vitou_ai.load_policy("random"), params,
+        ...                                    deals=20, samples=2)
+        >>> lbr.lo <= lbr.value <= lbr.hi, lbr.deals
+        (True, 20)
     """
     _check_game(params)
     if deals < 2 or samples < 1:

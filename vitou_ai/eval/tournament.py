@@ -198,6 +198,14 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
 
     Raises:
         ValueError: fewer than two bots, ``games < 1``.
+
+    Examples:
+        >>> import vitou_ai
+        >>> params = vitou_ai.VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1)
+        >>> bots = [vitou_ai.load_policy(name) for name in ("random", "counter")]
+        >>> frame = vitou_ai.run_tournament(bots, params, games=20, seed=0).ratings_frame()
+        >>> sorted(frame["bot"])
+        ['counter', 'random']
     """
     if len(policies) < 2:
         raise ValueError("a tournament needs at least two bots")

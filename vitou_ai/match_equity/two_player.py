@@ -634,6 +634,13 @@ def compute_table(config: EquityConfig, run_task: Callable[[list[tuple[int, int]
 
     Returns:
         (table, records).
+
+    Examples:
+        >>> import vitou_ai
+        >>> config = vitou_ai.EquityConfig(target=2, ranks=4, copies=2, hand_size=1)
+        >>> table, records = vitou_ai.match_equity_table(config)
+        >>> round(table[(0, 0, 0)], 4), len(records)
+        (0.5, 3)
     """
     records: list[dict] = []
     table: dict[tuple[int, int, int], float] = {}

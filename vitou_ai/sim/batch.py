@@ -345,6 +345,13 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
     Raises:
         ValueError: a lineup of the wrong length, ``n < 0``, a bad combination.
         TypeError: an object that is not a policy.
+
+    Examples:
+        >>> import vitou_ai
+        >>> lineup = [vitou_ai.load_policy("counter"), vitou_ai.load_policy("random")] * 2
+        >>> frame = vitou_ai.simulate(vitou_ai.VitouParams(), lineup, 100, seed=1).to_frame()
+        >>> len(frame), "return0" in frame.columns
+        (100, True)
     """
     nested = len(lineup) > 0 and isinstance(lineup[0], list | tuple)
     lineups = [list(lu) for lu in lineup] if nested else [list(lineup)]

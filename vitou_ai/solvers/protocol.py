@@ -270,6 +270,15 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
         ValueError: an unknown name, a tree of the wrong kind for it or of another game
             than ``params``, discounts given to a solver without them, a discount that
             is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number.
+
+    Examples:
+        >>> import vitou_ai
+        >>> params = vitou_ai.VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1,
+        ...                               dealer=-1)
+        >>> solver = vitou_ai.make_solver("dcfr", params, tree=vitou_ai.build_tree(params))
+        >>> solver.iterate(300)
+        >>> round(solver.exact_evaluation()["exploitability"], 4)
+        0.0004
     """
     import math
 

@@ -534,7 +534,30 @@ def alternating_best_response(tree: PublicTree, policy: np.ndarray, team: int,
 def team_bracket(tree: PublicTree, policy: np.ndarray, team: int, max_rounds: int = 20,
                  passes: TeamPasses | None = None) -> TeamBracket:
     """Team ``team``'s value under ``policy``, and the alternating (lower) and pooled
-    (upper) bounds on its best response to the other team's part of ``policy``."""
+    (upper) bounds on its best response to the other team's part of ``policy``.
+
+    Args:
+        tree: a four-player public tree (:func:`~vitou_ai.solvers.public_tree.build_public_tree`).
+        policy: ``float64[tree.num_entries]``, every seat's policy (e.g.
+            :func:`~vitou_ai.solvers.public_cfr.entry_policy`).
+        team: 0 (seats 0, 2) or 1 (seats 1, 3).
+        max_rounds: rounds of the alternating partners' best responses.
+        passes: the tree's team passes, if already made (reused across calls).
+
+    Returns:
+        :class:`TeamBracket`, in points per deal.
+
+    Examples:
+        >>> import numpy as np
+        >>> import vitou_ai
+        >>> from vitou_ai.solvers.public_cfr import entry_policy
+        >>> params = vitou_ai.VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1,
+        ...                               dealer=-1)
+        >>> tree = vitou_ai.build_public_tree(params)
+        >>> b = vitou_ai.team_bracket(tree, entry_policy(tree, np.zeros(tree.num_entries)), team=0)
+        >>> bool(b.value <= b.alternating <= b.pooled + 1e-12)
+        True
+    """
     ps = _passes(tree, passes)
     value = team_value(tree, policy, team, ps)
     alt, rounds = alternating_best_response(tree, policy, team, max_rounds, passes=ps)

@@ -542,6 +542,14 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     Raises:
         ValueError: see :func:`check_public_params`; more than ``max_nodes`` nodes;
             ``max_nodes`` below 1 or not below 2**31; an unknown ``layout``.
+
+    Examples:
+        >>> from vitou_ai import VitouParams
+        >>> from vitou_ai.solvers.public_tree import build_public_tree
+        >>> params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
+        >>> tree = build_public_tree(params)
+        >>> tree.num_nodes, tree.num_entries
+        (2219, 3125)
     """
     check_public_params(params)
     if layout not in ("visit", "expansion"):

@@ -332,6 +332,13 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
         ValueError: in match mode (unbounded; use the sampling solvers), a game with
             more legal actions at a node than the tables hold (:func:`check_tree_actions`),
             or when the tree would exceed ``max_nodes`` nodes.
+
+    Examples:
+        >>> from vitou_ai import VitouParams
+        >>> from vitou_ai.solvers.tree import build_tree
+        >>> params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
+        >>> build_tree(params).num_nodes
+        6059
     """
     require("flat_tree", params)
     if params.mode != "deal":
