@@ -221,36 +221,50 @@ def pooled_team_best_response(tree: GameTree, policy: np.ndarray, team: int) -> 
     Raises:
         ValueError: a tree of two players; ``team`` not 0 or 1; a policy of another shape.
     """
-    from .tree import enumerate_deals
 
     if tree.num_players != 4:
         raise ValueError(f"a pooled team needs four players, the tree has {tree.num_players}")
     if team not in (0, 1):
         raise ValueError(f"team must be 0 or 1, not {team}")
     _check_policy(tree, policy)
-    hands, _ = enumerate_deals(tree.params)
-    pooled = np.empty(tree.num_nodes, np.int64)
-    owner = _pooled_infosets(tree.params.to_array(), tree.kind, tree.player, tree.infoset,
-                             tree.first, tree.nchild, tree.is_actions, hands, team,
-                             tree.num_infosets, pooled)
-    ni = tree.num_infosets
-    mine = pooled >= 0
-    infoset = np.where(mine, pooled, tree.infoset).astype(np.int64)
-    player = np.where(mine, team, tree.player).astype(tree.player.dtype)
-    # the pooled sets' depth: the team's decisions before them (both partners')
-    team_seats = tree.is_player % 2 == team
-    depth = _team_depths(tree.kind, tree.first, tree.nchild, player, infoset, team, ni,
-                         len(owner))
-    is_player = np.concatenate([np.where(team_seats, -1, tree.is_player), np.full(
-        len(owner), team, tree.is_player.dtype)]).astype(tree.is_player.dtype)
-    is_nact = np.concatenate([tree.is_nact, tree.is_nact[owner]])
-    is_depth = np.concatenate([tree.is_depth, depth]).astype(tree.is_depth.dtype)
+    player, infoset, is_player, is_nact, is_depth, owner = _pooled_layout(tree, team)
     pol = np.concatenate([policy, policy[owner]])
     n = tree.num_nodes
     return float(CK.best_response(
         tree.kind, player, infoset, tree.first, tree.nchild, tree.prob, tree.util, 4,
         is_player, is_nact, is_depth, pol, team, np.empty(n), np.empty(n), np.empty(n),
         np.empty(len(is_player), np.int64), np.zeros((len(is_player), MAX_INFOSET_ACTIONS))))
+
+
+def _pooled_layout(tree: GameTree, team: int) -> tuple[np.ndarray, ...]:
+    """The tree's node and infoset arrays with team ``team``'s decisions in its pooled
+    information sets, all of them the player ``team``'s (the original sets of the team
+    are left, as no one's: ``is_player`` -1): ``(player, infoset, is_player, is_nact,
+    is_depth, owner)``, ``owner`` the actor's infoset of each pooled set. Kept on the
+    tree (one replay of the tree on the kernel per team)."""
+    from .tree import enumerate_deals
+
+    cache = tree.__dict__.setdefault("_pooled_layouts", {})
+    if team in cache:
+        return cache[team]
+    hands, _ = enumerate_deals(tree.params)
+    pooled = np.empty(tree.num_nodes, np.int64)
+    ni = tree.num_infosets
+    owner = _pooled_infosets(tree.params.to_array(), tree.kind, tree.player, tree.infoset,
+                             tree.first, tree.nchild, tree.is_actions, hands, team, ni, pooled)
+    mine = pooled >= 0
+    infoset = np.where(mine, pooled, tree.infoset).astype(np.int64)
+    player = np.where(mine, team, tree.player).astype(tree.player.dtype)
+    del pooled, mine
+    # the pooled sets' depth: the team's decisions before them (both partners')
+    depth = _team_depths(tree.kind, tree.first, tree.nchild, player, infoset, team, ni,
+                         len(owner))
+    is_player = np.concatenate([np.where(tree.is_player % 2 == team, -1, tree.is_player),
+                                np.full(len(owner), team)]).astype(tree.is_player.dtype)
+    is_nact = np.concatenate([tree.is_nact, tree.is_nact[owner]])
+    is_depth = np.concatenate([tree.is_depth, depth]).astype(tree.is_depth.dtype)
+    cache[team] = (player, infoset, is_player, is_nact, is_depth, owner)
+    return cache[team]
 
 
 @jit
