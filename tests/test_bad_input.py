@@ -313,6 +313,11 @@ def _team_exploitability():
     (["--variants", "3,3,1", "--bots"], ("nothing to evaluate",)),
     # the real game: built until the machine ran out of memory (about 80 TiB)
     (["--variants", "8,4,3"], ("--variants 8,4,3", "more than this machine's")),
+    (["--profile", "truc_1912", "--variants", "3,3,1"], ("--profile truc_1912", "F2.3")),
+    (["--profile", "put", "--variants", "3,3,1"], ("--profile put", "four players")),
+    (["--profile", "nosuch", "--variants", "3,3,1"], ("--profile nosuch", "unknown profile")),
+    (["--profile", "trut", "--variants", "3,3,1", "--policy", "3,3,1={policy}"],
+     ("--policy 3,3,1=", "made for other game parameters (vitou_2p", "(trut")),
 ])
 def test_team_exploitability_refuses_bad_input_before_any_tree(tmp_path, blocked, tabular_file,
                                                                capsys, extra, words):
@@ -367,6 +372,34 @@ def test_team_exploitability_evaluates_a_variant_named_twice_once(tmp_path):
     assert [(r["variant"], r["policy"], r["team"]) for r in rows] == [
         ("3,3,1", "random", "0"), ("3,3,1", "random", "1")]
     assert len(built) == 1
+
+
+def test_team_exploitability_profile_evaluates_a_family_game(tmp_path):
+    """``--profile trut`` evaluates Trut's tree (the script was Vitou's only): its rows
+    name the profile, and the uniform policy's NashConv and each team's alternating
+    response equal the flat tree's (:mod:`vitou_ai.solvers.evaluate`)."""
+    import csv
+
+    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.tree import build_tree
+
+    mod = _team_exploitability()
+    assert mod.main(["--profile", "trut", "--variants", "3,2,1", "--bots", "random",
+                     "--exact-counts", "3,2,1", "--estimated-counts",
+                     "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "evaluation.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(tmp_path / "counts.csv", newline="") as f:
+        assert [r["profile"] for r in csv.DictReader(f)] == ["trut"]
+    assert [(r["profile"], r["variant"], r["team"]) for r in rows] == [
+        ("trut", "3,2,1", "0"), ("trut", "3,2,1", "1")]
+    tree = build_tree(VitouParams(profile="trut", ranks=3, copies=2, hand_size=1, dealer=0))
+    uniform = E.uniform_policy(tree)
+    assert float(rows[0]["nash_conv"]) == pytest.approx(E.nash_conv(tree, uniform), abs=1e-9)
+    for r in rows:
+        alt = E.team_best_response(tree, uniform, int(r["team"]))
+        assert float(r["alternating_value"]) == pytest.approx(alt.value, abs=1e-9)
+        assert float(r["gain_lower"]) <= float(r["gain_upper"]) + 1e-12
 
 
 @pytest.mark.parametrize("text", ["{}", "[1, 2]", '{"format": "vitou_ai-sweep-task-1"}', "3"])

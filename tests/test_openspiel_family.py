@@ -160,3 +160,50 @@ def test_jitted_tensor_from_key_is_the_observers(profile):
             compared += 1
             state.apply_action(rng.choice(state.legal_actions()))
     assert compared > 20
+
+
+def test_flat_tree_fresh_deal_comes_from_the_rest_of_the_deck():
+    """F2.3: the flat tree's 1912 fresh deal is dealt from the cards left, as OpenSpiel's
+    card-by-card chance deals it. A fresh-deal policy that depends on the hand (propose and
+    agree holding the lowest rank, else keep / reject; uniform elsewhere) has the same
+    exact value on both trees. With 2 ranks x 4 copies and 1-card hands the fresh deal is
+    the first one's complement; the flat tree once dealt it from the whole deck again
+    (value -0.66254 for team 0, against OpenSpiel's -0.66720)."""
+    from open_spiel.python import policy as osp
+    from open_spiel.python.algorithms import expected_game_score
+
+    from vitou_ai.rules import layout as L
+    from vitou_ai.solvers.evaluate import expected_returns, uniform_policy
+    from vitou_ai.solvers.tree import build_tree
+
+    params = VitouParams(profile="truc_1912", dealer=0, ranks=2, copies=4, hand_size=1,
+                         target=3)
+    low = params.ranks - 1
+
+    def choose(legal, weak):
+        if L.A_REDEAL in legal:
+            return L.A_REDEAL if weak else L.A_KEEP
+        if L.A_AGREE in legal:
+            return L.A_AGREE if weak else L.A_REJECT
+        return None
+
+    class FreshDealPolicy(osp.Policy):
+        def action_probabilities(self, state, player_id=None):
+            legal = state.legal_actions()
+            seat = state.current_player()
+            a = choose(legal, int(state.a[L.S_HAND + seat * L.MAX_HAND]) == low)
+            return {a: 1.0} if a is not None else {b: 1.0 / len(legal) for b in legal}
+
+    tree = build_tree(params)
+    policy = uniform_policy(tree)
+    for i in range(tree.num_infosets):
+        legal = [int(a) for a in tree.is_actions[i, :tree.is_nact[i]]]
+        a = choose(legal, int(tree.is_keys[i, L.K_HAND]) == low)
+        if a is not None:
+            policy[i] = 0.0
+            policy[i, legal.index(a)] = 1.0
+    game = pyspiel.load_game(game_string(params))
+    want = expected_game_score.policy_value(game.new_initial_state(),
+                                            [FreshDealPolicy(game, list(range(4)))] * 4)
+    assert expected_returns(tree, policy) == pytest.approx(want, abs=1e-12)
+    assert want[0] == pytest.approx(-0.66719577, abs=1e-8)

@@ -59,7 +59,7 @@ def test_train_public_solver_matches_the_flat_solver(tmp_path, profile):
         runs[solver] = rows(out)
     flat, public = runs["dcfr"], runs["public-dcfr"]
     keys = ["exploitability"] if profile == "vitou_2p" else [
-        "nash_conv", "team0_br_gain", "team1_br_gain"]
+        "nash_conv", "team0_br_gain", "team1_br_gain", "team0_pooled_gain", "team1_pooled_gain"]
     for a, b in zip(flat, public, strict=True):
         for k in keys:
             assert float(a[k]) == pytest.approx(float(b[k]), abs=1e-9)

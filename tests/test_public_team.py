@@ -144,6 +144,45 @@ def test_seat_and_alternating_responses_agree_with_the_flat_tree(params):
         assert b.alternating <= b.pooled + 1e-12
 
 
+@pytest.mark.parametrize("params", [
+    SMALL[0], SMALL[1],
+    VitouParams(profile="vitou", ranks=3, copies=3, hand_size=2),
+    VitouParams(profile="trut", ranks=3, copies=2, hand_size=1),
+    VitouParams(profile="truc_catalan", ranks=3, copies=3, hand_size=1),
+], ids=["4p-3x2", "4p-3x2-drawn", "4p-3x3-2cards", "trut-3x2", "catalan-3x3"])
+def test_flat_pooled_team_response_equals_the_public_trees(params):
+    """The flat tree's pooled team best response (for truc_1912, which has no public
+    tree, F2.3) equals the public tree's pooled pass on a random policy."""
+    from vitou_ai.solvers.evaluate import pooled_team_best_response
+
+    pt, ft = build_public_tree(params), build_tree(params)
+    rng = np.random.default_rng(5)
+    fp = rng.random((ft.num_infosets, 5)) ** 3 * ft.legal_mask()
+    fp /= fp.sum(1, keepdims=True)
+    pol = from_flat_policy(pt, ft, fp)
+    ps = PT.TeamPasses(pt)
+    for team in (0, 1):
+        assert pooled_team_best_response(ft, fp, team) == pytest.approx(
+            PT.pooled_best_response_value(pt, pol, team, ps), abs=1e-12)
+
+
+def test_flat_pooled_team_response_of_1912_bounds_the_alternating_one():
+    """truc_1912 (fresh deal, F2.3): alternating <= pooled on the flat tree, and a team
+    pooled at a fixed policy gains at least what one seat gains."""
+    from vitou_ai.solvers.evaluate import expected_returns, pooled_team_best_response
+
+    ft = build_tree(VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1, target=3))
+    rng = np.random.default_rng(5)
+    fp = rng.random((ft.num_infosets, 5)) * ft.legal_mask()
+    fp /= fp.sum(1, keepdims=True)
+    u = expected_returns(ft, fp)
+    for team in (0, 1):
+        pooled = pooled_team_best_response(ft, fp, team)
+        assert team_best_response(ft, fp, team).value <= pooled + 1e-12
+        assert max(best_response(ft, fp, s)[0] for s in (team, team + 2)) <= pooled + 1e-12
+        assert pooled > u[team]
+
+
 def test_seat_best_response_policy_reaches_its_value():
     params = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1)
     pt = build_public_tree(params)

@@ -19,7 +19,7 @@ from ..abstraction.config import AbstractionConfig
 from ..abstraction.key import abstract_key
 from ..rules import kernel as K
 from ..rules import layout as L
-from .tree import KIND_CHANCE, KIND_DECISION, GameTree, enumerate_deals
+from .tree import KIND_CHANCE, KIND_DECISION, GameTree, _first_deal, enumerate_deals
 
 
 @jit
@@ -61,7 +61,7 @@ def _walk(cfg, params, kind, player, infoset, first, nchild, is_actions, deal_ha
                 stack_node[sp] = first[node] + c
                 sp += 1
         elif kind[node] == KIND_CHANCE:
-            merged = state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0
+            merged = _first_deal(state)  # as the tree's builder
             if not merged:
                 K.chance_outcomes(params, state, acts, probs)
             for c in range(nchild[node]):

@@ -1,5 +1,6 @@
 """Exact evaluation on a flat game tree: expected returns, best responses,
-NashConv, exploitability, and a team best response for four players.
+NashConv, exploitability, and for four players the team best responses: the
+alternating partners' (a lower bound) and the pooled team's (an upper bound).
 
 Definitions follow OpenSpiel (``pyspiel.nash_conv`` / ``exploitability``):
 ``NashConv = sum_p (BR_p - u_p(policy))`` and ``exploitability =
@@ -11,9 +12,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import types
+from numba.typed import Dict
 
+from .._numba import jit
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.observe import infostate_key
 from . import cfr_kernels as CK
-from .tree import MAX_INFOSET_ACTIONS, GameTree
+from .infoset_table import pack_key
+from .tree import (
+    KIND_DECISION,
+    KIND_TERMINAL,
+    MAX_INFOSET_ACTIONS,
+    GameTree,
+    _first_deal,
+    _grow1,
+    _grow2,
+)
 
 
 class _Work:
@@ -112,6 +128,166 @@ def team_best_response(tree: GameTree, policy: np.ndarray, team: int,
             break
         value = max(value, v)
     return TeamBestResponse(team, value, base, value - base, rounds)
+
+
+_pooled_key = types.UniTuple(types.int64, 5)
+
+
+@jit
+def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, deal_hands, team,
+                     num_infosets, pooled):
+    """Number the pooled information sets of team ``team``: at each decision of a seat of
+    the team, (the actor's information set, the partner's information state there), so
+    the two partners act as one player who knows what each of them knows. Replays the
+    tree on the kernel (children in the builder's order: :func:`tree._build`). Writes
+    ``pooled[node]`` (``num_infosets + k`` for the k-th pooled set, -1 elsewhere) and
+    returns the actor's infoset of each pooled set, ``int64[k]``."""
+    n = kind.shape[0]
+    table = Dict.empty(key_type=_pooled_key, value_type=types.int64)
+    owner = np.empty(1024, np.int64)
+    k_out = 0
+    cap = 4096
+    st_states = np.empty((cap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(cap, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    sp = 1
+    acts = np.empty(L.NUM_ACTIONS, np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    key = np.empty(L.KEY_SIZE, np.int8)
+    state = np.empty(L.STATE_SIZE, np.int32)
+    for i in range(n):
+        pooled[i] = -1
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        m = nchild[node]
+        if m == 0:
+            continue
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+        f = first[node]
+        if kind[node] == KIND_DECISION:
+            p = player[node]
+            iset = infoset[node]
+            if p % 2 == team:
+                infostate_key(params, state, (p + 2) % 4, key)
+                pk = pack_key(key)
+                t = (np.int64(iset), pk[0], pk[1], pk[2], pk[3])
+                if t in table:
+                    j = table[t]
+                else:
+                    j = k_out
+                    table[t] = j
+                    if j >= owner.shape[0]:
+                        owner = _grow1(owner, j + 1)
+                    owner[j] = iset
+                    k_out += 1
+                pooled[node] = num_infosets + j
+            for c in range(m):
+                K.copy_state(state, st_states[sp])
+                K.apply_action(params, st_states[sp], is_actions[iset, c])
+                st_node[sp] = f + c
+                sp += 1
+        else:
+            merged = _first_deal(state)
+            if not merged:
+                K.chance_outcomes(params, state, acts, probs)
+            for c in range(m):
+                K.copy_state(state, st_states[sp])
+                if merged:
+                    K.apply_deal(params, st_states[sp], deal_hands[c])
+                else:
+                    K.apply_action(params, st_states[sp], acts[c])
+                st_node[sp] = f + c
+                sp += 1
+    return owner[:k_out].copy()
+
+
+def pooled_team_best_response(tree: GameTree, policy: np.ndarray, team: int) -> float:
+    """Value of team ``team``'s pooled best response on the flat tree: the partners act as
+    one player who knows both partners' information (hands, and in 1912 the hands each
+    threw in, F2.3) against the other team playing ``policy``; an upper bound on what
+    the team can get (as :func:`vitou_ai.solvers.public_team.pooled_best_response_value`
+    on the public tree; equal in the tests). Points per deal, team ``team``'s return.
+
+    The best response of one player whose information sets are the pooled ones
+    (:func:`_pooled_infosets`): perfect recall holds, and every history of a pooled set
+    has the same number of the team's decisions (the actions are public), which the
+    backward induction of :func:`cfr_kernels.best_response` needs.
+
+    Raises:
+        ValueError: a tree of two players; ``team`` not 0 or 1; a policy of another shape.
+    """
+
+    if tree.num_players != 4:
+        raise ValueError(f"a pooled team needs four players, the tree has {tree.num_players}")
+    if team not in (0, 1):
+        raise ValueError(f"team must be 0 or 1, not {team}")
+    _check_policy(tree, policy)
+    player, infoset, is_player, is_nact, is_depth, owner = _pooled_layout(tree, team)
+    pol = np.concatenate([policy, policy[owner]])
+    n = tree.num_nodes
+    return float(CK.best_response(
+        tree.kind, player, infoset, tree.first, tree.nchild, tree.prob, tree.util, 4,
+        is_player, is_nact, is_depth, pol, team, np.empty(n), np.empty(n), np.empty(n),
+        np.empty(len(is_player), np.int64), np.zeros((len(is_player), MAX_INFOSET_ACTIONS))))
+
+
+def _pooled_layout(tree: GameTree, team: int) -> tuple[np.ndarray, ...]:
+    """The tree's node and infoset arrays with team ``team``'s decisions in its pooled
+    information sets, all of them the player ``team``'s (the original sets of the team
+    are left, as no one's: ``is_player`` -1): ``(player, infoset, is_player, is_nact,
+    is_depth, owner)``, ``owner`` the actor's infoset of each pooled set. Kept on the
+    tree (one replay of the tree on the kernel per team)."""
+    from .tree import enumerate_deals
+
+    cache = tree.__dict__.setdefault("_pooled_layouts", {})
+    if team in cache:
+        return cache[team]
+    hands, _ = enumerate_deals(tree.params)
+    pooled = np.empty(tree.num_nodes, np.int64)
+    ni = tree.num_infosets
+    owner = _pooled_infosets(tree.params.to_array(), tree.kind, tree.player, tree.infoset,
+                             tree.first, tree.nchild, tree.is_actions, hands, team, ni, pooled)
+    mine = pooled >= 0
+    infoset = np.where(mine, pooled, tree.infoset).astype(np.int64)
+    player = np.where(mine, team, tree.player).astype(tree.player.dtype)
+    del pooled, mine
+    # the pooled sets' depth: the team's decisions before them (both partners')
+    depth = _team_depths(tree.kind, tree.first, tree.nchild, player, infoset, team, ni,
+                         len(owner))
+    is_player = np.concatenate([np.where(tree.is_player % 2 == team, -1, tree.is_player),
+                                np.full(len(owner), team)]).astype(tree.is_player.dtype)
+    is_nact = np.concatenate([tree.is_nact, tree.is_nact[owner]])
+    is_depth = np.concatenate([tree.is_depth, depth]).astype(tree.is_depth.dtype)
+    cache[team] = (player, infoset, is_player, is_nact, is_depth, owner)
+    return cache[team]
+
+
+@jit
+def _team_depths(kind, first, nchild, player, infoset, team, num_infosets, num_pooled):
+    """``int16[num_pooled]``: the team's decisions above each pooled set (a forward pass:
+    parents come before their children in the flat tree)."""
+    n = kind.shape[0]
+    d = np.zeros(n, np.int16)
+    out = np.full(num_pooled, -1, np.int16)
+    for i in range(n):
+        if kind[i] == KIND_TERMINAL:
+            continue
+        step = 0
+        if kind[i] == KIND_DECISION and player[i] == team:
+            j = infoset[i] - num_infosets
+            if out[j] < 0:
+                out[j] = d[i]
+            elif out[j] != d[i]:
+                raise ValueError("a pooled information set at two depths")
+            step = 1
+        for c in range(nchild[i]):
+            d[first[i] + c] = d[i] + step
+    return out
 
 
 def uniform_policy(tree: GameTree) -> np.ndarray:

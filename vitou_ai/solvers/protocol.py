@@ -20,8 +20,8 @@ name; the families behind it:
 Exact evaluation keys (points per deal): two players ``exploitability`` and
 ``game_value`` (seat 0's expected return under the average policy); four
 players ``nash_conv`` and, per team, ``team{t}_br_gain`` (alternating partners'
-best responses: a lower bound on the team's gain) and, on the public tree,
-``team{t}_pooled_gain`` (the pooled team: an upper bound).
+best responses: a lower bound on the team's gain) and ``team{t}_pooled_gain`` (the
+pooled team: an upper bound).
 """
 
 from __future__ import annotations
@@ -89,16 +89,26 @@ class Solver(Protocol):
 
 
 def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
-    from .evaluate import _Work, best_response, expected_returns, nash_conv, team_best_response
+    from .evaluate import (
+        _Work,
+        best_response,
+        expected_returns,
+        nash_conv,
+        pooled_team_best_response,
+        team_best_response,
+    )
 
     if tree.num_players == 2:
         u = expected_returns(tree, policy)
         work = _Work(tree)
         conv = sum(best_response(tree, policy, p, work)[0] - u[p] for p in range(2))
         return {"exploitability": float(conv) / 2, "game_value": float(u[0])}
+    u = expected_returns(tree, policy)
     return {"nash_conv": nash_conv(tree, policy),
             "team0_br_gain": team_best_response(tree, policy, 0).gain,
-            "team1_br_gain": team_best_response(tree, policy, 1).gain}
+            "team1_br_gain": team_best_response(tree, policy, 1).gain,
+            "team0_pooled_gain": pooled_team_best_response(tree, policy, 0) - u[0],
+            "team1_pooled_gain": pooled_team_best_response(tree, policy, 1) - u[1]}
 
 
 def _flat_tabular(params: VitouParams, keys, nact, actions, pol, name: str):

@@ -11,7 +11,8 @@ The deal is one chance node whose outcomes are the joint hands as multisets
 which their own cards came (``docs/kernel_interface.md``), the rest of the
 state depends only on the multisets, so this tree has the same information
 sets, the same values and the same CFR iterates as dealing card by card,
-with up to ``(h!)^n`` times fewer nodes.
+with up to ``(h!)^n`` times fewer nodes. A French Truc fresh deal (F2.3) is dealt
+card by card from the rest of the deck (:func:`_first_deal`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,18 @@ def _grow2(a, n):
 
 
 @jit
+def _first_deal(state):
+    """Whether ``state`` is at the deal's first card, the chance node that deals the
+    joint hands enumerated from the whole deck (:func:`enumerate_deals`). A French Truc
+    fresh deal (docs/RULES_family.md F2.3, ``S_REDEAL == 2``) is not: it comes from the
+    rest of the deck (the first hands are not in it), so it is dealt card by card by the
+    kernel's chance outcomes. (Merging it with the whole deck's deals gave every fresh
+    deal the same distribution whatever was thrown in: right marginals, so the value of a
+    policy that ignores its thrown hand was unchanged, wrong values otherwise.)"""
+    return state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0 and state[L.S_REDEAL] != 2
+
+
+@jit
 def _build(params, deal_hands, deal_probs, max_nodes):
     cap = 1024
     kind = np.empty(cap, np.int8)
@@ -185,7 +198,7 @@ def _build(params, deal_hands, deal_probs, max_nodes):
             kind[node] = KIND_CHANCE
             player[node] = -1
             infoset[node] = -1
-            merged = state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0
+            merged = _first_deal(state)
             m = deal_probs.shape[0] if merged else K.chance_outcomes(params, state, acts, probs)
         else:
             p = K.current_player(params, state)
@@ -238,7 +251,7 @@ def _build(params, deal_hands, deal_probs, max_nodes):
             child = n_nodes + k
             K.copy_state(state, st_states[sp])
             if kind[node] == KIND_CHANCE:
-                if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
+                if merged:
                     K.apply_deal(params, st_states[sp], deal_hands[k])
                     prob[child] = deal_probs[k]
                 else:
