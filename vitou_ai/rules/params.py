@@ -174,7 +174,7 @@ class VitouParams:
             (2 .. 8), or of the family profile's deck (``None``: the whole deck,
             8 for Vitou).
         copies: copies of each rank, 1 .. 8 (4 in the real deck).
-        hand_size: cards per hand, 1 .. 3.
+        hand_size: cards per hand, 1 .. 3 (``put_partnership``: 2 .. 3, P6.2).
         max_deals: match mode, a match still open after this many deals is a
             draw (R8.2); 1 .. 10000.
         direction: family profiles only (docs/RULES_family.md G0.2):
@@ -237,7 +237,9 @@ class VitouParams:
             object.__setattr__(self, "ranks", len(RANK_LABELS[self.profile]))
         _check_int("ranks", self.ranks, 2, len(RANK_LABELS[self.profile]))
         _check_int("copies", self.copies, 1, 8)
-        _check_int("hand_size", self.hand_size, 1, 3)
+        # P6.2: partnership Put keeps 2 or 3 cards (a best card handed, and a card laid away
+        # that the player's information state must keep apart from the one handed)
+        _check_int("hand_size", self.hand_size, 2 if self.profile == "put_partnership" else 1, 3)
         _check_int("max_deals", self.max_deals, 1, 10_000)
         _check_int("dealer", self.dealer, -1, self.players - 1)
         for team, s in enumerate(self.scores):
