@@ -15,14 +15,20 @@ import numpy as np
 
 #: Changes whenever the kernel's behaviour changes; written into every result
 #: file and checked when loading checkpoints.
-RULES_VERSION = "vitou-rules-1.1"
+RULES_VERSION = "vitou-rules-1.2"
 
 #: Earlier versions and what changed since, for files written under them.
 #: ``vitou-rules-1.0`` -> 1.1: R3.2 counts copies. Only a trick with two or more
 #: players still to play can be affected, so two-player files carry over unchanged.
+#: ``vitou-rules-1.1`` -> 1.2: adds the profile ``put_partnership`` (docs/RULES_family.md
+#: P6), its action ids 31..45 and its state fields; no other profile's transitions,
+#: information-state keys (``KEY_SIZE`` unchanged) or action ids change, and no 1.1 file
+#: can be for the new profile, so every 1.1 file carries over unchanged.
 _RULES_CHANGES = {
     "vitou-rules-1.0": "R3.2 now counts copies (vitou-rules-1.1), which changes some four-player deals",
 }
+#: Versions whose files every later version takes as they are (see above).
+_CARRIES_OVER = ("vitou-rules-1.1",)
 
 
 def check_rules_version(version: str | None, players: int | None, where: str) -> bool:
@@ -35,8 +41,9 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
 
     Returns:
         ``False`` if the version is current; ``True`` if the file was written
-        under an earlier version whose changes cannot affect it (a two-player
-        file from ``vitou-rules-1.0``) and is taken as it is (converted).
+        under an earlier version whose changes cannot affect it (any file from
+        ``vitou-rules-1.1``; a two-player file from ``vitou-rules-1.0``) and is
+        taken as it is (converted).
 
     Raises:
         ValueError: another version that the changes since may affect, or an
@@ -44,6 +51,8 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
     """
     if version == RULES_VERSION:
         return False
+    if version in _CARRIES_OVER:
+        return True
     if version == "vitou-rules-1.0" and players == 2:
         return True
     if version in _RULES_CHANGES:
