@@ -30,7 +30,7 @@ def draw_config(profile: str, rng: random.Random) -> dict:
     players = base.players
     cfg: dict = {"profile": profile}
     if rng.random() < 0.3:  # research variant
-        hand = rng.randint(1, 3)
+        hand = rng.randint(2 if profile == "put_partnership" else 1, 3)  # P6.0: 2 or 3
         ranks = rng.randint(3 if profile == "truc_1912" else 2, base.ranks)
         copies = max(rng.randint(1, 4), -(-players * hand * (2 if profile == "truc_1912" else 1)
                                           // ranks))

@@ -44,6 +44,9 @@ def test_family_bad_history_is_refused_at_the_right_action(path):
     ({"profile": "vitou", "dealer": 0, "hands": [], "actions": [], "direction": "clockwise"},
      "G0.2"),
     ({"profile": "trut", "dealer": 0, "hands": [], "actions": [], "games": 6}, "T2.1"),
+    ({"profile": "put", "dealer": 0, "hands": [], "actions": [], "chooser": "order"}, "P6.1"),
+    ({"profile": "put_partnership", "dealer": 0, "hands": [], "actions": [],
+      "chooser": "partner"}, "P6.1"),
 ])
 def test_a_knob_the_profile_lacks_is_refused_naming_the_rule(data, rule):
     with pytest.raises(HistoryError, match=rule):
