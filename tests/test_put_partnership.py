@@ -130,3 +130,18 @@ def test_random_deals_end_every_way_and_are_zero_sum():
         assert r[0] == r[2] and r[1] == r[3] and r[0] == -r[1]
         ends.add(s.last_deal().end)
     assert {"tricks", "refused", "conceded", "draw"} <= ends
+
+
+def test_terminal_play_does_not_show_the_bots_discards():
+    """P6.3: a card laid away is face down; the terminal game says only that it was."""
+    import io
+    import re
+
+    from vitou_ai.commands.play import play_match
+
+    out = io.StringIO()
+    inp = io.StringIO("\n".join(["1"] * 3000) + "\n")
+    assert play_match(profile=PROFILE, seed=3, target=3, inp=inp, out=out) == 0
+    text = out.getvalue()
+    assert "lays a card away" in text
+    assert not re.search(r"seat \d \([^)]*\): discard", text)
