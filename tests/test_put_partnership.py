@@ -145,3 +145,20 @@ def test_terminal_play_does_not_show_the_bots_discards():
     text = out.getvalue()
     assert "lays a card away" in text
     assert not re.search(r"seat \d \([^)]*\): discard", text)
+
+
+def test_recorded_random_deals_replay_to_the_same_result():
+    """``history.record`` writes take / give / discard R, and the replay gives the deal."""
+    from vitou_ai.rules.history import HandHistory, record, replay
+
+    g = Game(profile=PROFILE, dealer=-1, chooser="order")
+    rng = random.Random(9)
+    for _ in range(60):
+        s = g.new_initial_state()
+        trail = []
+        while not s.is_terminal():
+            a = random_action(s, rng)
+            trail.append(a)
+            s.apply_action(a)
+        hh = HandHistory.from_dict(record(g, trail).to_dict())
+        assert replay(hh).last_deal() == s.last_deal()
