@@ -182,7 +182,9 @@ K_DEALER = 1
 K_SCORE0 = 2
 K_SCORE1 = 3
 K_HAND = 4  # own hand, sorted, -1 = not dealt
-K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), else -1
+K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), own thrown hand (F2.3),
+#                                partnership Put's card received and card laid away (P6.2,
+#                                P6.3: K_PARTNER, K_PARTNER + 1), else -1
 K_GEST = K_PARTNER + MAX_HAND  # gesture per seat as this player saw it, -1 = not yet
 K_NTOK = K_GEST + MAX_PLAYERS
 K_TOK = K_NTOK + 1
