@@ -27,6 +27,8 @@ SMALL = {
     "truc_1912": dict(ranks=2, copies=4, hand_size=1, target=3),  # ladder 1 2 game (F3.1)
     "trut": dict(ranks=4, copies=2, hand_size=1),
     "put": dict(ranks=4, copies=2, hand_size=1),
+    # P6.2: hands of 2 or 3; two ranks of four copies, every card dealt, keep the trees small
+    "put_partnership": dict(ranks=2, copies=4, hand_size=2),
 }
 
 
@@ -247,6 +249,11 @@ def _entry(tool, game):
         from vitou_ai.eval.analysis import check_game
 
         return check_game(params)
+    if tool == "lbr":
+        from vitou_ai.bots.named import named_bot
+        from vitou_ai.eval.lbr import local_best_response
+
+        return local_best_response(named_bot("random"), params, deals=1, samples=1, seed=0)
     raise AssertionError(f"no entry point for refusing {tool}")
 
 

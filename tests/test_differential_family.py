@@ -30,7 +30,7 @@ def draw_config(profile: str, rng: random.Random) -> dict:
     players = base.players
     cfg: dict = {"profile": profile}
     if rng.random() < 0.3:  # research variant
-        hand = rng.randint(1, 3)
+        hand = rng.randint(2 if profile == "put_partnership" else 1, 3)  # P6.0: 2 or 3
         ranks = rng.randint(3 if profile == "truc_1912" else 2, base.ranks)
         copies = max(rng.randint(1, 4), -(-players * hand * (2 if profile == "truc_1912" else 1)
                                           // ranks))
@@ -45,6 +45,8 @@ def draw_config(profile: str, rng: random.Random) -> dict:
         games = base.games if profile == "truc_1912" else rng.choice([5, 7])
         cfg["games"] = games
         cfg["games_won"] = (rng.randrange(games), rng.randrange(games))
+    if profile == "put_partnership":  # P6.1: both readings of who speaks for a side
+        cfg["chooser"] = rng.choice(["named", "order"])
     if rng.random() < 0.15:
         cfg["mode"] = "match"
         cfg["max_deals"] = rng.randint(1, 40)
@@ -75,8 +77,9 @@ def _run(profile: str, deals: int, seed: int) -> dict[str, int]:
 @pytest.mark.parametrize("profile", FAMILY_PROFILES)
 def test_kernel_matches_family_reference(profile):
     ends = _run(profile, DEALS, seed=11 + FAMILY_PROFILES.index(profile))
-    want = {"tricks", "refused"} | ({"conceded", "draw"} if profile == "put" else set())
-    if profile != "put" and profile != "trut":
+    put = profile in ("put", "put_partnership")
+    want = {"tricks", "refused"} | ({"conceded", "draw"} if put else set())
+    if not put and profile != "trut":
         want |= {"declined"}
     assert want <= set(ends), ends  # the random deals reach every way a deal ends
 

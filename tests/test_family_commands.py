@@ -50,7 +50,7 @@ def test_tournament_family(tmp_path, capsys):
                  "bluffer", "--out", str(tmp_path / "t2"), "--no-progress"]) == 0
 
 
-@pytest.mark.parametrize("profile", ["put", "truc_catalan", "truc_1912"])
+@pytest.mark.parametrize("profile", ["put", "truc_catalan", "truc_1912", "put_partnership"])
 def test_play_scripted_match(profile):
     out = io.StringIO()
     inp = io.StringIO("\n".join(["foo", "99"] + ["1"] * 3000) + "\n")

@@ -23,7 +23,7 @@ def test_family_golden_coverage():
                "c5_3", "c7", "f1_1", "f2_2", "f2_3", "f2_4", "f3_1", "f3_3", "f4_1", "t1_1",
                "t2_1", "t3_1", "t4_2_seed_example_trut_won", "t4_2_seed_example_trut_refused",
                "t5", "p2_2", "p3_1", "p4_1", "p5_1", "p5_2", "p5_3", "p_seed_cotton", "g3_4",
-               "g3_6"]
+               "g3_6", "p6_1", "p6_2", "p6_3", "p6_4", "p6_1_chooser_order"]
     for clause in clauses:
         assert clause in names, f"no golden history for {clause}"
 
@@ -44,6 +44,9 @@ def test_family_bad_history_is_refused_at_the_right_action(path):
     ({"profile": "vitou", "dealer": 0, "hands": [], "actions": [], "direction": "clockwise"},
      "G0.2"),
     ({"profile": "trut", "dealer": 0, "hands": [], "actions": [], "games": 6}, "T2.1"),
+    ({"profile": "put", "dealer": 0, "hands": [], "actions": [], "chooser": "order"}, "P6.1"),
+    ({"profile": "put_partnership", "dealer": 0, "hands": [], "actions": [],
+      "chooser": "partner"}, "P6.1"),
 ])
 def test_a_knob_the_profile_lacks_is_refused_naming_the_rule(data, rule):
     with pytest.raises(HistoryError, match=rule):

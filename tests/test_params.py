@@ -115,3 +115,32 @@ def test_old_policy_files(tmp_path):
         else:
             with pytest.raises(ValueError, match="R3.2 now counts copies"):
                 TabularPolicy.load(path)
+
+
+def test_rules_1_2_takes_files_of_rules_1_1():
+    """vitou-rules-1.2 only adds put_partnership (docs/RULES_family.md P6): no other
+    profile's transitions, keys or action ids changed, so every 1.1 file carries over."""
+    from vitou_ai.rules.params import RULES_VERSION, check_rules_version
+
+    assert RULES_VERSION == "vitou-rules-1.2"
+    for players in (2, 4, None):
+        assert check_rules_version("vitou-rules-1.1", players, "f") is True
+
+
+def test_shipped_policy_files_still_load():
+    """Every policy file under results/ (tabular, abstract, neural; written under 1.0 or
+    1.1) loads under this rules version."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.neural import NeuralPolicy
+
+    files = sorted((Path(__file__).resolve().parents[1] / "results").rglob("*.npz"))
+    assert len(files) >= 10
+    for path in files:
+        with np.load(path, allow_pickle=False) as z:
+            tabular = "keys" in z or "format" in z and "abstract" in str(z["format"])
+        bot = parse_bot(str(path)) if tabular else NeuralPolicy.load(path)
+        assert bot is not None, path

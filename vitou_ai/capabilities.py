@@ -1,6 +1,6 @@
 """Which tool takes which game: the games × tools matrix, in one place.
 
-Every game of the rule sources (the eight kernel profiles of
+Every game of the rule sources (the nine kernel profiles of
 :data:`vitou_ai.rules.params.ALL_PROFILES`, and Vint) against every tool of the
 toolkit. A cell either *works* (the tool handles that game correctly, and a
 conformance test runs it on a small variant) or is *refused* with its reason:
@@ -55,6 +55,16 @@ _WHY_PUBLIC_1912 = ("truc_1912's fresh deal (docs/RULES_family.md F2.3) deals ev
                     "second private hand: not a one-hand-per-player game, no public tree")
 _WHY_TEAM_2P = ("team brackets need four players (two teams of two); in a two-player game use "
                 "the exact exploitability of the tree solvers")
+_WHY_HANDOVER = ("partnership Put's hand-over (docs/RULES_family.md P6.2, P6.3) changes the "
+                 "active players' hands privately after the deal")
+_WHY_PUBLIC_PARTNERSHIP = (_WHY_HANDOVER + ": not one fixed private hand per player, no "
+                           "public tree")
+_WHY_ABSTRACT_PARTNERSHIP = ("the abstract key codes hands of at most 3 cards and the verbs of "
+                             "the two-sided family games; partnership Put's take / give and its "
+                             "discard from h + 1 cards (docs/RULES_family.md P6.1, P6.3) are not "
+                             "in it")
+_WHY_LBR_PARTNERSHIP = ("LBR draws the opponents' hands from the cards dealt; " + _WHY_HANDOVER
+                        + ", which its sampled worlds do not model")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
@@ -87,8 +97,15 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["vint", "openspiel"] = _works("`python_vint`")
     m["vint", "play"] = _works("`vitou-ai tournament --game vint`, `vitou-ai play --game vint`")
     m["vint", "envs"] = _works("`vint_v0` (AEC), `vitou_ai/Vint-v0` (Gymnasium)")
-    for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put"):
+    for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put", "put_partnership"):
         m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
+    m["put_partnership", "public_tree"] = _refused(_WHY_PUBLIC_PARTNERSHIP)
+    m["put_partnership", "team_bracket"] = _refused("team brackets run on the public tree: "
+                                                    + _WHY_PUBLIC_PARTNERSHIP)
+    m["put_partnership", "abstract"] = _refused(_WHY_ABSTRACT_PARTNERSHIP)
+    m["put_partnership", "lbr"] = _refused(_WHY_LBR_PARTNERSHIP)
+    m["put_partnership", "flat_tree"] = _works("small variants: the full four-player tree does "
+                                               "not fit")
     m["truc_1912", "public_tree"] = _refused(_WHY_PUBLIC_1912)
     m["truc_1912", "team_bracket"] = _refused("team brackets run on the public tree: "
                                               + _WHY_PUBLIC_1912)

@@ -297,3 +297,76 @@ w("bad_p5_3_card_in_decision", "put", 1, ["3 5 6", "4 3 2"],
 # bad: a put over a put (G3.1).
 w("bad_p4_1_put_over_put", "put", 1, ["3 5 6", "4 3 2"],
   ["p0 put", "p1 put"], bad=(1, "G3.1"))
+
+# ---------------- partnership Put (P6; 4p, teams {0,2} {1,3}; hands of 3) --------------------
+# P6.1 / P6.2 / P6.3, dealer 3: the non-dealers are team 0; p0 speaks and gives: p2 plays,
+# p0 hands over his best card (3) and lays 4 5 away; p2 holds 2 9 8 3 and lays 8 away. Then
+# the dealer's side: the dealer p3 speaks (chooser "named") and takes: p1 hands over K, p3
+# holds A 6 7 K and lays 7 away. P6.4: p2 (the non-dealers' active) leads: 3 beats A, team 0;
+# P5.3: p2 puts, p3 refuses -> team 0 scores 1.
+w("p6_1_give_best_card_then_put_refused", "put_partnership", 3,
+  ["3 4 5", "K Q 4", "2 9 8", "A 6 7"],
+  ["p0 give", "p2 discard 8", "p3 take", "p3 discard 7", "p2 play 3", "p3 play A", "p2 put",
+   "p3 refuse"],
+  {"winner": 0, "points": [1, 0], "end": "refused", "stake": 1, "tricks": ["0"],
+   "returns": [1, -1, 1, -1]})
+# P6.2 the card handed over is the partner's best: dealer 0, the non-dealers are team 1; p1
+# gives: his best of 6 6 7 is the 7 (3 2 A K Q J 10 9 8 7 6 5 4), p3 lays it away (holds
+# 3 3 2). The dealer p0 gives: his best of 4 4 5 is the 5, p2 (5 6 7 5) lays a 5 away. p3
+# leads and puts at once (P5.1), p2 accepts; 3 beats 7, then 3 beats 6: two tricks, the game
+# (5 - 0 = 5 points). After the second 3 two 3s are unseen (undealt) so a tie was possible
+# and the deal ran to p2's card.
+w("p6_2_best_card_handed_put_won", "put_partnership", 0,
+  ["4 4 5", "6 6 7", "5 6 7", "3 3 2"],
+  ["p1 give", "p3 discard 7", "p0 give", "p2 discard 5", "p3 put", "p2 accept", "p3 play 3",
+   "p2 play 7", "p3 play 3", "p2 play 6"],
+  {"winner": 1, "points": [0, 5], "end": "tricks", "stake": "put", "tricks": ["1", "1"],
+   "games_after": [0, 1]})
+# P6.3 / P6.5 the card laid away is face down, so still unseen (G2.4): dealer 3; p0 takes
+# (p2's best 6 handed, laid away again); p3 takes (p1's best, a 3) and lays that 3 away.
+# Trick 1 3 / 3 void (P5.3: p0 puts, p3 accepts); p0 leads again; trick 2: p0's 3 could
+# still be tied by the 3 that is unseen (laid away), so p3 plays J; team 0. Trick 3: p0's 2
+# could be beaten by that 3 (team 0 one trick and a tie, team 1 one trick: a draw), so the
+# deal is not certain at p0's lead; p3's 10 ends it: team 0, the game.
+w("p6_3_laid_away_card_stays_unseen", "put_partnership", 3,
+  ["3 3 2", "3 K Q", "4 5 6", "3 J 10"],
+  ["p0 take", "p0 discard 6", "p3 take", "p3 discard 3", "p0 play 3", "p3 play 3", "p0 put",
+   "p3 accept", "p0 play 3", "p3 play J", "p0 play 2", "p3 play 10"],
+  {"winner": 0, "points": [5, 0], "end": "tricks", "stake": "put",
+   "tricks": ["void", "0", "0"]})
+# P6.1 knob chooser = "order": the dealer's side speaks through its first seat in playing
+# order, the dealer's partner. Dealer 1: p2 speaks for team 0 and takes (p0's 6 handed, laid
+# away); p3 speaks for team 1 and gives: p1 plays (p3's best, the 2, handed; p1 lays 7 away).
+# P5.1: p2, the non-dealers' active player, concedes at the first lead: team 1 scores 1.
+w("p6_1_chooser_order_nondealer_concedes", "put_partnership", 1,
+  ["4 5 6", "7 8 9", "10 J Q", "K A 2"],
+  ["p2 take", "p2 discard 6", "p3 give", "p1 discard 7", "p2 concede"],
+  {"winner": 1, "points": [0, 1], "end": "conceded", "tricks": []}, chooser="order")
+# P6.4 the dealer's side's active player has the dealer's part (P5.2): dealer 2, p3 (team 1)
+# takes (p1's 3 handed, p3 lays J away: K Q 3); the dealer p2 gives: p0 plays (p2's 8
+# handed; p0 lays a 4 away). p3 leads K; p0 concedes at his follow: team 1 scores 1.
+w("p6_4_dealer_side_concedes", "put_partnership", 2,
+  ["4 4 5", "3 2 A", "6 7 8", "K Q J"],
+  ["p3 take", "p3 discard J", "p2 give", "p0 discard 4", "p3 play K", "p0 concede"],
+  {"winner": 1, "points": [0, 1], "end": "conceded", "tricks": []})
+# P6.4 / P2.2 trick and tie between the active players: dealer 3, p0 takes (p2's 8, laid
+# away); p3 gives (p3's J to p1, laid away). A / A void; p0 puts, p1 accepts; K beats 5
+# (team 0); p0's 4 could be beaten (draw) or not (team 0) until p1's Q beats it: one trick
+# each and a tie, a draw, nothing scored.
+w("p6_4_trick_and_tie_draw", "put_partnership", 3,
+  ["A K 4", "A Q 5", "6 7 8", "9 10 J"],
+  ["p0 take", "p0 discard 8", "p3 give", "p1 discard J", "p0 play A", "p1 play A", "p0 put",
+   "p1 accept", "p0 play K", "p1 play 5", "p0 play 4", "p1 play Q"],
+  {"points": [0, 0], "end": "draw", "stake": "put", "tricks": ["void", "0", "1"]})
+# bad: the non-dealer p0 speaks for team 0 (P6.1), not his partner.
+w("bad_p6_1_partner_speaks", "put_partnership", 3, ["3 4 5", "K Q 4", "2 9 8", "A 6 7"],
+  ["p2 take"], bad=(0, "P6.1"))
+# bad: p2 holds 2 9 8 and the handed 3; no K to lay away (P6.3).
+w("bad_p6_3_discard_not_held", "put_partnership", 3, ["3 4 5", "K Q 4", "2 9 8", "A 6 7"],
+  ["p0 give", "p2 discard K"], bad=(1, "P6.3"))
+# bad: p0 gave the hand to p2 and plays no card (P6.4: only the active players play).
+w("bad_p6_4_inactive_partner_plays", "put_partnership", 3, ["3 4 5", "K Q 4", "2 9 8", "A 6 7"],
+  ["p0 give", "p2 discard 8", "p3 take", "p3 discard 7", "p0 play 4"], bad=(4, "P6.4"))
+# bad: p0 laid the handed 6 away, so he cannot play it (P6.3, G1.1).
+w("bad_p6_3_laid_away_card_played", "put_partnership", 3, ["3 3 2", "3 K Q", "4 5 6", "3 J 10"],
+  ["p0 take", "p0 discard 6", "p3 take", "p3 discard 3", "p0 play 6"], bad=(4, "G1.1"))

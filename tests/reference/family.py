@@ -26,6 +26,7 @@ import itertools
 RAISE, ACCEPT, REFUSE, GO, PASS, DECLINE = 8, 9, 10, 11, 12, 13
 AGREE, REJECT = 20, 21
 CONCEDE, REST, REDEAL, KEEP = 27, 28, 29, 30
+TAKE, GIVE, DISCARD = 31, 32, 33  # partnership Put P6.1, P6.3 (discard rank r: 33 + r)
 DEALER_BASE = 10
 
 
@@ -60,6 +61,8 @@ PROFILES = {
     "truc_1912": dict(players=4, ranks=8, target=12, ladder=None, labels=None, games=2),
     "trut": dict(players=4, ranks=8, target=3, ladder=(1, 3), labels=("1", "trut"), games=5),
     "put": dict(players=2, ranks=13, target=5, ladder=(1, GAME), labels=("1", "put"), games=1),
+    "put_partnership": dict(players=4, ranks=13, target=5, ladder=(1, GAME), labels=("1", "put"),
+                            games=1),
 }
 
 VOID = "void"
@@ -91,7 +94,8 @@ class FamilyGame:
                  scores: tuple[int, int] = (0, 0), early_end: str = "card",
                  target: int | None = None, ranks: int | None = None, copies: int = 4,
                  hand_size: int = 3, max_deals: int = 100, games: int | None = None,
-                 games_won: tuple[int, int] = (0, 0), direction: str | None = None) -> None:
+                 games_won: tuple[int, int] = (0, 0), direction: str | None = None,
+                 chooser: str | None = None) -> None:
         k = PROFILES[profile]
         self.profile = profile
         self.players = k["players"]
@@ -106,7 +110,11 @@ class FamilyGame:
         self.max_deals = max_deals
         self.games = games if games is not None else k["games"]
         self.games_won = tuple(games_won)
-        self.put = profile == "put"
+        self.put = profile in ("put", "put_partnership")
+        # P6: four seats, a hand-over, then the two active players play two-handed Put
+        self.partners = profile == "put_partnership"
+        self.chooser = chooser or "named"
+        self.two_handed = self.players == 2 or self.partners
         self.catalan_ofe = profile in ("truc_catalan", "truc_catalan_2p", "truc_1912")  # C5, F4.2
         self.redeal = profile == "truc_1912"
         self.carry = profile == "trut"
@@ -165,12 +173,17 @@ class FamilyState:
         self.exchange: dict | None = None
         self.ofe = 0  # 0 none, 1 one side at target-1, 2 both
         self.ofe_team: int | None = None
+        self.active: list[int | None] = [None, None]  # P6.1: per team
+        self.side = 0  # P6: 0 the non-dealers' side is choosing, 1 the dealer's
         self.phase = "deal"
 
     def after_deal(self) -> None:
         g = self.g
         if g.redeal and self.redeal_state == "none":
             self.phase = "redeal"
+            return
+        if g.partners:
+            self.phase = "choose"
             return
         t1 = g.target - 1
         if g.catalan_ofe:
@@ -188,8 +201,28 @@ class FamilyState:
     def is_terminal(self) -> bool:
         return self.over
 
+    def trick_order(self) -> list[int]:
+        """The seats of the current trick in playing order, from its leader."""
+        if self.g.partners:  # P6.4: only the two active players
+            return [self.leader, self.active[1 - self.team(self.leader)]]
+        return [(self.leader + k) % self.g.players for k in range(self.g.players)]
+
     def turn_seat(self) -> int:
-        return (self.leader + len(self.trick)) % self.g.players
+        return self.trick_order()[len(self.trick)]
+
+    def speaker(self) -> int:
+        """P6.1: who says take or give for the side choosing now."""
+        if self.side == 0:
+            return (self.dealer + 1) % 4
+        return self.dealer if self.g.chooser == "named" else (self.dealer + 2) % 4
+
+    def choosing_team(self) -> int:
+        return self.team((self.dealer + 1) % 4) if self.side == 0 else self.team(self.dealer)
+
+    def nondealer(self) -> int:
+        """P5's non-dealer: seat dealer+1, or (P6.4) the non-dealers' active player."""
+        nd = (self.dealer + 1) % self.g.players
+        return self.active[self.team(nd)] if self.g.partners else nd
 
     def current_player(self) -> int:
         if self.over:
@@ -202,8 +235,14 @@ class FamilyState:
             return self.turn_seat()
         if ph == "answer":
             return self.exchange["answerer"]
-        if ph in ("decide", "redeal"):
+        if ph == "decide":
+            return self.nondealer()
+        if ph == "redeal":
             return (self.dealer + 1) % n
+        if ph == "choose":
+            return self.speaker()
+        if ph == "discard":
+            return self.active[self.choosing_team()]
         if ph == "redeal_answer":
             return (self.dealer + 2 + self.redeal_pos) % n
         if ph == "ofe":  # C5.1: that side's first player from the dealer's next seat
@@ -225,7 +264,7 @@ class FamilyState:
             return False
         if self.last_raise_team == self.team(seat):  # G3.5
             return False
-        if g.players == 4 and len(self.trick) == g.players - 1:  # G3.6 last player
+        if not g.two_handed and len(self.trick) == g.players - 1:  # G3.6 last player
             return False
         return True
 
@@ -253,6 +292,10 @@ class FamilyState:
             out += [ACCEPT, REFUSE]
         elif ph == "decide":
             out = [RAISE, CONCEDE]
+        elif ph == "choose":
+            out = [TAKE, GIVE]
+        elif ph == "discard":
+            out = [DISCARD + r for r in set(self.hands[self.active[self.choosing_team()]])]
         elif ph == "redeal":
             out = [REDEAL, KEEP]
         elif ph == "redeal_answer":
@@ -319,8 +362,27 @@ class FamilyState:
             else:
                 self.phase = "card"
             return
+        if ph == "choose":  # P6.1, P6.2
+            s = self.speaker()
+            act = s if action == TAKE else (s + 2) % 4
+            self.active[self.team(act)] = act
+            mate = (act + 2) % 4
+            self.hands[act].append(min(self.hands[mate]))  # the best card: lowest index
+            self.hands[mate] = []  # the rest laid away face down
+            self.phase = "discard"
+            return
+        if ph == "discard":  # P6.3
+            self.hands[self.active[self.choosing_team()]].remove(action - DISCARD)
+            if self.side == 0:
+                self.side = 1
+                self.phase = "choose"
+            else:
+                self.side = 2
+                self.leader = self.nondealer()  # P6.4: the non-dealers' active leads
+                self.phase = "card"
+            return
         if ph == "decide":  # P5.3
-            nd = (self.dealer + 1) % n
+            nd = self.nondealer()
             if action == CONCEDE:
                 self.finish("conceded", 1 - self.team(nd), 1)
             else:
@@ -340,7 +402,7 @@ class FamilyState:
         # a card turn
         seat = self.turn_seat()
         if action in (RAISE, REST):
-            if n == 2:
+            if self.g.two_handed:
                 self.open_exchange(seat, after="card")
                 if action == REST:
                     self.stake = len(self.g.ladder) - 1
@@ -366,7 +428,8 @@ class FamilyState:
         self.stake += 1
         self.last_raise_team = self.team(raiser)
         self.raises += 1
-        self.exchange = {"answerer": 1 - raiser, "after": after}
+        other = self.active[1 - self.team(raiser)] if self.g.partners else 1 - raiser
+        self.exchange = {"answerer": other, "after": after}
         self.phase = "answer"
 
     def refuse(self) -> None:
@@ -389,7 +452,7 @@ class FamilyState:
         self.hands[seat].remove(rank)
         self.played[rank] += 1
         self.trick.append((seat, rank))
-        if len(self.trick) == g.players:
+        if len(self.trick) == len(self.trick_order()):
             res = trick_result([(self.team(s), r) for s, r in self.trick])
             if res != VOID:
                 top = min(r for _, r in self.trick)
@@ -426,8 +489,7 @@ class FamilyState:
             return "open"
         if self.trick:
             played = tuple((self.team(s), r) for s, r in self.trick)
-            rem = tuple(self.team((self.leader + k) % g.players)
-                        for k in range(len(self.trick), g.players))
+            rem = tuple(self.team(s) for s in self.trick_order()[len(self.trick):])
             unseen = [g.copies - p for p in self.played]
             # Cards ranked below the trick's best card cannot change its result: they are
             # pooled as one rank (``low``, the lowest index after the best) to keep the

@@ -28,7 +28,7 @@ import numpy as np
 from .._numba import jit
 from ..abstraction.config import AbstractionConfig
 from ..rules.game import max_legal_actions
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from .heuristic import HeuristicParams
 from .tabular import _capacity, read_npz, signals_mismatch
 
@@ -165,8 +165,12 @@ class AbstractPolicy:
         if "format" not in z or str(z["format"]) != FORMAT:
             raise ValueError(f"{path}: not an abstract policy ({FORMAT})")
         version = str(z["rules_version"])
-        if version != RULES_VERSION:
-            raise ValueError(f"{path}: built for rules {version!r}, this is {RULES_VERSION!r}")
+        if version != RULES_VERSION:  # an earlier version whose changes cannot reach it passes
+            try:
+                check_rules_version(version, None, str(path))
+            except ValueError:
+                raise ValueError(f"{path}: built for rules {version!r}, this is "
+                                 f"{RULES_VERSION!r}") from None
         try:
             abstraction = AbstractionConfig.from_json(str(z["abstraction"]))
             d = json.loads(str(z["params"]))

@@ -36,7 +36,7 @@ import numpy as np
 from .._numba import jit
 from ..rng import next_below, next_float
 from ..rules import layout as L
-from ..rules.params import P_COPIES, P_DEAL_RULE, P_HAND, P_PLAYERS, P_RANKS
+from ..rules.params import P_COPIES, P_DEAL_RULE, P_HAND, P_PARTNERS, P_PLAYERS, P_RANKS
 from ..rules.tables import DEAL_DECIDED, DEAL_DECIDED_RULES, RULE_PUT
 
 # ---- parameter vector ----------------------------------------------------------------------------
@@ -185,8 +185,13 @@ def _has(legal, n_legal, action):
 
 @jit
 def _cards_left(params, state, seat):
-    """Cards ``seat`` still holds: public (hand size minus cards played)."""
+    """Cards ``seat`` still holds: public (hand size minus cards played). Partnership Put
+    (docs/RULES_family.md P6): a partner who handed the hand over holds none."""
     n = params[P_PLAYERS]
+    if params[P_PARTNERS] == 1:
+        active = state[L.S_ACTIVE + seat % 2]
+        if active >= 0 and active != seat:
+            return 0
     left = params[P_HAND] - state[L.S_NTRICKS]
     if (seat - state[L.S_LEADER]) % n < state[L.S_NPLAYED]:
         left -= 1
@@ -594,6 +599,10 @@ def heuristic_action(hp, params, state, player, rng, legal, n_legal, iwork):
         if s >= hp[HP_RAISE_AT] or next_float(rng) < hp[HP_BLUFF]:
             return L.A_RAISE
         return L.A_CONCEDE
+    if ph == L.PH_CHOOSE:  # P6.1: play the hand oneself if it is good enough to go on with
+        return L.A_TAKE if s >= hp[HP_GO_AT] else L.A_GIVE
+    if ph == L.PH_DISCARD:  # P6.3: lay away the lowest card (the highest rank index)
+        return legal[n_legal - 1]
     can_raise = _has(legal, n_legal, L.A_RAISE)
     if ph == L.PH_ANSWER or _has(legal, n_legal, L.A_REFUSE):  # R4.3, R9.2
         if can_raise and (s >= hp[HP_RERAISE_AT] or (s >= hp[HP_REFUSE_BELOW]

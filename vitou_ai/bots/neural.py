@@ -247,7 +247,7 @@ class NeuralPolicy:
             seat_net = z["seat_net"].tolist()
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"{path}: bad neural policy record: {e}") from None
-        if meta.get("rules_version") != RULES_VERSION:
+        if meta.get("rules_version") != RULES_VERSION and not _carries_over(meta):
             raise ValueError(f"{path}: written under rules {meta.get('rules_version')!r}, "
                              f"this is {RULES_VERSION!r}: retrain it")
         specs = []
@@ -463,3 +463,14 @@ def neural_policy_on_tree(policy: NeuralPolicy, tree, inputs=None) -> np.ndarray
         if rows.any():
             probs[rows] = policy.action_probs(x[rows], mask[rows], seat)
     return policy_on_tree(tree, probs)
+
+
+def _carries_over(meta: dict) -> bool:
+    """True when a file's earlier ``rules_version`` cannot be affected by the changes since
+    (:func:`vitou_ai.rules.params.check_rules_version`)."""
+    from ..rules.params import check_rules_version
+
+    try:
+        return check_rules_version(meta.get("rules_version"), None, "")
+    except ValueError:
+        return False

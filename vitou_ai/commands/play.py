@@ -245,6 +245,9 @@ class TerminalMatch:
                 if L.A_SIGNAL0 <= x < L.A_SIGNAL0 + len(L.GESTURES):
                     if self.team_of(seat) == self.team_of(self.human):
                         self.say(f"Your partner gestures: {L.GESTURES[x - L.A_SIGNAL0]}.")
+                elif L.A_DISCARD0 <= x < L.NUM_ACTIONS_PARTNERSHIP:
+                    # partnership Put P6.3: laid away face down, not shown
+                    self.say(f"{self.who(seat)}: lays a card away")
                 else:
                     self.say(f"{self.who(seat)}: {self.game.action_string(x)}")
             st.apply_action(x)

@@ -206,6 +206,12 @@ def run(args, params: VitouParams, out=None) -> int:
         print(f"vitou-ai train: {msg}", file=sys.stderr)
         return 2
 
+    from ..capabilities import UnsupportedGameError, require
+
+    try:
+        require("abstract", params)  # before any work (partnership Put: refused, P6)
+    except UnsupportedGameError as e:
+        return bad(str(e))
     try:
         abstraction = parse_abstraction(getattr(args, "abstraction", None))
         abstraction.check_game(params)

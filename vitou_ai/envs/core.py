@@ -40,8 +40,9 @@ from ..sim.random_play import sample_chance
 MAX_CHANCE_RUN = 64
 
 #: Slots for the kernel's legal actions and chance outcomes: every action id of
-#: every profile (``layout.NUM_ACTIONS_FAMILY``), and every chance id.
-ID_SLOTS = max(L.NUM_ACTIONS_FAMILY, L.MAX_CHANCE_IDS_FAMILY, L.MAX_CHANCE_OUTCOMES)
+#: every profile (``layout.NUM_ACTIONS_PARTNERSHIP``: partnership Put's ids are the last), and
+#: every chance id.
+ID_SLOTS = max(L.NUM_ACTIONS_PARTNERSHIP, L.MAX_CHANCE_IDS_FAMILY, L.MAX_CHANCE_OUTCOMES)
 
 
 @jit

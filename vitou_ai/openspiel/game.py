@@ -11,7 +11,7 @@ values are refused): ``profile`` ("vitou"), ``mode`` ("deal"), ``dealer`` (0;
 profile's), ``early_end`` ("card"), ``signals`` (False), ``signal_seen``
 (0.5), ``ranks`` (-1 = the profile's whole deck, 8 for Vitou), ``copies`` (4),
 ``hand_size`` (3), ``max_deals`` (100), and for the Truc / Put family
-(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put``,
+(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put|put_partnership``,
 ``docs/RULES_family.md``) ``direction`` ("" = the profile's), ``games`` (-1 =
 the profile's), ``games_won0``, ``games_won1`` (0). They map one to one onto
 :class:`vitou_ai.rules.VitouParams`; a family knob given to a profile without it
@@ -77,6 +77,7 @@ _DEFAULTS = {
     "games": -1,
     "games_won0": 0,
     "games_won1": 0,
+    "chooser": "",
 }
 
 GAME_TYPE = game_type(SHORT_NAME, "Vitou (vitou_ai rules kernel)", 2, 4, _DEFAULTS)
@@ -94,6 +95,8 @@ def game_string(params: VitouParams) -> str:
     }
     if params.family:
         d["direction"] = params.direction
+        if params.partnership:  # P6.1
+            d["chooser"] = params.chooser
         if params.profile in ("truc_1912", "trut"):  # the profiles with a match of games (G4.1)
             d.update(games=params.games, games_won0=params.games_won[0],
                      games_won1=params.games_won[1])
@@ -124,6 +127,7 @@ def params_from_dict(d: dict) -> VitouParams:
             direction=p["direction"] or None,
             games=None if int(p["games"]) == -1 else int(p["games"]),
             games_won=(int(p["games_won0"]), int(p["games_won1"])),
+            chooser=p["chooser"] or None,
         )
     except ValueError as exc:
         raise ValueError(f"{SHORT_NAME}: {exc}") from None

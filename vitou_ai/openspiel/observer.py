@@ -44,7 +44,9 @@ from .util import Pieces
 _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures", "gesture caught?",
            "play", "answer", "abandon", "over",
            # the Truc / Put family (docs/RULES_family.md P5.3, F2.1, F2.2)
-           "concede or put", "fresh deal?", "fresh deal: agree?")
+           "concede or put", "fresh deal?", "fresh deal: agree?",
+           # partnership Put (P6.1, P6.3)
+           "take or give", "lay a card away")
 _TRICK_RESULTS = ("0", "1", "void")
 
 
@@ -64,12 +66,15 @@ def _counts_str(counts, labels: tuple[str, ...] | None = None) -> str:
 
 
 def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
-                     deals: int | None = None, labels: tuple[str, ...] | None = None) -> str:
+                     deals: int | None = None, labels: tuple[str, ...] | None = None,
+                     partnership: bool = False) -> str:
     """The information-state string of a kernel key (``observe.infostate_key``):
     ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
     mode) is the number of deals played. Used by the observer and by policy export.
     ``private=False`` leaves out the hands (the gestures stay: this is the
-    key's own view, see :class:`VitouObserver` for the public-only one)."""
+    key's own view, see :class:`VitouObserver` for the public-only one). ``partnership``
+    (``put_partnership``, P6.2 / P6.3): the key's partner slots are the card handed to the
+    player and the card laid away, written ``got R`` / ``laid R``."""
     k = key
     parts = [
         f"p{int(k[L.K_PLAYER])}",
@@ -80,7 +85,12 @@ def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = Tr
         parts.append(f"deals {deals}")
     if private:
         parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + hand_size], labels))
-        if k[L.K_PARTNER] >= 0:  # R6.1 partner's hand; a family fresh deal: the hand thrown in
+        if partnership:  # P6.2, P6.3: the card handed to this active player, the card laid away
+            if k[L.K_PARTNER] >= 0:
+                parts.append("got " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + 1], labels))
+            if k[L.K_PARTNER + 1] >= 0:
+                parts.append("laid " + _ranks_str(k[L.K_PARTNER + 1 : L.K_PARTNER + 2], labels))
+        elif k[L.K_PARTNER] >= 0:  # R6.1 partner's hand; a family fresh deal: the hand thrown in
             parts.append(("partner " if labels is None else "thrown ")
                          + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size], labels))
     gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
@@ -195,6 +205,7 @@ class VitouObserver:
         self.labels = vp.ladder_labels
         self.rank_labels = game.rules_game.labels  # None for Vitou (the contract's letters)
         self.family = vp.family
+        self.partnership = vp.partnership
         self.n, self.h, self.ranks = vp.players, vp.hand_size, vp.ranks
         self.match = vp.mode == "match"
         # Scores are below the target except at the end of a match, where one
@@ -334,7 +345,8 @@ class VitouObserver:
         k = self._key
         deals = int(a[L.S_DEALS]) if self.match else None
         if self.recall and self.public and self.single:
-            return infostate_string(k, self.n, self.h, True, deals, self.rank_labels)
+            return infostate_string(k, self.n, self.h, True, deals, self.rank_labels,
+                                    self.partnership)
         parts = [f"p{player}"] if self.single else []
         if self.public:
             parts += [f"dealer {int(k[L.K_DEALER])}",

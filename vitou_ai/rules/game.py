@@ -30,7 +30,8 @@ class IllegalActionError(ValueError):
 
 
 #: Family verbs (docs/RULES_family.md H) and the names a raise may be written by.
-_FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP}
+_FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP,
+                 "take": L.A_TAKE, "give": L.A_GIVE}
 RAISE_NAMES = ("truc", "retruc", "trut", "put")
 
 
@@ -88,12 +89,15 @@ def _family_action_to_string(action: int, chance: bool, labels: tuple[str, ...])
     r = action if 0 <= action < 8 else action - L.A_PLAY_HI0 + 8
     if (0 <= action < 8 or L.A_PLAY_HI0 <= action < L.A_CONCEDE) and r < len(labels):
         return f"play {labels[r]}"
+    if L.A_DISCARD0 <= action < L.NUM_ACTIONS_PARTNERSHIP and action - L.A_DISCARD0 < len(labels):
+        return f"discard {labels[action - L.A_DISCARD0]}"  # P6.3
     for verb, a in _FAMILY_VERBS.items():
         if a == action:
             return verb
     if L.A_RAISE <= action < L.NUM_ACTIONS and not L.A_SIGNAL0 <= action < L.A_ABANDON:
         return action_to_string(action)
-    raise ValueError(f"action id {action} is not an action of this game (0..{L.NUM_ACTIONS_FAMILY - 1})")
+    raise ValueError(f"action id {action} is not an action of this game "
+                     f"(0..{L.NUM_ACTIONS_PARTNERSHIP - 1})")
 
 
 def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -> int:
@@ -108,6 +112,8 @@ def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -
     if len(words) == 2 and words[0] == "play" and words[1] in labels:
         r = labels.index(words[1])
         return r if r < 8 else L.A_PLAY_HI0 + r - 8
+    if len(words) == 2 and words[0] == "discard" and words[1] in labels:  # P6.3
+        return L.A_DISCARD0 + labels.index(words[1])
     if len(words) == 1 and words[0] in RAISE_NAMES:
         return L.A_RAISE
     if len(words) == 1 and words[0] in _FAMILY_VERBS:
@@ -115,7 +121,7 @@ def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -
     if len(words) == 1 and words[0] in _VERB_IDS and words[0] != "abandon":
         return _VERB_IDS[words[0]]
     raise ValueError(
-        f"bad action {text!r}; expected 'play R' (R in {' '.join(labels)}), raise (or "
+        f"bad action {text!r}; expected 'play R' or 'discard R' (R in {' '.join(labels)}), raise (or "
         f"{', '.join(RAISE_NAMES)}), or one of accept, refuse, go, pass, decline, agree, reject, "
         f"{', '.join(_FAMILY_VERBS)}"
     )
@@ -393,15 +399,23 @@ class State:
         ph = int(a[L.S_PHASE])
         seat = self.current_player()
         game = {"truc_catalan": "C", "truc_catalan_2p": "C", "truc_1912": "F", "trut": "T",
-                "put": "P"}[p.profile]
-        if not 0 <= action < L.NUM_ACTIONS_FAMILY:
-            return "H", f"action id {action} is not an action (0..{L.NUM_ACTIONS_FAMILY - 1})"
+                "put": "P", "put_partnership": "P"}[p.profile]
+        if not 0 <= action < p.num_actions:
+            return "H", f"action id {action} is not an action (0..{p.num_actions - 1})"
+        if ph == L.PH_CHOOSE:
+            return "P6.1", "the side's speaker says take (I play) or give (my partner plays)"
+        if ph == L.PH_DISCARD:
+            if L.A_DISCARD0 <= action < L.NUM_ACTIONS_PARTNERSHIP:
+                return "P6.3", f"seat {seat} holds no such card to lay away"
+            return "P6.3", "the active player lays away one card before play"
+        if action in (L.A_TAKE, L.A_GIVE) or L.A_DISCARD0 <= action < L.NUM_ACTIONS_PARTNERSHIP:
+            return "P6.1", "take, give and discard are partnership Put's hand-over, before play"
         is_play = action < L.A_RAISE or L.A_PLAY_HI0 <= action < L.A_CONCEDE
         if L.A_SIGNAL0 <= action < L.A_SIGNAL0 + len(L.GESTURES):
             return "C6", "no signals in the family games"
         if action in (L.A_ABANDON,):
             return "H", "abandon is a vitou_2p action"
-        if action == L.A_CONCEDE and p.profile != "put":
+        if action == L.A_CONCEDE and p.profile not in ("put", "put_partnership"):
             return "P5", "concede is a Put action"
         if action in (L.A_REDEAL, L.A_KEEP) and ph != L.PH_REDEAL:
             return "F2.1", "only the first leader, right after the deal, proposes a fresh deal"
@@ -440,7 +454,7 @@ class State:
                     return "C5.2", "no raises one point from the end"
                 if a[L.S_LASTRAISE] == seat % 2:
                     return "G3.5", "raises alternate between the sides"
-                if p.profile == "put":
+                if p.profile in ("put", "put_partnership"):
                     return "P5", "a put only at trick 1 or the decision before trick 2"
                 if action == L.A_REST:
                     return "F3.3", "rest only where it is more than the next raise"
@@ -484,6 +498,8 @@ def max_deal_decisions(params: VitouParams) -> int:
     one-from-end round + cards + a final refuse/agree.
     """
     n, cards, raises = params.players, params.players * params.hand_size, len(params.ladder) - 1
+    if params.partnership:  # P6: take / give and a discard per side, then two hands of play
+        return 2 + 2 + 2 * params.hand_size + 2 * raises + 2 + 1
     if params.family:  # fresh deal round (F2) + one-from-end + cards + raises and answers
         return n + 1 + cards + 2 * raises + 2 + 1
     if n == 4:
@@ -495,6 +511,8 @@ def max_legal_actions(params: VitouParams) -> int:
     """Upper bound on the legal actions at one decision node (solvers size their tables by
     it): the distinct cards of a hand plus the verbs of a card turn, or 5 gestures (R7.1)."""
     plays = min(params.hand_size, params.ranks)
+    if params.partnership:  # P6.3: a discard of h + 1 cards; a card turn: plays, put, concede
+        return max(3, min(params.hand_size + 1, params.ranks), plays + 2)
     if params.family:  # raise; refuse (4p, G3.6); concede (Put P5); rest (F3.3)
         extra = 1 + (params.players == 4) + (params.profile == "put") + (
             params.profile == "truc_1912")

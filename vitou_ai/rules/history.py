@@ -35,7 +35,7 @@ from .game import RAISE_NAMES, Game, IllegalActionError, State
 from .params import VitouParams
 
 KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size",
-         "direction", "games", "games_won")
+         "direction", "games", "games_won", "chooser")
 TOP_KEYS = ("profile", "dealer", "scores", "hands", "hands2", "actions", "expect",
             "expect_error") + KNOBS
 #: the ``[expect]`` keys and the kind of value of each (:data:`EXPECT_KINDS`)
@@ -302,7 +302,7 @@ def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
 
 
 _FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_1912": "F1.1",
-                     "trut": "T1.1", "put": "P1.1"}
+                     "trut": "T1.1", "put": "P1.1", "put_partnership": "P1.1"}
 
 
 # ---- replay ------------------------------------------------------------------------------------
@@ -379,6 +379,15 @@ def replay(hh: HandHistory) -> State:
             rule = _PHASE_RULE.get(int(state.array[L.S_PHASE]), "R2.1")
             if hh.params.family:  # G3.4: a raise out of turn does not count; G1.1 order of play
                 rule = "G3.4" if verb_text.split()[0] in ("raise", "rest", *RAISE_NAMES) else "G1.1"
+            if hh.params.partnership:  # P6: who speaks, who lays away, who plays
+                ph = int(state.array[L.S_PHASE])
+                active = [int(x) for x in state.array[L.S_ACTIVE:L.S_ACTIVE + 2]]
+                if ph == L.PH_CHOOSE:
+                    rule = "P6.1"
+                elif ph == L.PH_DISCARD:
+                    rule = "P6.3"
+                elif seat not in active:
+                    rule = "P6.4"
             raise HistoryError(
                 f"action {i} {text!r}: it is seat {player}'s turn, not seat {seat}'s", i, text, rule
             )
@@ -392,7 +401,7 @@ def replay(hh: HandHistory) -> State:
             raise HistoryError(
                 f"action {i} {text!r}: after accepting, the player plays a card", i, text, "R4.3"
             )
-        if action == L.A_ACCEPT and hh.params.players == 4:
+        if action == L.A_ACCEPT and hh.params.players == 4 and not hh.params.partnership:
             # R4.3: in four players accepting is playing a card; `accept` is allowed as a
             # marker right before that card.
             if int(state.array[L.S_ANSWER_SEAT]) != seat or state.array[L.S_PHASE] != L.PH_PLAY:

@@ -30,6 +30,8 @@ from .layout import (
     A_AGREE,
     A_CONCEDE,
     A_DECLINE,
+    A_DISCARD0,
+    A_GIVE,
     A_GO,
     A_KEEP,
     A_PASS,
@@ -41,6 +43,7 @@ from .layout import (
     A_REJECT,
     A_REST,
     A_SIGNAL0,
+    A_TAKE,
     C_DEAL0,
     C_DEAL_HI0,
     C_DEALER0,
@@ -64,8 +67,10 @@ from .layout import (
     PH_ABANDON,
     PH_ANSWER,
     PH_BLIND,
+    PH_CHOOSE,
     PH_DEAL,
     PH_DECIDE,
+    PH_DISCARD,
     PH_DRAW_DEALER,
     PH_ONE_FROM_END,
     PH_PLAY,
@@ -76,6 +81,7 @@ from .layout import (
     PH_TERMINAL,
     RES_VOID,
     S_ABANDON_USED,
+    S_ACTIVE,
     S_AFTER_GAMES,
     S_AFTER_SCORE,
     S_ANSWER_SEAT,
@@ -85,12 +91,14 @@ from .layout import (
     S_DEALER,
     S_DEALS,
     S_DECK,
+    S_DISC,
     S_END,
     S_EXCH_ANSWER,
     S_EXCH_CARD,
     S_FIRSTHAND,
     S_GAMES,
     S_GEST,
+    S_GOT,
     S_HAND,
     S_HELD,
     S_LASTRAISE,
@@ -107,6 +115,7 @@ from .layout import (
     S_PLAYED,
     S_POINTS,
     S_PREV_STAKE,
+    S_PSIDE,
     S_PUTSTEP,
     S_R6MODE,
     S_R6POS,
@@ -139,6 +148,7 @@ from .params import (
     P_ABANDON,
     P_BLIND,
     P_CARRY,
+    P_CHOOSER,
     P_COPIES,
     P_DEAL_RULE,
     P_DEALER,
@@ -154,6 +164,7 @@ from .params import (
     P_NO_CAP,
     P_OFE,
     P_PARTNER_TIE,
+    P_PARTNERS,
     P_PLAYERS,
     P_PUT,
     P_RANKS,
@@ -187,6 +198,57 @@ def one_from_end(params, state):
         return False
     t1 = params[P_TARGET] - 1
     return state[S_SCORE0] == t1 or state[S_SCORE0 + 1] == t1
+
+
+@jit
+def trick_size(params):
+    """Cards in a trick: the players, or 2 in partnership Put (P6.4: the active players)."""
+    return 2 if params[P_PARTNERS] == 1 else params[P_PLAYERS]
+
+
+@jit
+def trick_seat(params, state, k):
+    """Seat of the ``k``-th card of the current trick (from its leader). Partnership Put
+    (P6.4): the two active players alternate, ``S_ACTIVE`` per team."""
+    if params[P_PARTNERS] == 1:
+        return state[S_ACTIVE + (team_of(params, state[S_LEADER]) + k) % 2]
+    return (state[S_LEADER] + k) % params[P_PLAYERS]
+
+
+@jit
+def other_player(params, state, seat):
+    """The one who answers ``seat``'s raise in a two-handed exchange (G3.7): the other
+    player, or in partnership Put the other side's active player (P6.4)."""
+    if params[P_PARTNERS] == 1:
+        return state[S_ACTIVE + 1 - team_of(params, seat)]
+    return 1 - seat
+
+
+@jit
+def nondealer(params, state):
+    """Put's non-dealer (P5): seat ``dealer+1``, or in partnership Put the non-dealers'
+    active player (P6.4)."""
+    seat = (state[S_DEALER] + 1) % params[P_PLAYERS]
+    if params[P_PARTNERS] == 1:
+        return state[S_ACTIVE + team_of(params, seat)]
+    return seat
+
+
+@jit
+def chooser_seat(params, state):
+    """P6.1: the seat that says take or give for the side now choosing (``S_PSIDE``)."""
+    n = params[P_PLAYERS]
+    if state[S_PSIDE] == 0:
+        return (state[S_DEALER] + 1) % n
+    if params[P_CHOOSER] == 0:  # "named": the dealer speaks for his side
+        return state[S_DEALER]
+    return (state[S_DEALER] + 2) % n  # "order": the dealer's side's first seat in order
+
+
+@jit
+def choosing_team(params, state):
+    """P6: the team whose hand-over runs now (``S_PSIDE`` 0: the non-dealers')."""
+    return team_of(params, state[S_DEALER] + 1 - state[S_PSIDE])
 
 
 @jit
@@ -267,6 +329,10 @@ def _start_deal(params, state):
     state[S_ANSWER_SEAT] = -1
     state[S_EXCH_ANSWER] = -1
     state[S_R6TEAM] = -1
+    for t in range(2):
+        state[S_ACTIVE + t] = -1
+        state[S_GOT + t] = -1
+        state[S_DISC + t] = -1
     state[S_LEADER] = (state[S_DEALER] + 1) % params[P_PLAYERS]
     # R9.2 blind window, except in one-from-end deals (R9.3, R4.2d).
     if params[P_BLIND] == 1 and not one_from_end(params, state):
@@ -280,7 +346,10 @@ def _after_deal(params, state):
     if params[P_REDEAL] == 1 and state[S_REDEAL] == 0:  # F2.1
         state[S_PHASE] = PH_REDEAL
         return
-    if params[P_OFE] == 0:  # T5, P6
+    if params[P_PARTNERS] == 1:  # P6.1: the non-dealers' side chooses first
+        state[S_PHASE] = PH_CHOOSE
+        return
+    if params[P_OFE] == 0:  # T5, P5.6
         state[S_PHASE] = PH_PLAY
         return
     t1 = params[P_TARGET] - 1
@@ -353,7 +422,7 @@ def current_player(params, state):
     n = params[P_PLAYERS]
     dealer = state[S_DEALER]
     if ph == PH_PLAY:
-        return (state[S_LEADER] + state[S_NPLAYED]) % n
+        return trick_seat(params, state, state[S_NPLAYED])
     if ph == PH_DEAL or ph == PH_SEEN or ph == PH_DRAW_DEALER:
         return CHANCE_PLAYER
     if ph == PH_TERMINAL:
@@ -366,8 +435,14 @@ def current_player(params, state):
         return (dealer + 1 + state[S_BLINDPOS]) % n
     if ph == PH_SIGNAL:
         return (dealer + 1 + state[S_SIGPOS]) % n
-    if ph == PH_DECIDE or ph == PH_REDEAL:  # P5.3: the non-dealer; F2.1: the first leader
+    if ph == PH_DECIDE:  # P5.3: the non-dealer (P6.4: the non-dealers' active player)
+        return nondealer(params, state)
+    if ph == PH_REDEAL:  # F2.1: the first leader
         return (dealer + 1) % n
+    if ph == PH_CHOOSE:  # P6.1
+        return chooser_seat(params, state)
+    if ph == PH_DISCARD:  # P6.3: the side's active player
+        return state[S_ACTIVE + choosing_team(params, state)]
     if ph == PH_REDEAL_ANSWER:  # F2.2: the others in playing order
         return (dealer + 2 + state[S_REDEALPOS]) % n
     # PH_ONE_FROM_END
@@ -408,7 +483,7 @@ def legal_actions(params, state, out):
     ph = state[S_PHASE]
     n = 0
     if ph == PH_PLAY:
-        seat = (state[S_LEADER] + state[S_NPLAYED]) % params[P_PLAYERS]
+        seat = trick_seat(params, state, state[S_NPLAYED])
         base = S_HELD + seat * MAX_RANKS
         nranks = params[P_RANKS]
         for r in range(min(nranks, 8)):  # R2.1, G1.1: any card held
@@ -465,6 +540,16 @@ def legal_actions(params, state, out):
         out[0] = A_RAISE
         out[1] = A_CONCEDE
         n = 2
+    elif ph == PH_CHOOSE:  # P6.1
+        out[0] = A_TAKE
+        out[1] = A_GIVE
+        n = 2
+    elif ph == PH_DISCARD:  # P6.3: any of the h + 1 cards held
+        base = S_HELD + state[S_ACTIVE + choosing_team(params, state)] * MAX_RANKS
+        for r in range(params[P_RANKS]):
+            if state[base + r] > 0:
+                out[n] = A_DISCARD0 + r
+                n += 1
     elif ph == PH_REDEAL:  # F2.1
         out[0] = A_REDEAL
         out[1] = A_KEEP
@@ -577,7 +662,7 @@ def trick_outcomes(params, state):
     Returns:
         Bit mask over results: bit 0 team 0 wins, bit 1 team 1 wins, bit 2 void.
     """
-    nplayers = params[P_PLAYERS]
+    nplayers = trick_size(params)
     copies = params[P_COPIES]
     nranks = params[P_RANKS]
     best = state[S_BEST]
@@ -585,7 +670,7 @@ def trick_outcomes(params, state):
     # teams still to play: bit per team
     rem_teams = 0
     for k in range(state[S_NPLAYED], nplayers):
-        rem_teams |= 1 << team_of(params, (state[S_LEADER] + k) % nplayers)
+        rem_teams |= 1 << team_of(params, trick_seat(params, state, k))
     # unseen cards ranked strictly below the best card (index > best); no allocation
     below = 0
     for r in range(best + 1, nranks):
@@ -628,7 +713,7 @@ def trick_outcomes_family(params, state):
     Returns:
         Bit mask over results: bit 0 team 0 wins, bit 1 team 1 wins, bit 2 void.
     """
-    nplayers = params[P_PLAYERS]
+    nplayers = trick_size(params)
     copies = params[P_COPIES]
     nranks = params[P_RANKS]
     best = state[S_BEST]
@@ -636,7 +721,7 @@ def trick_outcomes_family(params, state):
     m0 = 0
     m1 = 0
     for k in range(state[S_NPLAYED], nplayers):
-        if team_of(params, (state[S_LEADER] + k) % nplayers) == 0:
+        if team_of(params, trick_seat(params, state, k)) == 0:
             m0 += 1
         else:
             m1 += 1
@@ -791,11 +876,16 @@ def apply_action(params, state, action):
     elif ph == PH_DECIDE:  # P5.3
         _push_token(state, action)
         state[S_PUTSTEP] = 1
+        seat = nondealer(params, state)
         if action == A_CONCEDE:
-            seat = (state[S_DEALER] + 1) % params[P_PLAYERS]
             _finish_deal(params, state, END_CONCEDED, 1 - team_of(params, seat), 1)
         else:
-            _open_exchange(params, state, (state[S_DEALER] + 1) % params[P_PLAYERS], 2)
+            _open_exchange(params, state, seat, 2)
+    elif ph == PH_CHOOSE:  # P6.1, P6.2
+        _push_token(state, action)
+        _hand_over(params, state, action)
+    elif ph == PH_DISCARD:  # P6.3: face down, so no public token
+        _discard(params, state, action - A_DISCARD0)
     elif ph == PH_REDEAL:  # F2.1
         _push_token(state, action)
         if action == A_KEEP:
@@ -814,6 +904,45 @@ def apply_action(params, state, action):
             state[S_REDEALPOS] += 1
             if state[S_REDEALPOS] == params[P_PLAYERS] - 1:
                 _take_redeal(params, state)
+
+
+@jit
+def _hand_over(params, state, action):
+    """P6.1, P6.2: the speaker takes the hand or gives it to the partner; the other
+    partner hands the active player their best card and lays the rest away face down."""
+    n = params[P_PLAYERS]
+    speaker = chooser_seat(params, state)
+    active = speaker if action == A_TAKE else (speaker + 2) % n
+    partner = (active + 2) % n
+    team = team_of(params, active)
+    state[S_ACTIVE + team] = active
+    pbase = S_HELD + partner * MAX_RANKS
+    best = -1
+    for r in range(params[P_RANKS]):
+        if state[pbase + r] > 0:
+            best = r  # rank index 0 is the highest: the first held is the best
+            break
+    state[S_GOT + team] = best
+    state[S_HELD + active * MAX_RANKS + best] += 1
+    for r in range(params[P_RANKS]):
+        state[pbase + r] = 0
+    state[S_PHASE] = PH_DISCARD
+
+
+@jit
+def _discard(params, state, rank):
+    """P6.3: the active player lays one card away; then the dealer's side (P6.1) or play
+    (P6.4: the non-dealers' active player leads)."""
+    team = choosing_team(params, state)
+    state[S_HELD + state[S_ACTIVE + team] * MAX_RANKS + rank] -= 1
+    state[S_DISC + team] = rank
+    if state[S_PSIDE] == 0:
+        state[S_PSIDE] = 1
+        state[S_PHASE] = PH_CHOOSE
+    else:
+        state[S_PSIDE] = 2
+        state[S_LEADER] = nondealer(params, state)
+        state[S_PHASE] = PH_PLAY
 
 
 @jit
@@ -898,7 +1027,7 @@ def _open_exchange(params, state, raiser, at_card_turn):
     state[S_STAKE] += 1
     state[S_LASTRAISE] = team_of(params, raiser)
     state[S_NRAISES] += 1
-    state[S_EXCH_ANSWER] = 1 - raiser
+    state[S_EXCH_ANSWER] = other_player(params, state, raiser)
     state[S_EXCH_CARD] = at_card_turn
     state[S_PHASE] = PH_ANSWER
 
@@ -937,8 +1066,7 @@ def _apply_answer(params, state, action):
 
 @jit
 def _apply_play_phase(params, state, action):
-    n = params[P_PLAYERS]
-    seat = (state[S_LEADER] + state[S_NPLAYED]) % n
+    seat = trick_seat(params, state, state[S_NPLAYED])
     _push_token(state, action)
     if action == A_RAISE or action == A_REST:
         if params[P_TWO_PLAYER_RAISES] == 1:
@@ -972,6 +1100,7 @@ def _apply_play_phase(params, state, action):
 @jit
 def _play_card(params, state, seat, rank):
     n = params[P_PLAYERS]
+    ntrick = trick_size(params)
     raised = state[S_RAISED_NOW]
     state[S_RAISED_NOW] = 0
     state[S_ANSWER_SEAT] = -1  # playing a card accepts a waiting raise (R4.3)
@@ -993,7 +1122,7 @@ def _play_card(params, state, seat, rank):
         ):
             state[S_NBEST] += 1
     state[S_NPLAYED] = k + 1
-    if k + 1 == n:  # trick complete
+    if k + 1 == ntrick:  # trick complete
         if state[S_NBEST] > 1:
             res = RES_VOID  # R2.4: the leader leads again
         else:

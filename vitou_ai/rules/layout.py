@@ -27,7 +27,12 @@ A_CONCEDE = 27  # Put P5
 A_REST = 28  # French Truc F3.3: "our rest", stakes the game
 A_REDEAL = 29  # French Truc F2.1: propose a fresh deal
 A_KEEP = 30  # French Truc F2.1: play these cards
-NUM_ACTIONS_FAMILY = 31
+NUM_ACTIONS_FAMILY = 31  # the ids of the family's two-sided profiles: 0 .. 30
+# Partnership Put (docs/RULES_family.md P6); no other profile uses these ids.
+A_TAKE = 31  # P6.1: "I play the hand" (the side's speaker becomes its active player)
+A_GIVE = 32  # P6.1: "my partner plays it" (the speaker hands over, P6.2)
+A_DISCARD0 = 33  # P6.3: the active player lays away rank r: A_DISCARD0 + r, r in 0..12
+NUM_ACTIONS_PARTNERSHIP = 46
 
 # ---- chance outcomes ---------------------------------------------------------------
 C_DEAL0 = 0  # next card is rank r: C_DEAL0 + r
@@ -57,6 +62,8 @@ PH_TERMINAL = 9
 PH_DECIDE = 10  # Put P5.3: the non-dealer concedes or puts before trick 2
 PH_REDEAL = 11  # French Truc F2.1: the first leader proposes a fresh deal or keeps
 PH_REDEAL_ANSWER = 12  # French Truc F2.2: the others agree or reject
+PH_CHOOSE = 13  # Partnership Put P6.1: a side's speaker says take or give
+PH_DISCARD = 14  # Partnership Put P6.3: the active player lays away one of h + 1 cards
 
 # ---- ends of a deal -----------------------------------------------------------------
 END_NONE = 0
@@ -143,6 +150,11 @@ S_PUTSTEP = _field()  # Put P5: 0 trick 1 open, 1 no more P5 decisions
 S_REDEAL = _field()  # F2: 0 not yet, 1 proposed (answers running), 2 taken, 3 kept / done
 S_REDEALPOS = _field()  # F2.2: answers given
 S_FIRSTHAND = _field(MAX_PLAYERS * MAX_HAND)  # F2.3: the hands thrown in (valid when S_REDEAL == 2)
+# family: partnership Put's hand-over (P6); all 0 in the other profiles
+S_PSIDE = _field()  # P6: 0 the non-dealers' side chooses, 1 the dealer's side, 2 play
+S_ACTIVE = _field(2)  # P6.1: active seat per team, -1 = not chosen yet
+S_GOT = _field(2)  # P6.2: rank handed to each team's active player, -1 = none yet
+S_DISC = _field(2)  # P6.3: rank each team's active player laid away, -1 = not yet
 # result of the latest finished deal
 S_END = _field()
 S_WINNER = _field()  # team that scored, -1 = nobody
@@ -170,7 +182,9 @@ K_DEALER = 1
 K_SCORE0 = 2
 K_SCORE1 = 3
 K_HAND = 4  # own hand, sorted, -1 = not dealt
-K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), else -1
+K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), own thrown hand (F2.3),
+#                                partnership Put's card received and card laid away (P6.2,
+#                                P6.3: K_PARTNER, K_PARTNER + 1), else -1
 K_GEST = K_PARTNER + MAX_HAND  # gesture per seat as this player saw it, -1 = not yet
 K_NTOK = K_GEST + MAX_PLAYERS
 K_TOK = K_NTOK + 1

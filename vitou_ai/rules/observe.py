@@ -23,13 +23,16 @@ from .layout import (
     MAX_RANKS,
     MAX_TOKENS,
     PH_ANSWER,
+    S_ACTIVE,
     S_ANSWER_SEAT,
     S_BEST,
     S_DEALER,
+    S_DISC,
     S_EXCH_ANSWER,
     S_FIRSTHAND,
     S_GAMES,
     S_GEST,
+    S_GOT,
     S_HAND,
     S_HELD,
     S_LASTRAISE,
@@ -50,7 +53,7 @@ from .layout import (
     S_TRES,
     S_TRICK,
 )
-from .params import P_HAND, P_PLAYERS
+from .params import P_HAND, P_PARTNERS, P_PLAYERS
 
 
 @jit
@@ -79,7 +82,9 @@ def infostate_key(params, state, player, out):
 
     Layout (``K_*`` in :mod:`layout`): seat, dealer, team scores, own hand
     sorted (-1 before the deal), partner's hand when R6.1 shares it, or one's
-    own hand thrown in by a French Truc fresh deal (F2.3), else -1,
+    own hand thrown in by a French Truc fresh deal (F2.3), or in partnership Put
+    (P6.2, P6.3) the active player's card received and card laid away (-1 = not yet;
+    a discard is face down, so it is in no one else's key), else -1,
     each seat's gesture as this player saw it (R7.2: own and partner's as
     made, an opponent's only if caught, else ``none``; -1 before that seat's
     turn to gesture), then the public action tokens of the deal in order
@@ -105,6 +110,11 @@ def infostate_key(params, state, player, out):
         _sorted_hand(state, partner, h, out, K_PARTNER)
     elif state[S_REDEAL] == 2:  # F2.3: the player's own hand thrown in (perfect recall)
         _sorted_cards(state, S_FIRSTHAND + player * MAX_HAND, h, out, K_PARTNER)
+    elif params[P_PARTNERS] == 1:  # P6.2, P6.3: the active player's card received, laid away
+        t = team_of(params, player)
+        if state[S_ACTIVE + t] == player:
+            out[K_PARTNER] = state[S_GOT + t]
+            out[K_PARTNER + 1] = state[S_DISC + t]
     for s in range(n):
         g = state[S_GEST + s]
         if g < 0:

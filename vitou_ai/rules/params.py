@@ -15,14 +15,20 @@ import numpy as np
 
 #: Changes whenever the kernel's behaviour changes; written into every result
 #: file and checked when loading checkpoints.
-RULES_VERSION = "vitou-rules-1.1"
+RULES_VERSION = "vitou-rules-1.2"
 
 #: Earlier versions and what changed since, for files written under them.
 #: ``vitou-rules-1.0`` -> 1.1: R3.2 counts copies. Only a trick with two or more
 #: players still to play can be affected, so two-player files carry over unchanged.
+#: ``vitou-rules-1.1`` -> 1.2: adds the profile ``put_partnership`` (docs/RULES_family.md
+#: P6), its action ids 31..45 and its state fields; no other profile's transitions,
+#: information-state keys (``KEY_SIZE`` unchanged) or action ids change, and no 1.1 file
+#: can be for the new profile, so every 1.1 file carries over unchanged.
 _RULES_CHANGES = {
     "vitou-rules-1.0": "R3.2 now counts copies (vitou-rules-1.1), which changes some four-player deals",
 }
+#: Versions whose files every later version takes as they are (see above).
+_CARRIES_OVER = ("vitou-rules-1.1",)
 
 
 def check_rules_version(version: str | None, players: int | None, where: str) -> bool:
@@ -35,8 +41,9 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
 
     Returns:
         ``False`` if the version is current; ``True`` if the file was written
-        under an earlier version whose changes cannot affect it (a two-player
-        file from ``vitou-rules-1.0``) and is taken as it is (converted).
+        under an earlier version whose changes cannot affect it (any file from
+        ``vitou-rules-1.1``; a two-player file from ``vitou-rules-1.0``) and is
+        taken as it is (converted).
 
     Raises:
         ValueError: another version that the changes since may affect, or an
@@ -44,6 +51,8 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
     """
     if version == RULES_VERSION:
         return False
+    if version in _CARRIES_OVER:
+        return True
     if version == "vitou-rules-1.0" and players == 2:
         return True
     if version in _RULES_CHANGES:
@@ -54,7 +63,8 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
 PROFILES = ("vitou", "vitou_cason", "vitou_2p")
 RANK_LETTERS = "T9AKQJ87"
 #: The Truc / Put family (docs/RULES_family.md), on the same kernel.
-FAMILY_PROFILES = ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put")
+FAMILY_PROFILES = ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put",
+                   "put_partnership")
 ALL_PROFILES = PROFILES + FAMILY_PROFILES
 #: Why "vint" is not a profile: the reason every Vitou-kernel tool gives for Vint
 #: (:mod:`vitou_ai.capabilities`).
@@ -68,6 +78,7 @@ RANK_LABELS = {
     "truc_1912": ("7", "8", "A", "R", "D", "V", "10", "9"),  # F1.1
     "trut": ("8", "7", "A", "R", "D", "V", "10", "9"),  # T1.1
     "put": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P1.1
+    "put_partnership": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P6
 }
 DIRECTIONS = ("clockwise", "counterclockwise")
 MODES = ("deal", "match")
@@ -86,12 +97,14 @@ _LADDERS.update({
     "truc_catalan_2p": ((1, 2, 3), ("1", "truc", "retruc")),
     "trut": ((1, 3), ("1", "trut")),  # T3.1: a whole trut, 3 points on top (T4.1)
     "put": ((1, MATCH_STAKE), ("1", "put")),  # P4.1
+    "put_partnership": ((1, MATCH_STAKE), ("1", "put")),  # P6.4: as P4.1
     # truc_1912: 1, 2, ..., target-1, then the game (F3.1); built from the target
 })
 _DEFAULT_TARGET = {"vitou": 21, "vitou_cason": 12, "vitou_2p": 12, "truc_catalan": 12,
-                   "truc_catalan_2p": 12, "truc_1912": 12, "trut": 3, "put": 5}
+                   "truc_catalan_2p": 12, "truc_1912": 12, "trut": 3, "put": 5,
+                   "put_partnership": 5}
 _PLAYERS = {"vitou": 4, "vitou_cason": 4, "vitou_2p": 2, "truc_catalan": 4, "truc_catalan_2p": 2,
-            "truc_1912": 4, "trut": 4, "put": 2}
+            "truc_1912": 4, "trut": 4, "put": 2, "put_partnership": 4}
 _DEFAULT_GAMES = {"truc_1912": 2, "trut": 5}  # F4.1, T2.1; 1 elsewhere
 # Family knobs a profile has (the Vitou profiles have none of them).
 _FAMILY_KNOBS = {
@@ -100,7 +113,12 @@ _FAMILY_KNOBS = {
     "truc_1912": ("direction", "games"),
     "trut": ("direction", "games"),
     "put": ("direction",),
+    "put_partnership": ("direction", "chooser"),
 }
+#: P6.1: who speaks for a side in partnership Put (``VitouParams.chooser``)
+CHOOSERS = ("named", "order")
+#: the profiles that play Put (P1-P5; P6 partnership Put plays its deal as P5)
+PUT_PROFILES = ("put", "put_partnership")
 
 # Index of each field in the int64 parameter array.
 P_PLAYERS = 0
@@ -128,12 +146,15 @@ P_PUT = 24  # 1: Put's order of decisions (P5)
 P_LINEAR = 25  # 1: ladder 1, 2, ..., NLADDER-1, then the game (F3.1)
 P_REST = 26  # 1: "our rest" (F3.3)
 P_REDEAL = 27  # 1: the fresh deal (F2)
-P_OFE = 28  # one from the end: 0 none (T5, P6), 1 Vitou R6 / R9.3, 2 Catalan C5
+P_OFE = 28  # one from the end: 0 none (T5, P5.6), 1 Vitou R6 / R9.3, 2 Catalan C5
 P_GAMES = 29  # games to win the match (G4.1)
 P_CARRY = 30  # 1: the winner of a game keeps its surplus (T4.1)
 P_GAMES0 = 31  # games won before, team 0 (and team 1 at P_GAMES0 + 1)
 P_NO_CAP = 33  # 1: deal-mode returns not capped at target - score (T5, G4)
-N_PARAMS = 34
+P_PARTNERS = 34  # 1: partnership Put (P6): a hand-over, then one active player per side
+P_CHOOSER = 35  # P6.1: 0 the dealer speaks for his side ("named"), 1 the seat after the dealer's
+#               # left ("order")
+N_PARAMS = 36
 PPB = 1_000_000_000
 
 
@@ -162,7 +183,7 @@ class VitouParams:
             (2 .. 8), or of the family profile's deck (``None``: the whole deck,
             8 for Vitou).
         copies: copies of each rank, 1 .. 8 (4 in the real deck).
-        hand_size: cards per hand, 1 .. 3.
+        hand_size: cards per hand, 1 .. 3 (``put_partnership``: 2 .. 3, P6.2).
         max_deals: match mode, a match still open after this many deals is a
             draw (R8.2); 1 .. 10000.
         direction: family profiles only (docs/RULES_family.md G0.2):
@@ -172,6 +193,11 @@ class VitouParams:
             ``trut``: 5 or 7 truts; G4.1). ``None``: the profile's (1 elsewhere).
         games_won: games already won by team 0 and team 1, each below ``games``
             (the Trut example of T4.2 starts at 2 : 3 truts).
+        chooser: ``put_partnership`` only (docs/RULES_family.md P6.1): who says for a
+            side which partner plays: ``"named"`` (the non-dealer for the non-dealers'
+            side, the dealer for the dealer's) or ``"order"`` (each side's first seat in
+            playing order from the dealer's left: the non-dealer, then the dealer's
+            partner). ``None``: ``"named"``.
 
     Raises:
         ValueError: on an unknown profile, mode or ``early_end``, a value out of
@@ -194,6 +220,7 @@ class VitouParams:
     direction: str | None = None
     games: int | None = None
     games_won: tuple[int, int] = (0, 0)
+    chooser: str | None = None
 
     def __post_init__(self) -> None:
         if self.profile == "vint":
@@ -219,7 +246,9 @@ class VitouParams:
             object.__setattr__(self, "ranks", len(RANK_LABELS[self.profile]))
         _check_int("ranks", self.ranks, 2, len(RANK_LABELS[self.profile]))
         _check_int("copies", self.copies, 1, 8)
-        _check_int("hand_size", self.hand_size, 1, 3)
+        # P6.2: partnership Put keeps 2 or 3 cards (a best card handed, and a card laid away
+        # that the player's information state must keep apart from the one handed)
+        _check_int("hand_size", self.hand_size, 2 if self.profile == "put_partnership" else 1, 3)
         _check_int("max_deals", self.max_deals, 1, 10_000)
         _check_int("dealer", self.dealer, -1, self.players - 1)
         for team, s in enumerate(self.scores):
@@ -244,24 +273,31 @@ class VitouParams:
     def _check_family_knobs(self) -> None:
         """G0.2, G4.1: family knobs; refused (naming the rule) for a profile without them."""
         have = _FAMILY_KNOBS.get(self.profile, ())
-        given = {"direction": self.direction, "games": self.games}
+        given = {"direction": self.direction, "games": self.games, "chooser": self.chooser}
         if tuple(self.games_won) != (0, 0):
             given["games_won"] = self.games_won
         default = {"direction": None if self.profile in PROFILES else (
-            "clockwise" if self.profile == "put" else "counterclockwise"),
-            "games": None if self.profile in PROFILES else _DEFAULT_GAMES.get(self.profile, 1)}
+            "clockwise" if self.profile in PUT_PROFILES else "counterclockwise"),
+            "games": None if self.profile in PROFILES else _DEFAULT_GAMES.get(self.profile, 1),
+            "chooser": "named" if self.profile == "put_partnership" else None}
         for name, value in given.items():
             need = "games" if name == "games_won" else name
             # (the profile's own value passes: ``replace`` carries every field over)
             if value is not None and need not in have and value != default.get(name):
-                rule = "G0.2" if name == "direction" else "G4.1"
+                rule = {"direction": "G0.2", "chooser": "P6.1"}.get(name, "G4.1")
                 raise ValueError(f"{name} is not a knob of profile {self.profile} "
                                  f"(docs/RULES_family.md {rule}); its knobs: {', '.join(have) or 'none'}")
         if self.profile in PROFILES:
             return
         if self.direction is None:
-            object.__setattr__(self, "direction", "clockwise" if self.profile == "put"
+            object.__setattr__(self, "direction", "clockwise" if self.profile in PUT_PROFILES
                                else "counterclockwise")
+        if self.profile == "put_partnership":
+            if self.chooser is None:
+                object.__setattr__(self, "chooser", "named")
+            if self.chooser not in CHOOSERS:
+                raise ValueError(f"chooser must be one of {CHOOSERS} (docs/RULES_family.md P6.1), "
+                                 f"got {self.chooser!r}")
         if self.direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS} (G0.2), got {self.direction!r}")
         if self.games is None:
@@ -291,8 +327,16 @@ class VitouParams:
 
     @property
     def num_actions(self) -> int:
-        """Distinct action ids of this game: 22 (Vitou) or ``NUM_ACTIONS_FAMILY``."""
+        """Distinct action ids of this game: 22 (Vitou), ``NUM_ACTIONS_FAMILY`` (31) or,
+        for ``put_partnership``, ``NUM_ACTIONS_PARTNERSHIP`` (46: take, give, discard R)."""
+        if self.profile == "put_partnership":
+            return 46
         return 31 if self.family else 22
+
+    @property
+    def partnership(self) -> bool:
+        """True for partnership Put (docs/RULES_family.md P6): four seats, two play."""
+        return self.profile == "put_partnership"
 
     @property
     def num_chance_ids(self) -> int:
@@ -347,9 +391,14 @@ class VitouParams:
         a[P_GAMES] = 1
         if self.family:
             a[P_PARTNER_TIE] = 1
-            a[P_DEAL_RULE] = 2 if self.profile == "put" else 1
-            a[P_PUT] = 1 if self.profile == "put" else 0
-            a[P_OFE] = 0 if self.profile in ("put", "trut") else 2
+            put = self.profile in PUT_PROFILES
+            a[P_DEAL_RULE] = 2 if put else 1
+            a[P_PUT] = 1 if put else 0
+            a[P_OFE] = 0 if put or self.profile == "trut" else 2
+            if self.profile == "put_partnership":  # P6: the play is two-handed Put's (P6.4)
+                a[P_PARTNERS] = 1
+                a[P_TWO_PLAYER_RAISES] = 1
+                a[P_CHOOSER] = CHOOSERS.index(self.chooser)
             a[P_GAMES] = self.games
             a[P_GAMES0], a[P_GAMES0 + 1] = self.games_won
             a[P_CARRY] = 1 if self.profile == "trut" else 0
@@ -371,6 +420,8 @@ class VitouParams:
             if f.name in ("profile",):
                 continue
             if f.name in ("direction", "games", "games_won") and not self.family:
+                continue
+            if f.name == "chooser" and not self.partnership:
                 continue
             v, d = getattr(self, f.name), getattr(base, f.name)
             if v != d:

@@ -94,8 +94,8 @@ def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
 
     Every key of ``want`` is compared in ``want``'s order (put ``format`` first, so a
     file of another solver says so first); ``rules_version`` goes through
-    :func:`~vitou_ai.rules.params.check_rules_version`, which lets a two-player file
-    from ``vitou-rules-1.0`` carry over.
+    :func:`~vitou_ai.rules.params.check_rules_version`, which lets files from
+    ``vitou-rules-1.1`` and two-player files from ``vitou-rules-1.0`` carry over.
 
     Args:
         path: the file, for the message.
