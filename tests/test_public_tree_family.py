@@ -155,3 +155,23 @@ def test_solve_family_rates_on_the_public_tree_equal_the_flat_ones(profile, rank
         for k, v in x.items():
             if isinstance(v, float):
                 assert y[k] == pytest.approx(v, abs=ATOL), (x["situation"], k)
+
+
+def test_public_export_strings_are_the_flat_trees_in_a_deck_of_more_than_8_ranks():
+    """The public tree's OpenSpiel export wrote the information-state strings without
+    the deck's rank labels: a Put rank of index 8 or more raised IndexError or gave a
+    string the observer never makes. Now it holds the flat tree's (which the
+    OpenSpiel tests check against the observer)."""
+    from vitou_ai.solvers import export, public_export
+    from vitou_ai.solvers.public_cfr import entry_policy
+    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.tree import build_tree
+
+    params = VitouParams(profile="put", ranks=10, copies=1, hand_size=1, dealer=-1)
+    public = build_public_tree(params)
+    pub = public_export.to_openspiel_dict(public, entry_policy(public,
+                                                               np.zeros(public.num_entries)))
+    flat = build_tree(params)
+    flat_keys = set(export.infostate_strings(flat))
+    # the public tree also lists hands that card removal makes impossible (reach 0)
+    assert flat_keys <= set(pub) and any("hand 7" in k for k in flat_keys)

@@ -73,7 +73,9 @@ def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tu
     for i in range(keys.shape[0]):
         acts = np.nonzero(probs[i])[0]
         legal = _legal_of(tree, i)
-        out[infostate_string(keys[i], p.players, p.hand_size)] = [
+        out[infostate_string(keys[i], p.players, p.hand_size,
+                             labels=p.rank_labels if p.family else None,
+                             partnership=p.partnership)] = [
             (int(a), float(probs[i, a])) for a in sorted(set(acts) | legal)]
     return out
 
