@@ -1143,3 +1143,41 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
             assert p.returncode == 0 and not lines, (delay, p.returncode, err)
         codes.append(p.returncode)
     assert 130 in codes  # at least one Ctrl-C landed during the start
+
+
+def test_public_tree_policy_arrays_are_checked_for_length_and_finiteness():
+    """``entry_policy(tree, np.zeros(3))`` on a tree of many entries read past the end
+    of its input (the result held leftover memory), and a NaN array was accepted (the
+    team bracket then reported the uniform policy's numbers); every public-tree function
+    taking ``float64[num_entries]`` now refuses another length, NaN, inf and < 0."""
+    from vitou_ai.solvers import public_cfr as PC
+    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public_export import policy_table
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
+                                         dealer=0))
+    n = tree.num_entries
+    with pytest.raises(ValueError, match=rf"weights shape \(3,\) != \({n},\)"):
+        PC.entry_policy(tree, np.zeros(3))
+    with pytest.raises(ValueError, match="weights entry 0 is nan: every entry must be a finite"):
+        PC.entry_policy(tree, np.full(n, np.nan))
+    with pytest.raises(ValueError, match="must be >= 0"):
+        PC.entry_policy(tree, -np.ones(n))
+    with pytest.raises(TypeError, match="weights must be a float64"):
+        PC.entry_policy(tree, None)
+    good = PC.entry_policy(tree, np.zeros(n))
+    nan = good.copy()
+    nan[5] = np.nan
+    for bad, words in ((good[:-1], "policy shape"), (nan, "policy entry 5 is nan"),
+                       (np.append(good, 0.0), "policy shape")):
+        for call in (lambda p: PT.team_bracket(tree, p, 0), lambda p: PT.nash_conv(tree, p),
+                     lambda p: PT.seat_best_response(tree, p, 1),
+                     lambda p: PT.team_value(tree, p, 1),
+                     lambda p: PT.pooled_best_response_value(tree, p, 0),
+                     lambda p: PC.nash_conv(tree, p), lambda p: PC.expected_returns(tree, p),
+                     lambda p: PC.best_response_value(tree, p, 0),
+                     lambda p: policy_table(tree, p)):
+            with pytest.raises(ValueError, match=words):
+                call(bad)
+    assert abs(PT.team_value(tree, good, 0) + PT.team_value(tree, good, 1)) < 1e-9
