@@ -1181,3 +1181,33 @@ def test_public_tree_policy_arrays_are_checked_for_length_and_finiteness():
             with pytest.raises(ValueError, match=words):
                 call(bad)
     assert abs(PT.team_value(tree, good, 0) + PT.team_value(tree, good, 1)) < 1e-9
+
+
+def test_flat_tree_of_the_full_four_player_game_is_refused_before_listing_deals(
+        tmp_path, capsys, monkeypatch):
+    """``build_tree(VitouParams(profile="vitou"), max_nodes=1000)`` listed all 171,885,840
+    deals before it looked at the node limit (no answer in 300 s; ``vitou-ai train
+    --profile vitou --solver dcfr``, 2-card hands, hung at "building the game tree...":
+    1,646,344 deals listed, then nodes built up to the limit)."""
+    from vitou_ai.solvers import tree as T
+
+    for p in (VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1),
+              VitouParams(profile="vitou_2p", ranks=3, copies=3, hand_size=2),
+              VitouParams(profile="put", ranks=4, copies=2, hand_size=1)):
+        assert T.count_deals(p) == T.enumerate_deals(p)[0].shape[0]
+
+    def never(params):
+        raise AssertionError("listed the deals")
+
+    monkeypatch.setattr(T, "enumerate_deals", never)
+    assert T.count_deals(VitouParams(profile="vitou")) == 171_885_840
+    with pytest.raises(ValueError, match=r"more than 1,000 nodes \(171,885,840 deals alone\)"):
+        T.build_tree(VitouParams(profile="vitou"), max_nodes=1000)
+    out = tmp_path / "hang1"
+    code = main(["train", "--profile", "vitou", "--solver", "dcfr", "--iterations", "2",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith("vitou-ai train: the game tree would have about")
+    assert "more than 30,000,000" in err and "--max-tree-nodes" in err
+    assert not out.exists()
