@@ -1211,3 +1211,39 @@ def test_flat_tree_of_the_full_four_player_game_is_refused_before_listing_deals(
     assert err.splitlines()[-1].startswith("vitou-ai train: the game tree would have about")
     assert "more than 30,000,000" in err and "--max-tree-nodes" in err
     assert not out.exists()
+
+
+ABSTRACT_SMALL = ["train", "--profile", "vitou", "--ranks", "4", "--copies", "2", "--hand-size",
+                  "1", "--max-infosets", "50000", "--eval-matches", "1", "--eval-deals", "10",
+                  "--lbr-deals", "0"]
+
+
+def test_abstract_trainer_stops_at_the_iterations_and_evaluates_as_often_as_asked(
+        tmp_path, capsys):
+    """``--iterations 500 --evals 1`` ran 2,000 iterations (the first chunk), and
+    ``--iterations 3000 --evals 3`` ran 16,294 with 2 evaluations: the chunks grew with
+    the time they took and ran past both the evaluation points and the end."""
+    from vitou_ai.commands.runs import curve_rows
+
+    out = tmp_path / "run"
+    assert main([*ABSTRACT_SMALL, "--iterations", "600", "--evals", "3", "--threads", "2",
+                 "--out", str(out)]) == 0
+    assert "done: 600 iterations" in capsys.readouterr().out
+    assert [r["iteration"] for r in curve_rows(out)] == [200, 400, 600]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--iterations", "501", "--threads", "2"],
+     ("--iterations 501 is not a multiple of --threads 2", "use 500 or 502")),
+    (["--iterations", "4", "--threads", "2", "--evals", "3"],
+     ("--evals 3 is more than the 2 evaluation points",)),
+    (["--iterations", "4", "--exact", "yes"],
+     ("--exact yes: the abstract trainer has no exact evaluation",)),
+])
+def test_abstract_trainer_refuses_an_iteration_count_or_exact_it_cannot_honour(
+        tmp_path, capsys, extra, words):
+    """``--exact yes`` was silently ignored by abstract-mccfr (no exploitability column)."""
+    out = tmp_path / "run"
+    code = main([*ABSTRACT_SMALL, *extra, "--out", str(out)])
+    one_line_error(capsys, code, *words)
+    assert not out.exists()

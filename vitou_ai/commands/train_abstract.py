@@ -231,6 +231,21 @@ def run(args, params: VitouParams, out=None) -> int:
     if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
         return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, at least "
                    f"2), got {args.threads}")
+    if getattr(args, "exact", None) == "yes":
+        return bad("--exact yes: the abstract trainer has no exact evaluation (it builds no "
+                   "game tree; the four-player trees do not fit): leave --exact out, or use "
+                   "--solver dcfr on a small variant")
+    if args.iterations is not None:
+        # the workers run the same number of iterations each (AbstractMCCFR.iterate)
+        if args.iterations % args.threads:
+            lo = args.iterations - args.iterations % args.threads
+            return bad(f"--iterations {args.iterations} is not a multiple of --threads "
+                       f"{args.threads} (each worker runs the same number of iterations): "
+                       f"use {max(lo, args.threads)} or {lo + args.threads}")
+        if args.evals > args.iterations // args.threads:
+            return bad(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
+                       f"evaluation points of --iterations {args.iterations} with --threads "
+                       f"{args.threads}")
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
@@ -330,7 +345,10 @@ def run(args, params: VitouParams, out=None) -> int:
         k = len(rows) + 1
         if budget is not None:
             return budget * k / evals
-        return iterations * k / evals
+        # an iteration count: the k-th of ``evals`` evenly spaced points, on a whole
+        # round of the workers, so that the run stops at exactly ``iterations``
+        w = solver.threads
+        return w * max(1, round(iterations // w * k / evals))
 
     code = 0
     chunk = 2000
@@ -365,8 +383,13 @@ def run(args, params: VitouParams, out=None) -> int:
             # of the evaluations evaluated the same iterate twice
             while not done() and ((solver.seconds if budget else solver.iteration) < target
                                   or (rows and rows[-1]["iteration"] == solver.iteration)):
+                n = chunk  # never past the end, nor past the next evaluation point
+                if iterations is not None:
+                    n = min(n, iterations - solver.iteration)
+                if budget is None and int(target) > solver.iteration:
+                    n = min(n, int(target) - solver.iteration)
                 t = time.perf_counter()
-                solver.iterate(chunk)
+                solver.iterate(n)
                 dt = time.perf_counter() - t
                 chunk = int(min(max(chunk * (5.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
             row = _evaluate(solver, params, bots, args, record)
