@@ -1247,3 +1247,19 @@ def test_abstract_trainer_refuses_an_iteration_count_or_exact_it_cannot_honour(
     code = main([*ABSTRACT_SMALL, *extra, "--out", str(out)])
     one_line_error(capsys, code, *words)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["simulate", "--deals", "10"],
+                                     ["tournament", *SMALL_2P, "--deals", "10"]])
+@pytest.mark.parametrize("bots, words", [
+    ("", ("--bots: an empty bot name in ''",)), (",", ("--bots: an empty bot name in ','",)),
+    (" ", ("--bots: an empty bot name",)), ("random,,", ("an empty bot name in 'random,,'",)),
+    ("counter:", ("bot 'counter:': nothing after ':'",)),
+])
+def test_empty_bot_specs_are_one_line_errors(tmp_path, capsys, command, bots, words):
+    """``simulate --bots ''`` (or ``','``, ``' '``) died of a ZeroDivisionError traceback,
+    and ``--bots counter:`` / ``--bots random,,`` ran without comment."""
+    extra = ["--out", str(tmp_path / "t")] if command[0] == "tournament" else []
+    code = main([*command, "--bots", bots, *extra])
+    one_line_error(capsys, code, *words)
+    assert not (tmp_path / "t").exists()

@@ -117,6 +117,9 @@ def parse_bot(spec: str) -> Policy:
         raise ValueError(f"unknown bot {base!r}; known: {', '.join(NAMED_BOTS)}, heuristic, "
                          "or a .npz tabular policy")
     if not opts:
+        if spec.endswith(":"):
+            raise ValueError(f"bot {spec!r}: nothing after ':'; give name=value overrides "
+                             f"({base}:bluff=0.2) or leave the ':' out")
         return named_bot(base) if base != "heuristic" else HeuristicPolicy(hp, "heuristic")
     if hp is None:
         raise ValueError(f"bot {spec!r}: 'random' takes no parameters")
@@ -159,19 +162,25 @@ def split_bot_specs(values: Sequence[str]) -> list[str]:
 
     A comma piece ``field=value`` (no ``:``, no ``/``, not a ``.npz`` file) continues the
     heuristic overrides of the spec before it, so ``random,counter:bluff=0.2,raise_at=0.7``
-    is two specs. Empty pieces are dropped; the specs are not checked here
-    (:func:`parse_bot` does that).
+    is two specs. The specs are not checked here (:func:`parse_bot` does that).
+
+    Raises:
+        ValueError: no spec at all, or an empty one (``''``, ``random,,``): a bot left
+            out by mistake would change the lineup silently.
     """
     specs: list[str] = []
     for value in values:
         for piece in value.split(","):
             piece = piece.strip()
             if not piece:
-                continue
+                raise ValueError(f"--bots: an empty bot name in {value!r}; give bot names "
+                                 "separated by spaces or commas, e.g. --bots random counter")
             continues = ("=" in piece and ":" not in piece and "/" not in piece
                          and not piece.endswith(".npz"))
             if continues and specs and ":" in specs[-1]:
                 specs[-1] += "," + piece
             else:
                 specs.append(piece)
+    if not specs:
+        raise ValueError("--bots: no bot given; e.g. --bots random counter")
     return specs

@@ -203,7 +203,10 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
     given = {k: getattr(args, k) for k in RUN_DEFAULTS if getattr(args, k, None) is not None}
     if "bots" in given:
-        given["bots"] = split_bot_specs(given["bots"])
+        try:
+            given["bots"] = split_bot_specs(given["bots"])
+        except ValueError as e:
+            raise _BadInput(str(e)) from None
     return given
 
 
