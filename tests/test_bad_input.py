@@ -1263,3 +1263,50 @@ def test_empty_bot_specs_are_one_line_errors(tmp_path, capsys, command, bots, wo
     code = main([*command, "--bots", bots, *extra])
     one_line_error(capsys, code, *words)
     assert not (tmp_path / "t").exists()
+
+
+def test_python_api_refuses_a_policy_of_another_game(tabular_file):
+    """``simulate``, ``local_best_response`` and ``run_tournament`` played a policy
+    trained for another variant (or a two-player policy in a four-player game) and
+    returned numbers; the CLI and the environments refused it in one line."""
+    import vitou_ai
+
+    pol = vitou_ai.load_policy(str(tabular_file))  # vitou_2p, 3 ranks x 2 x 1
+    counter = vitou_ai.load_policy("counter")
+    full = VitouParams(profile="vitou_2p")
+    four = VitouParams(profile="vitou_cason", ranks=3, copies=2, hand_size=1)
+    with pytest.raises(ValueError, match="trained for ranks = 3, this game has 8"):
+        vitou_ai.simulate(full, [pol, counter], 10, seed=1)
+    with pytest.raises(ValueError, match="trained for profile = 'vitou_2p'"):
+        vitou_ai.local_best_response(pol, four, deals=5, samples=2)
+    with pytest.raises(ValueError, match="trained for ranks = 3, this game has 8"):
+        vitou_ai.run_tournament([counter, pol], full, games=2)
+
+
+def test_python_api_seeds_and_argument_types():
+    """``simulate(seed=-1)`` raised an OverflowError that did not name the seed,
+    ``run_tournament(seed=2**40)`` and ``vitou_v0.env().reset(seed=-1)`` were accepted;
+    ``load_policy(None)``, ``simulate("vitou", ...)`` and ``run_tournament(["random",
+    "counter"], ...)`` gave AttributeErrors."""
+    import vitou_ai
+    from vitou_ai.envs import vitou_v0
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    lineup = [vitou_ai.load_policy("counter"), vitou_ai.load_policy("random")]
+    with pytest.raises(ValueError, match=r"^seed must be in 0 \.\. 2\*\*64-1, got -1$"):
+        vitou_ai.simulate(params, lineup, 10, seed=-1)
+    with pytest.raises(ValueError, match=r"^seed must be in 0 \.\. 2\*\*31-1, got 1099511627776$"):
+        vitou_ai.run_tournament(lineup, params, games=2, seed=2**40)
+    with pytest.raises(TypeError, match="seed must be in"):
+        vitou_ai.local_best_response(lineup[0], params, deals=2, samples=1, seed=1.5)
+    env = vitou_v0.env(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    with pytest.raises(ValueError, match="seed must be in"):
+        env.reset(seed=-1)
+    with pytest.raises(TypeError, match="a bot spec must be a str"):
+        vitou_ai.load_policy(None)
+    with pytest.raises(TypeError, match="params must be a VitouParams"):
+        vitou_ai.simulate("vitou", lineup, 10)
+    with pytest.raises(TypeError, match=r"bot 0 is a str.*vitou_ai.load_policy\('random'\)"):
+        vitou_ai.run_tournament(["random", "counter"], params, games=2)
+    with pytest.raises(TypeError, match="params must be a VitouParams"):
+        vitou_ai.local_best_response(lineup[0], "vitou", deals=2, samples=1)

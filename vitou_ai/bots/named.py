@@ -79,6 +79,7 @@ def parse_bot(spec: str) -> Policy:
     Raises:
         ValueError: an unknown name or parameter, a bad value, a bad tabular file.
         OSError: a tabular file that cannot be read.
+        TypeError: ``spec`` not a ``str`` (or a ``Path``).
 
     Examples:
         >>> from vitou_ai.bots.named import parse_bot
@@ -89,7 +90,10 @@ def parse_bot(spec: str) -> Policy:
         ...
         ValueError: unknown bot 'chess'...
     """
-    spec = spec.strip()
+    if not isinstance(spec, str | Path):
+        raise TypeError(f"a bot spec must be a str (a bot name such as 'counter', or a "
+                        f"policy file), got {type(spec).__name__}")
+    spec = str(spec).strip()
     base, _, opts = spec.partition(":")
     if base in NEURAL_PREFIXES:
         if not opts:
@@ -133,6 +137,33 @@ def parse_bot(spec: str) -> Policy:
         except ValueError:
             raise ValueError(f"bot {spec!r}: {key.strip()} must be a number, got {value!r}") from None
     return HeuristicPolicy(hp.replace(**changes), spec)
+
+
+def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> None:
+    """The checks of the library's entry points (``simulate``, ``run_tournament``,
+    ``local_best_response``) on the bots they are given: game parameters, then each bot
+    a policy object (not a name) made for this game (:func:`check_bot_fits`, the check
+    the commands and the environments make).
+
+    Raises:
+        TypeError: ``params`` is not a :class:`~vitou_ai.rules.VitouParams`; a bot that is
+            not a policy object.
+        ValueError: a policy trained for another game or variant.
+    """
+    from ..rules import VitouParams
+
+    if not isinstance(params, VitouParams):
+        raise TypeError(f"params must be a VitouParams (vitou_ai.VitouParams(profile=...)), "
+                        f"got {type(params).__name__} {params!r}")
+    for i, pol in enumerate(policies):
+        if not isinstance(pol, RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
+                          | AbstractPolicy):
+            hint = (f": load it with vitou_ai.load_policy({pol!r})" if isinstance(pol, str)
+                    else "")
+            raise TypeError(f"{what} {i} is a {type(pol).__name__}, not a RandomPolicy, "
+                            "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy"
+                            + hint)
+        check_bot_fits(pol, params)
 
 
 def check_bot_fits(policy: Policy, params) -> None:
