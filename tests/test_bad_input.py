@@ -1310,3 +1310,24 @@ def test_python_api_seeds_and_argument_types():
         vitou_ai.run_tournament(["random", "counter"], params, games=2)
     with pytest.raises(TypeError, match="params must be a VitouParams"):
         vitou_ai.local_best_response(lineup[0], "vitou", deals=2, samples=1)
+
+
+def test_match_equity_resume_of_a_missing_folder_is_refused(tmp_path, capsys):
+    """``match-equity --resume --out me/never`` on a folder that does not exist started
+    the whole sweep afresh (``train --resume`` refuses: no run in ...)."""
+    out = tmp_path / "never"
+    code = main(["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1",
+                 "--backend", "serial", "--resume", "--out", str(out)])
+    one_line_error(capsys, code, "--resume: no sweep in", str(out))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("path", ["", " "])
+def test_replay_of_an_empty_path_is_refused(path, capsys, tmp_path, monkeypatch):
+    """``vitou-ai replay ''`` replayed every *.toml under the current folder."""
+    (tmp_path / "x.toml").write_text("not a history")
+    monkeypatch.chdir(tmp_path)
+    code = main(["replay", path])
+    out, err = capsys.readouterr()
+    assert code == 2 and "x.toml" not in out + err, out + err
+    assert "no such file or folder (an empty path)" in out + err

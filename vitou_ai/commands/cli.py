@@ -39,7 +39,9 @@ def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
     files, bad = [], []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
+        if not p.strip():  # Path('') is '.': the whole current folder would be replayed
+            bad.append((p, "no such file or folder (an empty path)"))
+        elif path.is_dir():
             found = sorted(f for f in path.rglob("*.toml") if not f.is_dir())
             if found:
                 files.extend(found)

@@ -142,6 +142,11 @@ def command(args: argparse.Namespace) -> int:
         print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "
               "them, or choose another --out", file=sys.stderr)
         return EXIT_ERROR
+    if args.resume and not (tasks.is_dir() and any(tasks.glob("*.json"))):
+        # a mistyped folder would start the whole sweep again, unnoticed (train --resume too)
+        print(f"vitou-ai match-equity: --resume: no sweep in {out} (no {tasks.name}/ with "
+              "results); leave --resume out to start one", file=sys.stderr)
+        return EXIT_ERROR
     done = [0]
 
     def on_state(rec: dict, resumed: bool) -> None:
