@@ -1331,3 +1331,17 @@ def test_replay_of_an_empty_path_is_refused(path, capsys, tmp_path, monkeypatch)
     out, err = capsys.readouterr()
     assert code == 2 and "x.toml" not in out + err, out + err
     assert "no such file or folder (an empty path)" in out + err
+
+
+def test_a_truc_verb_in_a_vitou_history_is_not_a_vitou_verb(tmp_path, capsys):
+    """``p0 truc`` in a Vitou history cited Truc's rule G3.1 and "the next step is 3"."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "golden" / "r2_1_any_card.toml").read_text()
+    f = tmp_path / "truc_in_vitou.toml"
+    f.write_text(text.replace('"p0 play K"', '"p0 truc"', 1))
+    code = main(["replay", str(f)])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert "'truc' is not a verb of vitou; its raises are 'raise S'" in out + err, out + err
+    assert "G3.1" not in out + err
