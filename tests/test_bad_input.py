@@ -1345,3 +1345,22 @@ def test_a_truc_verb_in_a_vitou_history_is_not_a_vitou_verb(tmp_path, capsys):
     assert code == 2, out + err
     assert "'truc' is not a verb of vitou; its raises are 'raise S'" in out + err, out + err
     assert "G3.1" not in out + err
+
+
+@pytest.mark.parametrize("mode, label", [("deal", "deals ended: "),
+                                         ("match", "last deal ended: ")])
+def test_simulate_labels_the_endings_by_mode(mode, label, capsys):
+    """In deal mode the endings of all deals were labelled "last deal ended"."""
+    assert main(["simulate", "--deals", "20", "--profile", "vitou_2p", "--ranks", "4",
+                 "--copies", "2", "--hand-size", "1", "--mode", mode, "--target", "3"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith(label) for line in out.splitlines()), out
+
+
+def test_threads_help_and_refusal_agree(capsys):
+    """``--threads`` help said both "1 .. cores" and "at least 2"; ``--threads 1`` works."""
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "worker threads, 1 .. the machine's cores (2 on a one-core machine)" in help_text
+    assert "at least 2" not in help_text

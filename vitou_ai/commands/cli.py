@@ -195,7 +195,8 @@ def simulate_command(args, out=None, err=None) -> int:
     print(f"{params.profile} ({unit}, {names}): {args.deals:,} {unit}, {rate:,.0f} {unit}/s",
           file=out)
     ends = np.bincount(a["end"], minlength=len(END_NAMES)) / args.deals
-    print("last deal ended: " + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
+    # in match mode a row's ending is its last deal's; in deal mode, every deal's
+    print(("last deal ended: " if params.mode == "match" else "deals ended: ") + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
                                           for e in range(1, len(END_NAMES)) if ends[e] > 0),
           file=out)
     ret = a["return0"].astype(float)

@@ -162,8 +162,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=None,
-                   help="abstract-mccfr: worker threads, 1 .. the machine's cores (at least "
-                   "2; default 2)")
+                   help="abstract-mccfr: worker threads, 1 .. the machine's cores (2 on a "
+                   "one-core machine); default 2")
     p.add_argument("--evals", type=int, default=None,
                    help="abstract-mccfr: evaluations in the run (default 6)")
     p.add_argument("--eval-matches", type=int, default=None,

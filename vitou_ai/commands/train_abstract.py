@@ -229,8 +229,8 @@ def run(args, params: VitouParams, out=None) -> int:
         if value < low:
             return bad(f"{flag} must be at least {low}, got {value}")
     if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
-        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, at least "
-                   f"2), got {args.threads}")
+        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, or 2 "
+                   f"on a one-core machine), got {args.threads}")
     if getattr(args, "exact", None) == "yes":
         return bad("--exact yes: the abstract trainer has no exact evaluation (it builds no "
                    "game tree; the four-player trees do not fit): leave --exact out, or use "
