@@ -1364,3 +1364,19 @@ def test_threads_help_and_refusal_agree(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     assert "worker threads, 1 .. the machine's cores (2 on a one-core machine)" in help_text
     assert "at least 2" not in help_text
+
+
+def test_vitou_v0_opponents_and_illegal_reward_messages():
+    """``opponents=[]`` in vitou_2p said "give 1 or 1 opponents"; ``illegal_reward="x"``
+    gave "could not convert string to float: 'x'", naming no parameter."""
+    import gymnasium
+
+    import vitou_ai.envs  # noqa: F401  (registers the environments)
+
+    with pytest.raises(ValueError, match=r"^Vitou-v0: give 1 opponent for vitou_2p, got 0$"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=[])
+    with pytest.raises(ValueError, match=r"give 1 opponent \(played by every other seat\) or 3"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou", opponents=["random"] * 2)
+    with pytest.raises(ValueError, match="^Vitou-v0: illegal_reward must be a number"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=["counter"],
+                       illegal_reward="x")
