@@ -1380,3 +1380,15 @@ def test_vitou_v0_opponents_and_illegal_reward_messages():
     with pytest.raises(ValueError, match="^Vitou-v0: illegal_reward must be a number"):
         gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=["counter"],
                        illegal_reward="x")
+
+
+@pytest.mark.parametrize("extra, flag", [(["--tol", "0.5"], "--tol"),
+                                         (["--solver", "public"], "--solver"),
+                                         (["--resume"], "--resume")])
+def test_match_equity_lookup_refuses_the_options_of_the_computation(tmp_path, capsys, extra,
+                                                                    flag):
+    """``--lookup 3:4 --tol 0.5`` printed the stored value: --tol is not part of the
+    table's file name, so a table made at another tolerance was read silently."""
+    code = main(["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1",
+                 "--out", str(tmp_path / "never"), "--lookup", "3:4", *extra])
+    one_line_error(capsys, code, f"{flag} does not apply to --lookup")
