@@ -1392,3 +1392,19 @@ def test_match_equity_lookup_refuses_the_options_of_the_computation(tmp_path, ca
     code = main(["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1",
                  "--out", str(tmp_path / "never"), "--lookup", "3:4", *extra])
     one_line_error(capsys, code, f"{flag} does not apply to --lookup")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tournament", "--game", "vitou", "--deals", "4"],
+     ("vitou-ai tournament: --game takes only 'vint', not 'vitou'", "leave --game out")),
+    (["tournament", "--game"], ("vitou-ai tournament: --game takes only 'vint' (",)),
+    (["play", "--game=put"], ("vitou-ai play: --game takes only 'vint', not 'put'",)),
+    (["tournament", "--game", "vint", "--pairs", "2", "--bots", "random", "heuristic",
+      "--deals", "10"],
+     ("vitou-ai tournament --game vint: error: unrecognized arguments: --deals 10",
+      "vitou-ai tournament --game vint --help")),
+])
+def test_game_option_errors_name_the_real_command(argv, words, capsys):
+    """``tournament --game vitou`` said "unrecognized arguments: --game vitou", and a
+    bad Vint option printed the usage of 'vitou-ai [-h] {play,tournament}'."""
+    one_line_error(capsys, main(argv), *words)

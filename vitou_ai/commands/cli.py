@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
 
             if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
                 return vint_cli.main(argv)
-            refusal = vint_cli.refuse_vint(argv)  # the games x tools matrix
+            refusal = vint_cli.refuse_vint(argv) or vint_cli.refuse_game(argv)
             if refusal:
                 print(refusal, file=sys.stderr)
                 return 2
