@@ -1408,3 +1408,18 @@ def test_game_option_errors_name_the_real_command(argv, words, capsys):
     """``tournament --game vitou`` said "unrecognized arguments: --game vitou", and a
     bad Vint option printed the usage of 'vitou-ai [-h] {play,tournament}'."""
     one_line_error(capsys, main(argv), *words)
+
+
+def test_abstract_run_without_matches_draws_its_curve_without_a_warning(tmp_path, capsys):
+    """``--eval-matches 0`` printed matplotlib's "No artists with labels found to put in
+    legend" warning (train_abstract's match panel had no curve)."""
+    import warnings
+
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main([*ABSTRACT_SMALL[:-6], "--eval-matches", "0", "--eval-deals", "10",
+                     "--lbr-deals", "0", "--iterations", "200", "--evals", "1",
+                     "--out", str(out)]) == 0
+    assert "No artists" not in capsys.readouterr().err
+    assert (out / "curve.png").exists()

@@ -168,7 +168,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="abstract-mccfr: evaluations in the run (default 6)")
     p.add_argument("--eval-matches", type=int, default=None,
                    help="abstract-mccfr: matches (at the game's target) per bot at each evaluation "
-                   "(default 2000)")
+                   "(0: none; default 2000)")
     p.add_argument("--lbr-deals", type=int, default=None,
                    help="abstract-mccfr: deals per team for the LBR bound (0: none; "
                    "default 200)")

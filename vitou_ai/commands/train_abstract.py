@@ -176,12 +176,14 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
     axes[1].set_xlabel("solver minutes")
     axes[1].set_ylabel("points per deal (95% CI)")
     axes[1].set_title("duplicate deals, deal mode at 0:0")
-    axes[1].legend(fontsize=8)
+    for ax in axes[1:]:  # no labelled curve (--eval-matches 0): no legend, no warning
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
     axes[2].axhline(0.5, color="grey", lw=0.6)
     axes[2].set_xlabel("solver minutes")
     axes[2].set_ylabel("match win rate (95% Wilson)")
-    axes[2].set_title(f"{matches}, duplicate")
-    axes[2].legend(fontsize=8)
+    axes[2].set_title(f"{matches}, duplicate" if axes[2].get_legend_handles_labels()[0]
+                      else "no matches (--eval-matches 0)")
     fig.suptitle(title)
     fig.tight_layout()
     buf = io.BytesIO()
