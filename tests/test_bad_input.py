@@ -1423,3 +1423,17 @@ def test_abstract_run_without_matches_draws_its_curve_without_a_warning(tmp_path
                      "--out", str(out)]) == 0
     assert "No artists" not in capsys.readouterr().err
     assert (out / "curve.png").exists()
+
+
+def test_a_local_ray_sweep_prints_no_token_notice(tmp_path, capsys, caplog, monkeypatch):
+    """An embedded local Ray runtime logged "Token authentication is enabled for this Ray
+    cluster. Set RAY_AUTH_MODE=disabled to opt out..." on stderr (``train --objective
+    match``, ``match-equity``): a notice about a cluster the user never set up."""
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "2", "--backend", "ray", "--workers", "1",
+                 "--out", str(tmp_path / "me")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "Token authentication" not in err + caplog.text, err + caplog.text
