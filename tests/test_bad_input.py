@@ -1437,3 +1437,15 @@ def test_a_local_ray_sweep_prints_no_token_notice(tmp_path, capsys, caplog, monk
     err = capsys.readouterr().err
     assert code == 0, err
     assert "Token authentication" not in err + caplog.text, err + caplog.text
+
+
+def test_play_help_of_a_family_game_has_its_own_ranks_and_verbs():
+    """``play --profile put``'s help showed Vitou's rank letters and verbs (signal, go,
+    abandon) and left out ``concede``, which its options offered."""
+    from vitou_ai.commands.play import HELP, help_text
+
+    text = help_text(VitouParams(profile="put", ranks=4, copies=2, hand_size=1))
+    assert "R in 3 2 A K" in text and "concede" in text and "put" in text
+    for vitou_only in ("T is the ten", "signal", "abandon", "go |"):
+        assert vitou_only not in text, vitou_only
+    assert help_text(VitouParams()) == HELP
