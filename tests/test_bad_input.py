@@ -1176,3 +1176,309 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
             assert p.returncode == 0 and not lines, (delay, p.returncode, err)
         codes.append(p.returncode)
     assert 130 in codes  # at least one Ctrl-C landed during the start
+
+
+def test_public_tree_policy_arrays_are_checked_for_length_and_finiteness():
+    """``entry_policy(tree, np.zeros(3))`` on a tree of many entries read past the end
+    of its input (the result held leftover memory), and a NaN array was accepted (the
+    team bracket then reported the uniform policy's numbers); every public-tree function
+    taking ``float64[num_entries]`` now refuses another length, NaN, inf and < 0."""
+    from vitou_ai.solvers import public_cfr as PC
+    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public_export import policy_table
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
+                                         dealer=0))
+    n = tree.num_entries
+    with pytest.raises(ValueError, match=rf"weights shape \(3,\) != \({n},\)"):
+        PC.entry_policy(tree, np.zeros(3))
+    with pytest.raises(ValueError, match="weights entry 0 is nan: every entry must be a finite"):
+        PC.entry_policy(tree, np.full(n, np.nan))
+    with pytest.raises(ValueError, match="must be >= 0"):
+        PC.entry_policy(tree, -np.ones(n))
+    with pytest.raises(TypeError, match="weights must be a float64"):
+        PC.entry_policy(tree, None)
+    good = PC.entry_policy(tree, np.zeros(n))
+    nan = good.copy()
+    nan[5] = np.nan
+    for bad, words in ((good[:-1], "policy shape"), (nan, "policy entry 5 is nan"),
+                       (np.append(good, 0.0), "policy shape")):
+        for call in (lambda p: PT.team_bracket(tree, p, 0), lambda p: PT.nash_conv(tree, p),
+                     lambda p: PT.seat_best_response(tree, p, 1),
+                     lambda p: PT.team_value(tree, p, 1),
+                     lambda p: PT.pooled_best_response_value(tree, p, 0),
+                     lambda p: PC.nash_conv(tree, p), lambda p: PC.expected_returns(tree, p),
+                     lambda p: PC.best_response_value(tree, p, 0),
+                     lambda p: policy_table(tree, p)):
+            with pytest.raises(ValueError, match=words):
+                call(bad)
+    assert abs(PT.team_value(tree, good, 0) + PT.team_value(tree, good, 1)) < 1e-9
+
+
+def test_flat_tree_of_the_full_four_player_game_is_refused_before_listing_deals(
+        tmp_path, capsys, monkeypatch):
+    """``build_tree(VitouParams(profile="vitou"), max_nodes=1000)`` listed all 171,885,840
+    deals before it looked at the node limit (no answer in 300 s; ``vitou-ai train
+    --profile vitou --solver dcfr``, 2-card hands, hung at "building the game tree...":
+    1,646,344 deals listed, then nodes built up to the limit)."""
+    from vitou_ai.solvers import tree as T
+
+    for p in (VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1),
+              VitouParams(profile="vitou_2p", ranks=3, copies=3, hand_size=2),
+              VitouParams(profile="put", ranks=4, copies=2, hand_size=1)):
+        assert T.count_deals(p) == T.enumerate_deals(p)[0].shape[0]
+
+    def never(params):
+        raise AssertionError("listed the deals")
+
+    monkeypatch.setattr(T, "enumerate_deals", never)
+    assert T.count_deals(VitouParams(profile="vitou")) == 171_885_840
+    with pytest.raises(ValueError, match=r"more than 1,000 nodes \(171,885,840 deals alone\)"):
+        T.build_tree(VitouParams(profile="vitou"), max_nodes=1000)
+    out = tmp_path / "hang1"
+    code = main(["train", "--profile", "vitou", "--solver", "dcfr", "--iterations", "2",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith("vitou-ai train: the game tree would have about")
+    assert "more than 30,000,000" in err and "--max-tree-nodes" in err
+    assert not out.exists()
+
+
+ABSTRACT_SMALL = ["train", "--profile", "vitou", "--ranks", "4", "--copies", "2", "--hand-size",
+                  "1", "--max-infosets", "50000", "--eval-matches", "1", "--eval-deals", "10",
+                  "--lbr-deals", "0"]
+
+
+def test_abstract_trainer_stops_at_the_iterations_and_evaluates_as_often_as_asked(
+        tmp_path, capsys):
+    """``--iterations 500 --evals 1`` ran 2,000 iterations (the first chunk), and
+    ``--iterations 3000 --evals 3`` ran 16,294 with 2 evaluations: the chunks grew with
+    the time they took and ran past both the evaluation points and the end."""
+    from vitou_ai.commands.runs import curve_rows
+
+    out = tmp_path / "run"
+    assert main([*ABSTRACT_SMALL, "--iterations", "600", "--evals", "3", "--threads", "2",
+                 "--out", str(out)]) == 0
+    assert "done: 600 iterations" in capsys.readouterr().out
+    assert [r["iteration"] for r in curve_rows(out)] == [200, 400, 600]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--iterations", "501", "--threads", "2"],
+     ("--iterations 501 is not a multiple of --threads 2", "use 500 or 502")),
+    (["--iterations", "4", "--threads", "2", "--evals", "3"],
+     ("--evals 3 is more than the 2 evaluation points",)),
+    (["--iterations", "4", "--exact", "yes"],
+     ("--exact yes: the abstract trainer has no exact evaluation",)),
+])
+def test_abstract_trainer_refuses_an_iteration_count_or_exact_it_cannot_honour(
+        tmp_path, capsys, extra, words):
+    """``--exact yes`` was silently ignored by abstract-mccfr (no exploitability column)."""
+    out = tmp_path / "run"
+    code = main([*ABSTRACT_SMALL, *extra, "--out", str(out)])
+    one_line_error(capsys, code, *words)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["simulate", "--deals", "10"],
+                                     ["tournament", *SMALL_2P, "--deals", "10"]])
+@pytest.mark.parametrize("bots, words", [
+    ("", ("--bots: an empty bot name in ''",)), (",", ("--bots: an empty bot name in ','",)),
+    (" ", ("--bots: an empty bot name",)), ("random,,", ("an empty bot name in 'random,,'",)),
+    ("counter:", ("bot 'counter:': nothing after ':'",)),
+])
+def test_empty_bot_specs_are_one_line_errors(tmp_path, capsys, command, bots, words):
+    """``simulate --bots ''`` (or ``','``, ``' '``) died of a ZeroDivisionError traceback,
+    and ``--bots counter:`` / ``--bots random,,`` ran without comment."""
+    extra = ["--out", str(tmp_path / "t")] if command[0] == "tournament" else []
+    code = main([*command, "--bots", bots, *extra])
+    one_line_error(capsys, code, *words)
+    assert not (tmp_path / "t").exists()
+
+
+def test_python_api_refuses_a_policy_of_another_game(tabular_file):
+    """``simulate``, ``local_best_response`` and ``run_tournament`` played a policy
+    trained for another variant (or a two-player policy in a four-player game) and
+    returned numbers; the CLI and the environments refused it in one line."""
+    import vitou_ai
+
+    pol = vitou_ai.load_policy(str(tabular_file))  # vitou_2p, 3 ranks x 2 x 1
+    counter = vitou_ai.load_policy("counter")
+    full = VitouParams(profile="vitou_2p")
+    four = VitouParams(profile="vitou_cason", ranks=3, copies=2, hand_size=1)
+    with pytest.raises(ValueError, match="trained for ranks = 3, this game has 8"):
+        vitou_ai.simulate(full, [pol, counter], 10, seed=1)
+    with pytest.raises(ValueError, match="trained for profile = 'vitou_2p'"):
+        vitou_ai.local_best_response(pol, four, deals=5, samples=2)
+    with pytest.raises(ValueError, match="trained for ranks = 3, this game has 8"):
+        vitou_ai.run_tournament([counter, pol], full, games=2)
+
+
+def test_python_api_seeds_and_argument_types():
+    """``simulate(seed=-1)`` raised an OverflowError that did not name the seed,
+    ``run_tournament(seed=2**40)`` and ``vitou_v0.env().reset(seed=-1)`` were accepted;
+    ``load_policy(None)``, ``simulate("vitou", ...)`` and ``run_tournament(["random",
+    "counter"], ...)`` gave AttributeErrors."""
+    import vitou_ai
+    from vitou_ai.envs import vitou_v0
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    lineup = [vitou_ai.load_policy("counter"), vitou_ai.load_policy("random")]
+    with pytest.raises(ValueError, match=r"^seed must be in 0 \.\. 2\*\*64-1, got -1$"):
+        vitou_ai.simulate(params, lineup, 10, seed=-1)
+    with pytest.raises(ValueError, match=r"^seed must be in 0 \.\. 2\*\*31-1, got 1099511627776$"):
+        vitou_ai.run_tournament(lineup, params, games=2, seed=2**40)
+    with pytest.raises(TypeError, match="seed must be in"):
+        vitou_ai.local_best_response(lineup[0], params, deals=2, samples=1, seed=1.5)
+    env = vitou_v0.env(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    with pytest.raises(ValueError, match="seed must be in"):
+        env.reset(seed=-1)
+    with pytest.raises(TypeError, match="a bot spec must be a str"):
+        vitou_ai.load_policy(None)
+    with pytest.raises(TypeError, match="params must be a VitouParams"):
+        vitou_ai.simulate("vitou", lineup, 10)
+    with pytest.raises(TypeError, match=r"bot 0 is a str.*vitou_ai.load_policy\('random'\)"):
+        vitou_ai.run_tournament(["random", "counter"], params, games=2)
+    with pytest.raises(TypeError, match="params must be a VitouParams"):
+        vitou_ai.local_best_response(lineup[0], "vitou", deals=2, samples=1)
+
+
+def test_match_equity_resume_of_a_missing_folder_is_refused(tmp_path, capsys):
+    """``match-equity --resume --out me/never`` on a folder that does not exist started
+    the whole sweep afresh (``train --resume`` refuses: no run in ...)."""
+    out = tmp_path / "never"
+    code = main(["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1",
+                 "--backend", "serial", "--resume", "--out", str(out)])
+    one_line_error(capsys, code, "--resume: no sweep in", str(out))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("path", ["", " "])
+def test_replay_of_an_empty_path_is_refused(path, capsys, tmp_path, monkeypatch):
+    """``vitou-ai replay ''`` replayed every *.toml under the current folder."""
+    (tmp_path / "x.toml").write_text("not a history")
+    monkeypatch.chdir(tmp_path)
+    code = main(["replay", path])
+    out, err = capsys.readouterr()
+    assert code == 2 and "x.toml" not in out + err, out + err
+    assert "no such file or folder (an empty path)" in out + err
+
+
+def test_a_truc_verb_in_a_vitou_history_is_not_a_vitou_verb(tmp_path, capsys):
+    """``p0 truc`` in a Vitou history cited Truc's rule G3.1 and "the next step is 3"."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "golden" / "r2_1_any_card.toml").read_text()
+    f = tmp_path / "truc_in_vitou.toml"
+    f.write_text(text.replace('"p0 play K"', '"p0 truc"', 1))
+    code = main(["replay", str(f)])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert "'truc' is not a verb of vitou; its raises are 'raise S'" in out + err, out + err
+    assert "G3.1" not in out + err
+
+
+@pytest.mark.parametrize("mode, label", [("deal", "deals ended: "),
+                                         ("match", "last deal ended: ")])
+def test_simulate_labels_the_endings_by_mode(mode, label, capsys):
+    """In deal mode the endings of all deals were labelled "last deal ended"."""
+    assert main(["simulate", "--deals", "20", "--profile", "vitou_2p", "--ranks", "4",
+                 "--copies", "2", "--hand-size", "1", "--mode", mode, "--target", "3"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith(label) for line in out.splitlines()), out
+
+
+def test_threads_help_and_refusal_agree(capsys):
+    """``--threads`` help said both "1 .. cores" and "at least 2"; ``--threads 1`` works."""
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "worker threads, 1 .. the machine's cores (2 on a one-core machine)" in help_text
+    assert "at least 2" not in help_text
+
+
+def test_vitou_v0_opponents_and_illegal_reward_messages():
+    """``opponents=[]`` in vitou_2p said "give 1 or 1 opponents"; ``illegal_reward="x"``
+    gave "could not convert string to float: 'x'", naming no parameter."""
+    import gymnasium
+
+    import vitou_ai.envs  # noqa: F401  (registers the environments)
+
+    with pytest.raises(ValueError, match=r"^Vitou-v0: give 1 opponent for vitou_2p, got 0$"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=[])
+    with pytest.raises(ValueError, match=r"give 1 opponent \(played by every other seat\) or 3"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou", opponents=["random"] * 2)
+    with pytest.raises(ValueError, match="^Vitou-v0: illegal_reward must be a number"):
+        gymnasium.make("vitou_ai/Vitou-v0", profile="vitou_2p", opponents=["counter"],
+                       illegal_reward="x")
+
+
+@pytest.mark.parametrize("extra, flag", [(["--tol", "0.5"], "--tol"),
+                                         (["--solver", "public"], "--solver"),
+                                         (["--resume"], "--resume")])
+def test_match_equity_lookup_refuses_the_options_of_the_computation(tmp_path, capsys, extra,
+                                                                    flag):
+    """``--lookup 3:4 --tol 0.5`` printed the stored value: --tol is not part of the
+    table's file name, so a table made at another tolerance was read silently."""
+    code = main(["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1",
+                 "--out", str(tmp_path / "never"), "--lookup", "3:4", *extra])
+    one_line_error(capsys, code, f"{flag} does not apply to --lookup")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tournament", "--game", "vitou", "--deals", "4"],
+     ("vitou-ai tournament: --game takes only 'vint', not 'vitou'", "leave --game out")),
+    (["tournament", "--game"], ("vitou-ai tournament: --game takes only 'vint' (",)),
+    (["play", "--game=put"], ("vitou-ai play: --game takes only 'vint', not 'put'",)),
+    (["tournament", "--game", "vint", "--pairs", "2", "--bots", "random", "heuristic",
+      "--deals", "10"],
+     ("vitou-ai tournament --game vint: error: unrecognized arguments: --deals 10",
+      "vitou-ai tournament --game vint --help")),
+])
+def test_game_option_errors_name_the_real_command(argv, words, capsys):
+    """``tournament --game vitou`` said "unrecognized arguments: --game vitou", and a
+    bad Vint option printed the usage of 'vitou-ai [-h] {play,tournament}'."""
+    one_line_error(capsys, main(argv), *words)
+
+
+def test_abstract_run_without_matches_draws_its_curve_without_a_warning(tmp_path, capsys):
+    """``--eval-matches 0`` printed matplotlib's "No artists with labels found to put in
+    legend" warning (train_abstract's match panel had no curve)."""
+    import warnings
+
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main([*ABSTRACT_SMALL[:-6], "--eval-matches", "0", "--eval-deals", "10",
+                     "--lbr-deals", "0", "--iterations", "200", "--evals", "1",
+                     "--out", str(out)]) == 0
+    assert "No artists" not in capsys.readouterr().err
+    assert (out / "curve.png").exists()
+
+
+def test_a_local_ray_sweep_prints_no_token_notice(tmp_path, capsys, caplog, monkeypatch):
+    """An embedded local Ray runtime logged "Token authentication is enabled for this Ray
+    cluster. Set RAY_AUTH_MODE=disabled to opt out..." on stderr (``train --objective
+    match``, ``match-equity``): a notice about a cluster the user never set up."""
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    code = main(["match-equity", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+                 "--target", "2", "--backend", "ray", "--workers", "1",
+                 "--out", str(tmp_path / "me")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "Token authentication" not in err + caplog.text, err + caplog.text
+
+
+def test_play_help_of_a_family_game_has_its_own_ranks_and_verbs():
+    """``play --profile put``'s help showed Vitou's rank letters and verbs (signal, go,
+    abandon) and left out ``concede``, which its options offered."""
+    from vitou_ai.commands.play import HELP, help_text
+
+    text = help_text(VitouParams(profile="put", ranks=4, copies=2, hand_size=1))
+    assert "R in 3 2 A K" in text and "concede" in text and "put" in text
+    for vitou_only in ("T is the ten", "signal", "abandon", "go |"):
+        assert vitou_only not in text, vitou_only
+    assert help_text(VitouParams()) == HELP

@@ -249,7 +249,7 @@ def test_bot_lists_split_at_spaces_and_commas():
     from vitou_ai.bots.named import split_bot_specs
 
     assert split_bot_specs(["random,counter:bluff=0.2,raise_at=0.7", "cautious",
-                            "runs/a=1/policy.npz:fallback=counter", ","]) == [
+                            "runs/a=1/policy.npz:fallback=counter"]) == [
         "random", "counter:bluff=0.2,raise_at=0.7", "cautious",
         "runs/a=1/policy.npz:fallback=counter"]
 

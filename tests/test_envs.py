@@ -509,7 +509,7 @@ def test_render_ansi_and_bad_arguments():
         vitou_v0.env(profile="vitou_2p", signals=True)
     with pytest.raises(ValueError, match="render_mode"):
         vitou_v0.env(render_mode="human")
-    with pytest.raises(ValueError, match="give 1 or 3 opponents"):
+    with pytest.raises(ValueError, match=r"give 1 opponent \(played by every other seat\) or 3"):
         VitouEnv(profile="vitou", opponents=["counter", "random"])
     with pytest.raises(ValueError, match="unknown bot"):
         VitouEnv(profile="vitou_2p", opponents=["nobody"])

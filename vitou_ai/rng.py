@@ -16,6 +16,37 @@ import numpy as np
 
 from ._numba import jit
 
+#: the largest ``--seed`` of every command: one range everywhere, the one OpenSpiel's
+#: solvers take (a C ``int``), so a seed that works in one command works in all
+SEED_MAX = 2**31 - 1
+SEED_RANGE = "0 .. 2**31-1"
+#: the largest seed of the batch functions (a ``uint64``): seeds derived inside the
+#: package (``seed + 1``) may pass :data:`SEED_MAX`
+UINT64_MAX = 2**64 - 1
+
+
+def seed_error(seed, flag: str = "--seed", top: int = SEED_MAX) -> str | None:
+    """Why ``seed`` is refused (not a whole number in ``0 .. top``), or ``None``."""
+    rng = SEED_RANGE if top == SEED_MAX else f"0 .. {'2**64-1' if top == UINT64_MAX else top}"
+    if (isinstance(seed, bool) or not isinstance(seed, int | np.integer)
+            or not 0 <= int(seed) <= top):
+        return f"{flag} must be in {rng}, got {seed!r}"
+    return None
+
+
+def check_seed(seed, name: str = "seed", top: int = SEED_MAX) -> int:
+    """``seed`` as an ``int``, or the one-line error of :func:`seed_error`.
+
+    Raises:
+        TypeError: not a whole number. ValueError: out of ``0 .. top``.
+    """
+    why = seed_error(seed, name, top)
+    if why:
+        raise (TypeError if isinstance(seed, bool) or not isinstance(seed, int | np.integer)
+               else ValueError)(why)
+    return int(seed)
+
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

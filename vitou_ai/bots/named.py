@@ -79,6 +79,7 @@ def parse_bot(spec: str) -> Policy:
     Raises:
         ValueError: an unknown name or parameter, a bad value, a bad tabular file.
         OSError: a tabular file that cannot be read.
+        TypeError: ``spec`` not a ``str`` (or a ``Path``).
 
     Examples:
         >>> from vitou_ai.bots.named import parse_bot
@@ -89,7 +90,10 @@ def parse_bot(spec: str) -> Policy:
         ...
         ValueError: unknown bot 'chess'...
     """
-    spec = spec.strip()
+    if not isinstance(spec, str | Path):
+        raise TypeError(f"a bot spec must be a str (a bot name such as 'counter', or a "
+                        f"policy file), got {type(spec).__name__}")
+    spec = str(spec).strip()
     base, _, opts = spec.partition(":")
     if base in NEURAL_PREFIXES:
         if not opts:
@@ -117,6 +121,9 @@ def parse_bot(spec: str) -> Policy:
         raise ValueError(f"unknown bot {base!r}; known: {', '.join(NAMED_BOTS)}, heuristic, "
                          "or a .npz tabular policy")
     if not opts:
+        if spec.endswith(":"):
+            raise ValueError(f"bot {spec!r}: nothing after ':'; give name=value overrides "
+                             f"({base}:bluff=0.2) or leave the ':' out")
         return named_bot(base) if base != "heuristic" else HeuristicPolicy(hp, "heuristic")
     if hp is None:
         raise ValueError(f"bot {spec!r}: 'random' takes no parameters")
@@ -130,6 +137,33 @@ def parse_bot(spec: str) -> Policy:
         except ValueError:
             raise ValueError(f"bot {spec!r}: {key.strip()} must be a number, got {value!r}") from None
     return HeuristicPolicy(hp.replace(**changes), spec)
+
+
+def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> None:
+    """The checks of the library's entry points (``simulate``, ``run_tournament``,
+    ``local_best_response``) on the bots they are given: game parameters, then each bot
+    a policy object (not a name) made for this game (:func:`check_bot_fits`, the check
+    the commands and the environments make).
+
+    Raises:
+        TypeError: ``params`` is not a :class:`~vitou_ai.rules.VitouParams`; a bot that is
+            not a policy object.
+        ValueError: a policy trained for another game or variant.
+    """
+    from ..rules import VitouParams
+
+    if not isinstance(params, VitouParams):
+        raise TypeError(f"params must be a VitouParams (vitou_ai.VitouParams(profile=...)), "
+                        f"got {type(params).__name__} {params!r}")
+    for i, pol in enumerate(policies):
+        if not isinstance(pol, RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
+                          | AbstractPolicy):
+            hint = (f": load it with vitou_ai.load_policy({pol!r})" if isinstance(pol, str)
+                    else "")
+            raise TypeError(f"{what} {i} is a {type(pol).__name__}, not a RandomPolicy, "
+                            "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy"
+                            + hint)
+        check_bot_fits(pol, params)
 
 
 def check_bot_fits(policy: Policy, params) -> None:
@@ -159,19 +193,25 @@ def split_bot_specs(values: Sequence[str]) -> list[str]:
 
     A comma piece ``field=value`` (no ``:``, no ``/``, not a ``.npz`` file) continues the
     heuristic overrides of the spec before it, so ``random,counter:bluff=0.2,raise_at=0.7``
-    is two specs. Empty pieces are dropped; the specs are not checked here
-    (:func:`parse_bot` does that).
+    is two specs. The specs are not checked here (:func:`parse_bot` does that).
+
+    Raises:
+        ValueError: no spec at all, or an empty one (``''``, ``random,,``): a bot left
+            out by mistake would change the lineup silently.
     """
     specs: list[str] = []
     for value in values:
         for piece in value.split(","):
             piece = piece.strip()
             if not piece:
-                continue
+                raise ValueError(f"--bots: an empty bot name in {value!r}; give bot names "
+                                 "separated by spaces or commas, e.g. --bots random counter")
             continues = ("=" in piece and ":" not in piece and "/" not in piece
                          and not piece.endswith(".npz"))
             if continues and specs and ":" in specs[-1]:
                 specs[-1] += "," + piece
             else:
                 specs.append(piece)
+    if not specs:
+        raise ValueError("--bots: no bot given; e.g. --bots random counter")
     return specs

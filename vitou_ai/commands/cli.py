@@ -39,7 +39,9 @@ def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
     files, bad = [], []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
+        if not p.strip():  # Path('') is '.': the whole current folder would be replayed
+            bad.append((p, "no such file or folder (an empty path)"))
+        elif path.is_dir():
             found = sorted(f for f in path.rglob("*.toml") if not f.is_dir())
             if found:
                 files.extend(found)
@@ -193,7 +195,8 @@ def simulate_command(args, out=None, err=None) -> int:
     print(f"{params.profile} ({unit}, {names}): {args.deals:,} {unit}, {rate:,.0f} {unit}/s",
           file=out)
     ends = np.bincount(a["end"], minlength=len(END_NAMES)) / args.deals
-    print("last deal ended: " + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
+    # in match mode a row's ending is its last deal's; in deal mode, every deal's
+    print(("last deal ended: " if params.mode == "match" else "deals ended: ") + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
                                           for e in range(1, len(END_NAMES)) if ends[e] > 0),
           file=out)
     ret = a["return0"].astype(float)
@@ -283,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
 
             if vint_cli.wants_vint(argv):  # docs/RULES_vint.md
                 return vint_cli.main(argv)
-            refusal = vint_cli.refuse_vint(argv)  # the games x tools matrix
+            refusal = vint_cli.refuse_vint(argv) or vint_cli.refuse_game(argv)
             if refusal:
                 print(refusal, file=sys.stderr)
                 return 2

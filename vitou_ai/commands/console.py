@@ -17,20 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from ..rng import SEED_MAX, SEED_RANGE, seed_error  # noqa: F401  (the commands' names)
+
 #: exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)
 EXIT_INTERRUPTED = 130
-
-#: the largest ``--seed`` of every command: one range everywhere, the one OpenSpiel's
-#: solvers take (a C ``int``), so a seed that works in one command works in all
-SEED_MAX = 2**31 - 1
-SEED_RANGE = "0 .. 2**31-1"
-
-
-def seed_error(seed: int, flag: str = "--seed") -> str | None:
-    """Why ``seed`` is refused (out of :data:`SEED_RANGE`), or ``None``."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
-        return f"{flag} must be in {SEED_RANGE}, got {seed}"
-    return None
 
 
 def interrupted_line(command: str, kept: str | None = None) -> str:

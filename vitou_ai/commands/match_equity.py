@@ -66,6 +66,18 @@ def _lookup(args, config, out: Path) -> int:
         read_table_csv,
     )
 
+    # options of the computation: they mean nothing to a lookup (the table's file name
+    # holds only the game), so one given would read a table made otherwise, unnoticed
+    unused = {"tol": 1e-4, "fixed_point_tol": 1e-9, "solver": "flat", "variant": "dcfr",
+              "no_mirror": False, "resume": False, "backend": "auto", "address": None,
+              "workers": None, "max_retries": 2, "max_tree_nodes": 30_000_000}
+    given = [k for k, default in unused.items() if getattr(args, k, default) != default]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        print(f"vitou-ai match-equity: {flag} does not apply to --lookup (it reads the "
+              "stored table; the table's file name holds only the game's knobs)",
+              file=sys.stderr)
+        return EXIT_ERROR
     try:
         parts = args.lookup.split(":")
         if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
@@ -141,6 +153,11 @@ def command(args: argparse.Namespace) -> int:
     if not args.resume and tasks.is_dir() and any(tasks.glob("*.json")):
         print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "
               "them, or choose another --out", file=sys.stderr)
+        return EXIT_ERROR
+    if args.resume and not (tasks.is_dir() and any(tasks.glob("*.json"))):
+        # a mistyped folder would start the whole sweep again, unnoticed (train --resume too)
+        print(f"vitou-ai match-equity: --resume: no sweep in {out} (no {tasks.name}/ with "
+              "results); leave --resume out to start one", file=sys.stderr)
         return EXIT_ERROR
     done = [0]
 

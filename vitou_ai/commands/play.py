@@ -45,6 +45,27 @@ HELP = """Answer with the number of an action, or the action itself:
   quit            leave the match"""
 
 
+def help_text(params: VitouParams) -> str:
+    """:data:`HELP` for Vitou; for a family profile (docs/RULES_family.md), the help with
+    the game's own rank labels and verbs (its raise names, concede, rest, ...)."""
+    if not params.family:
+        return HELP
+    from ..rules.game import _FAMILY_VERBS, RAISE_NAMES
+
+    labels = params.rank_labels
+    named = [w for w in params.ladder_labels if w in RAISE_NAMES]
+    return "\n".join([
+        "Answer with the number of an action, or the action itself:",
+        f"  play R | R      play a card (R in {' '.join(labels)})",
+        "  raise" + "".join(f" | {w}" for w in named)
+        + "   raise the stake one step (or re-raise an opponent's raise)",
+        "  accept | refuse  answer a raise",
+        f"  {' | '.join(_FAMILY_VERBS)}   the game's other decisions, where offered "
+        "(docs/RULES_family.md)",
+        "  help            this text",
+        "  quit            leave the match"])
+
+
 class _Quit(Exception):
     """The person left (quit, end of input)."""
 
@@ -174,7 +195,7 @@ class TerminalMatch:
             if low in ("quit", "exit"):  # not "q": that is the queen
                 raise _Quit("quit")
             if low in ("h", "help", "?"):
-                self.say(HELP)
+                self.say(help_text(self.params))
                 continue
             action, why = self.parse(text, legal)
             if action is not None:

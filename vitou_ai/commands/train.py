@@ -162,13 +162,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=None,
-                   help="abstract-mccfr: worker threads, 1 .. the machine's cores (at least "
-                   "2; default 2)")
+                   help="abstract-mccfr: worker threads, 1 .. the machine's cores (2 on a "
+                   "one-core machine); default 2")
     p.add_argument("--evals", type=int, default=None,
                    help="abstract-mccfr: evaluations in the run (default 6)")
     p.add_argument("--eval-matches", type=int, default=None,
                    help="abstract-mccfr: matches (at the game's target) per bot at each evaluation "
-                   "(default 2000)")
+                   "(0: none; default 2000)")
     p.add_argument("--lbr-deals", type=int, default=None,
                    help="abstract-mccfr: deals per team for the LBR bound (0: none; "
                    "default 200)")
@@ -203,7 +203,10 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
     given = {k: getattr(args, k) for k in RUN_DEFAULTS if getattr(args, k, None) is not None}
     if "bots" in given:
-        given["bots"] = split_bot_specs(given["bots"])
+        try:
+            given["bots"] = split_bot_specs(given["bots"])
+        except ValueError as e:
+            raise _BadInput(str(e)) from None
     return given
 
 

@@ -176,12 +176,14 @@ def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any],
     axes[1].set_xlabel("solver minutes")
     axes[1].set_ylabel("points per deal (95% CI)")
     axes[1].set_title("duplicate deals, deal mode at 0:0")
-    axes[1].legend(fontsize=8)
+    for ax in axes[1:]:  # no labelled curve (--eval-matches 0): no legend, no warning
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
     axes[2].axhline(0.5, color="grey", lw=0.6)
     axes[2].set_xlabel("solver minutes")
     axes[2].set_ylabel("match win rate (95% Wilson)")
-    axes[2].set_title(f"{matches}, duplicate")
-    axes[2].legend(fontsize=8)
+    axes[2].set_title(f"{matches}, duplicate" if axes[2].get_legend_handles_labels()[0]
+                      else "no matches (--eval-matches 0)")
     fig.suptitle(title)
     fig.tight_layout()
     buf = io.BytesIO()
@@ -235,8 +237,23 @@ def run(args, params: VitouParams, out=None) -> int:
         if value < low:
             return bad(f"{flag} must be at least {low}, got {value}")
     if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
-        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, at least "
-                   f"2), got {args.threads}")
+        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, or 2 "
+                   f"on a one-core machine), got {args.threads}")
+    if getattr(args, "exact", None) == "yes":
+        return bad("--exact yes: the abstract trainer has no exact evaluation (it builds no "
+                   "game tree; the four-player trees do not fit): leave --exact out, or use "
+                   "--solver dcfr on a small variant")
+    if args.iterations is not None:
+        # the workers run the same number of iterations each (AbstractMCCFR.iterate)
+        if args.iterations % args.threads:
+            lo = args.iterations - args.iterations % args.threads
+            return bad(f"--iterations {args.iterations} is not a multiple of --threads "
+                       f"{args.threads} (each worker runs the same number of iterations): "
+                       f"use {max(lo, args.threads)} or {lo + args.threads}")
+        if args.evals > args.iterations // args.threads:
+            return bad(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
+                       f"evaluation points of --iterations {args.iterations} with --threads "
+                       f"{args.threads}")
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
@@ -336,7 +353,10 @@ def run(args, params: VitouParams, out=None) -> int:
         k = len(rows) + 1
         if budget is not None:
             return budget * k / evals
-        return iterations * k / evals
+        # an iteration count: the k-th of ``evals`` evenly spaced points, on a whole
+        # round of the workers, so that the run stops at exactly ``iterations``
+        w = solver.threads
+        return w * max(1, round(iterations // w * k / evals))
 
     code = 0
     chunk = 2000
@@ -371,8 +391,13 @@ def run(args, params: VitouParams, out=None) -> int:
             # of the evaluations evaluated the same iterate twice
             while not done() and ((solver.seconds if budget else solver.iteration) < target
                                   or (rows and rows[-1]["iteration"] == solver.iteration)):
+                n = chunk  # never past the end, nor past the next evaluation point
+                if iterations is not None:
+                    n = min(n, iterations - solver.iteration)
+                if budget is None and int(target) > solver.iteration:
+                    n = min(n, int(target) - solver.iteration)
                 t = time.perf_counter()
-                solver.iterate(chunk)
+                solver.iterate(n)
                 dt = time.perf_counter() - t
                 chunk = int(min(max(chunk * (5.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
             row = _evaluate(solver, params, bots, args, record)

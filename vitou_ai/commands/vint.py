@@ -52,6 +52,23 @@ VINT_REFUSED = {"train": "flat_tree", "simulate": "play", "match-equity": "match
                 "demo": "play", "replay": None}
 
 
+def refuse_game(argv: list[str]) -> str | None:
+    """The one-line refusal of ``play|tournament --game X`` with X not ``vint`` (argparse
+    said "unrecognized arguments: --game vitou"), or ``None``."""
+    if not argv or argv[0] not in ("play", "tournament"):
+        return None
+    for k, a in enumerate(argv):
+        if a == "--game" or a.startswith("--game="):
+            value = a.partition("=")[2] if "=" in a else (
+                argv[k + 1] if k + 1 < len(argv) else None)
+            if value != "vint":
+                return (f"vitou-ai {argv[0]}: --game takes only 'vint'"
+                        + (f", not {value!r}" if value is not None else "")
+                        + " (Vitou and its family are the default: leave --game out and "
+                        "choose the game with --profile)")
+    return None
+
+
 def refuse_vint(argv: list[str]) -> str | None:
     """The one-line refusal of ``vitou-ai COMMAND --game vint`` for a command without
     Vint (:mod:`vitou_ai.capabilities`), or ``None``."""
@@ -151,7 +168,12 @@ def _bad_option(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args, extra = _parser().parse_known_args(argv)
+    if extra:  # the top parser's usage ('vitou-ai {play,tournament}') names no real command
+        print(f"vitou-ai {args.command} --game vint: error: unrecognized arguments: "
+              f"{' '.join(extra)} (Vint's options: vitou-ai {args.command} --game vint --help)",
+              file=sys.stderr)
+        return 2
     bad = _bad_option(args)
     if bad:
         print(f"vitou-ai {args.command} --game vint: error: {bad}", file=sys.stderr)

@@ -63,6 +63,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 import numpy as np
 
+from ..rng import UINT64_MAX, check_seed
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from ..rules.params import VitouParams
@@ -142,7 +143,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self.table.seed(seed)
+            self.table.seed(check_seed(seed, "seed", UINT64_MAX))
         elif not self._seeded:
             self.table.seed(int(np.random.SeedSequence().entropy))
         self._seeded = True

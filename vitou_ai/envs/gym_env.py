@@ -48,6 +48,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 try:
@@ -120,7 +121,9 @@ class VitouEnv(gymnasium.Env):
             opponents = [opponents]
         opponents = list(opponents)
         if len(opponents) not in (1, n - 1):
-            raise ValueError(f"Vitou-v0: give 1 or {n - 1} opponents for {self.params.profile}, "
+            how = ("1 opponent" if n == 2 else
+                   f"1 opponent (played by every other seat) or {n - 1}, one per other seat")
+            raise ValueError(f"Vitou-v0: give {how} for {self.params.profile}, "
                              f"got {len(opponents)}")
         if len(opponents) == 1:
             opponents = opponents * (n - 1)
@@ -136,8 +139,17 @@ class VitouEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.table = KernelTable(self.params)
-        self.illegal_reward = (self.table.worst_return() if illegal_reward is None
-                               else float(illegal_reward))
+        if illegal_reward is None:
+            self.illegal_reward = self.table.worst_return()
+        else:
+            try:
+                self.illegal_reward = float(illegal_reward)
+            except (TypeError, ValueError):
+                raise ValueError(f"Vitou-v0: illegal_reward must be a number (or None: the "
+                                 f"game's worst return), got {illegal_reward!r}") from None
+            if not math.isfinite(self.illegal_reward):
+                raise ValueError(f"Vitou-v0: illegal_reward must be finite, got "
+                                 f"{illegal_reward!r}")
         self.num_actions = self.table.num_actions
         others = [s for s in range(n) if s != self.seat]
         unique: list[Policy] = []

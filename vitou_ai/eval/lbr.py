@@ -112,7 +112,7 @@ from ..bots.policy import (
 )
 from ..bots.tabular import lookup
 from ..capabilities import require
-from ..rng import next_below, next_u64, row_seed
+from ..rng import UINT64_MAX, check_seed, next_below, next_u64, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
@@ -634,7 +634,8 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
 
     Raises:
         ValueError: match mode, ``deals < 2`` or ``samples < 1``, a deal longer than
-            ``MAX_HIST`` nodes.
+            ``MAX_HIST`` nodes, a policy trained for another game or variant.
+        TypeError: not a policy object, ``params`` not a ``VitouParams``.
 
     Examples:
         >>> import vitou_ai
@@ -644,6 +645,10 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
         >>> lbr.lo <= lbr.value <= lbr.hi, lbr.deals
         (True, 20)
     """
+    from ..bots.named import check_policies
+
+    check_policies([policy], params)
+    seed = check_seed(seed, "seed", UINT64_MAX)
     _check_game(params)
     if deals < 2 or samples < 1:
         raise ValueError(f"LBR needs deals >= 2 and samples >= 1, got {deals}, {samples}")

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..bots.policy import Policy, describe
+from ..rng import check_seed
 from ..rules.params import RULES_VERSION, VitouParams
 from ..sim.batch import F_DEALS, F_POINTS0, F_POINTS1, F_VARIANT, F_WINNER, simulate
 from .stats import fit_elo, ratio_interval, wilson_interval
@@ -197,7 +198,9 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
             ``update``); the library prints nothing.
 
     Raises:
-        ValueError: fewer than two bots, ``games < 1``.
+        ValueError: fewer than two bots, ``games < 1``, a seed out of 0 .. 2**31-1, a
+            policy trained for another game or variant.
+        TypeError: a bot that is not a policy object (a name: ``vitou_ai.load_policy``).
 
     Examples:
         >>> import vitou_ai
@@ -207,6 +210,12 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         >>> sorted(frame["bot"])
         ['counter', 'random']
     """
+    from ..bots.named import check_policies
+
+    if isinstance(policies, str) or not isinstance(policies, Sequence):
+        raise TypeError(f"policies must be a list of bots, got {type(policies).__name__}")
+    check_policies(policies, params, "bot")
+    seed = check_seed(seed)
     if len(policies) < 2:
         raise ValueError("a tournament needs at least two bots")
     if games < 1:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import socket
 import time
@@ -160,10 +161,18 @@ class Sweep:
                 ours = "RAY_worker_niceness" not in os.environ
                 if ours:
                     os.environ["RAY_worker_niceness"] = "0"
+                # Ray logs "Token authentication is enabled for this Ray cluster..." to
+                # stderr when it starts a local runtime: a notice about a cluster the
+                # user never set up (auth stays on; only the notice is dropped)
+                notice = logging.getLogger("ray._private.authentication."
+                                           "authentication_token_setup")
+                level = notice.level
+                notice.setLevel(logging.ERROR)
                 try:
                     ray.init(address="local", num_cpus=self.workers,
                              runtime_env={"env_vars": env} if env else None, **kwargs)
                 finally:
+                    notice.setLevel(level)
                     if ours:
                         os.environ.pop("RAY_worker_niceness", None)
         except Exception as e:  # noqa: BLE001 - Ray raises many types; one line for all

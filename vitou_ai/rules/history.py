@@ -465,8 +465,15 @@ def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
     """``raise 3|6|12|B`` must name the next step of the ladder (R4.1)."""
     words = verb_text.split()
     if words and words[0] in RAISE_NAMES and len(words) == 1:  # "truc", "put": named steps
-        labels = state.game.params.ladder_labels
+        params = state.game.params
+        labels = params.ladder_labels
         nxt = int(state.array[L.S_STAKE]) + 1
+        if words[0] not in labels:  # e.g. Truc's "truc" in a Vitou history
+            named = [w for w in labels if w in RAISE_NAMES]
+            verbs = (", ".join(repr(w) for w in named) if named
+                     else "'raise S' (S the next step: " + " ".join(labels[1:]) + ")")
+            raise HistoryError(f"action {i} {text!r}: {words[0]!r} is not a verb of "
+                               f"{params.profile}; its raises are {verbs}", i, text, "R10")
         if nxt < len(labels) and labels[nxt] != words[0]:
             raise HistoryError(f"action {i} {text!r}: the next step is {labels[nxt]}", i, text, "G3.1")
         return

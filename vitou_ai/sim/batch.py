@@ -34,7 +34,7 @@ import numpy as np
 
 from .._numba import jit, jit_parallel
 from ..bots.policy import IWORK_SIZE, KIND_RANDOM, Policy, choose_action, pack_policies
-from ..rng import next_below, row_seed
+from ..rng import UINT64_MAX, check_seed, next_below, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import (
@@ -343,8 +343,9 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
             give the same rows as one call.
 
     Raises:
-        ValueError: a lineup of the wrong length, ``n < 0``, a bad combination.
-        TypeError: an object that is not a policy.
+        ValueError: a lineup of the wrong length, ``n < 0``, a bad combination, a seed
+            out of range, a policy trained for another game or variant.
+        TypeError: ``params`` not a ``VitouParams``, an object that is not a policy.
 
     Examples:
         >>> import vitou_ai
@@ -353,8 +354,15 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
         >>> len(frame), "return0" in frame.columns
         (100, True)
     """
+    from ..bots.named import check_policies
+
+    seed = check_seed(seed, "seed", UINT64_MAX)
+    if isinstance(lineup, str) or not isinstance(lineup, Sequence):
+        raise TypeError(f"lineup must be a list of policies (one per seat), got "
+                        f"{type(lineup).__name__}")
     nested = len(lineup) > 0 and isinstance(lineup[0], list | tuple)
     lineups = [list(lu) for lu in lineup] if nested else [list(lineup)]
+    check_policies([p for lu in lineups for p in lu], params)
     if duplicate:
         if len(lineups) != 1:
             raise ValueError("duplicate=True takes a single lineup")

@@ -31,7 +31,7 @@ from . import public_kernels as PK
 from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
 from .checkpoint import RegretTableCheckpoints
-from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree
+from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
 
@@ -269,7 +269,12 @@ class PublicCFR(RegretTableCheckpoints):
 
 def entry_policy(tree: PublicTree, weights: np.ndarray) -> np.ndarray:
     """Normalise non-negative ``weights`` (``float64[num_entries]``) per information set
-    into a policy (uniform over the legal actions where they sum to 0)."""
+    into a policy (uniform over the legal actions where they sum to 0).
+
+    Raises:
+        ValueError: ``weights`` of another length, or with a NaN, infinite or negative entry.
+    """
+    weights = check_entry_array(tree, weights, "weights")
     out = np.zeros(tree.num_entries)
     PK.normalize_entries(tree.kind, tree.player, tree.first, tree.nchild, tree.actor_off,
                          tree.actor_len, tree.entries, tree.num_hands, tree.num_players,
@@ -288,7 +293,7 @@ def expected_returns(tree: PublicTree, policy: np.ndarray,
                      passes: PublicPasses | None = None) -> np.ndarray:
     """``float64[players]``: each seat's expected return (points per deal) under
     ``policy`` (``float64[num_entries]``, e.g. :meth:`PublicCFR.average_policy`)."""
-    _check_policy(tree, policy)
+    policy = check_entry_array(tree, policy)
     return _returns(passes or PublicPasses(tree), PK.POLICY_GIVEN, np.zeros(0), policy)
 
 
@@ -296,7 +301,7 @@ def best_response_value(tree: PublicTree, policy: np.ndarray, player: int,
                         passes: PublicPasses | None = None) -> float:
     """``player``'s best-response value to everybody else playing ``policy``
     (one range pass, Johanson et al. 2011)."""
-    _check_policy(tree, policy)
+    policy = check_entry_array(tree, policy)
     ps = passes or PublicPasses(tree)
     e = np.zeros(0)
     return float(ps.run(player, PK.POLICY_GIVEN, PK.UPDATE_BR, e, e, policy)[0])
@@ -315,9 +320,4 @@ def exploitability(tree: PublicTree, policy: np.ndarray,
     """``nash_conv / num_players``; points per deal."""
     return nash_conv(tree, policy, passes) / tree.num_players
 
-
-def _check_policy(tree: PublicTree, policy: np.ndarray) -> None:
-    if policy.shape != (tree.num_entries,):
-        raise ValueError(f"policy shape {policy.shape} != ({tree.num_entries},): "
-                         "a policy over this public tree's entries")
 

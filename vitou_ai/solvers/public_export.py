@@ -25,6 +25,7 @@ from .public_tree import (
     _replay_push,
     _replay_start,
     _set_hand,
+    check_entry_array,
     infoset_table,
 )
 from .tree import GameTree
@@ -44,7 +45,11 @@ def policy_table(tree: PublicTree, policy: np.ndarray) -> tuple[np.ndarray, np.n
     """The policy as (``keys`` ``int8[I, KEY_SIZE]``, ``probs`` ``float64[I, num_actions]``),
     one row per information set (kernel key), probabilities by the kernel's action id
     (``params.num_actions`` columns: 22 for Vitou, 31 for the family).
+
+    Raises:
+        ValueError: ``policy`` is not ``float64[num_entries]`` of finite values >= 0.
     """
+    policy = check_entry_array(tree, policy)
     keys, entry_is = infoset_table(tree)
     child = entry_children(tree)
     probs = np.zeros((keys.shape[0], tree.params.num_actions))

@@ -43,7 +43,14 @@ import numpy as np
 
 from .._numba import jit
 from ..capabilities import require
-from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL, PublicTree
+from .public_tree import (
+    KIND_CHANCE,
+    KIND_DEAL,
+    KIND_DECISION,
+    KIND_TERMINAL,
+    PublicTree,
+    check_entry_array,
+)
 
 MODE_VALUE = 0  # both partners play the given policy
 MODE_SEAT = 1  # one partner best-responds (``responder``), the other plays the policy
@@ -433,7 +440,7 @@ class TeamPasses:
         """One pass: (team ``team``'s value, the responder's pure best response as
         ``float64[num_entries]``, 1 on its chosen entries, only in ``MODE_SEAT``)."""
         t = self.tree
-        _check(t, policy, team)
+        policy = _check(t, policy, team)
         br = np.zeros(t.num_entries)
         self.offs[0] = 0
         self.lens[0] = 1
@@ -451,12 +458,10 @@ def _passes(tree: PublicTree, passes: TeamPasses | None) -> TeamPasses:
     return passes if passes is not None else TeamPasses(tree)
 
 
-def _check(tree: PublicTree, policy: np.ndarray, team: int) -> None:
+def _check(tree: PublicTree, policy: np.ndarray, team: int) -> np.ndarray:
     if team not in (0, 1):
         raise ValueError(f"team must be 0 or 1, not {team}")
-    if policy.shape != (tree.num_entries,):
-        raise ValueError(f"policy shape {policy.shape} != ({tree.num_entries},): a policy "
-                         "over this public tree's entries")
+    return check_entry_array(tree, policy)
 
 
 def team_value(tree: PublicTree, policy: np.ndarray, team: int,
@@ -467,7 +472,7 @@ def team_value(tree: PublicTree, policy: np.ndarray, team: int,
     the same value by the team pass)."""
     from . import public_kernels as PK
 
-    _check(tree, policy, team)
+    policy = _check(tree, policy, team)
     v0 = float(_passes(tree, passes).seat_passes.run(0, PK.POLICY_GIVEN, PK.UPDATE_NONE,
                                                       np.zeros(0), np.zeros(0), policy)[0])
     return v0 if team == 0 else -v0
@@ -488,7 +493,7 @@ def seat_best_response(tree: PublicTree, policy: np.ndarray, seat: int,
 
     if seat not in range(4):
         raise ValueError(f"seat must be 0 to 3, not {seat}")
-    _check(tree, policy, seat % 2)
+    policy = _check(tree, policy, seat % 2)
     ps = _passes(tree, passes)
     br = np.zeros(tree.num_entries)
     v = float(ps.seat_passes.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR_POLICY, br, np.zeros(0),

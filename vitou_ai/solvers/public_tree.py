@@ -500,6 +500,38 @@ class PublicTree(TreeArrays):
         return int(self.entries.shape[0])
 
 
+def check_entry_array(tree: PublicTree, values, what: str = "policy") -> np.ndarray:
+    """Refuse an array that is not ``float64[tree.num_entries]`` of finite values >= 0.
+
+    The range passes index it by entry without bounds checks, so a shorter array
+    would be read past its end; the one check every public-tree function taking a
+    policy (or weights) over entries goes through.
+
+    Returns:
+        ``values`` as a C-contiguous ``float64`` array (the same object when it is one).
+
+    Raises:
+        TypeError: not an array of numbers.
+        ValueError: another shape, a NaN or infinite entry, a negative entry.
+    """
+    if not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
+        raise TypeError(f"{what} must be a float64[{tree.num_entries}] NumPy array over this "
+                        f"public tree's entries, got {type(values).__name__}"
+                        + (f" of {values.dtype}" if isinstance(values, np.ndarray) else ""))
+    if values.shape != (tree.num_entries,):
+        raise ValueError(f"{what} shape {values.shape} != ({tree.num_entries},): one value "
+                         "per entry of this public tree")
+    arr = np.ascontiguousarray(values, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        e = int(np.argmax(bad))
+        raise ValueError(f"{what} entry {e} is {arr[e]}: every entry must be a finite number")
+    if (arr < 0).any():
+        e = int(np.argmax(arr < 0))
+        raise ValueError(f"{what} entry {e} is {arr[e]}: every entry must be >= 0")
+    return arr
+
+
 def check_public_params(params: VitouParams) -> None:
     """Refuse the games whose private information is more than one hand per player.
 

@@ -17,6 +17,7 @@ card by card from the rest of the deck (:func:`_first_deal`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -68,6 +69,64 @@ def check_tree_actions(params: VitouParams) -> None:
             "solver (es-mccfr, os-mccfr, abstract-mccfr)")
 
 _key_type = types.UniTuple(types.int64, 4)
+
+
+def _deal_counter(params: VitouParams):
+    """``ways(rank, need)``: the number of ways ranks ``rank..`` complete hands still
+    ``need``-ing cards (one count per seat), at most ``copies`` of a rank in all."""
+    copies = params.copies
+
+    @functools.cache
+    def ways(rank: int, need: tuple[int, ...]) -> int:
+        if rank == params.ranks:
+            return int(not any(need))
+        total = 0
+        for take in _takes(need, copies):
+            total += ways(rank + 1, tuple(a - b for a, b in zip(need, take, strict=True)))
+        return total
+
+    return ways
+
+
+def _takes(need: tuple[int, ...], copies: int):
+    for take in itertools.product(*[range(min(x, copies) + 1) for x in need]):
+        if sum(take) <= copies:
+            yield take
+
+
+def count_deals(params: VitouParams) -> int:
+    """The number of joint deals :func:`enumerate_deals` lists (R1.1, R1.2), counted
+    without listing them: how many copies of each rank each seat takes, rank by rank
+    (171,885,840 for the full four-player game, so the node limit can refuse it at once).
+    """
+    return _deal_counter(params)(0, (params.hand_size,) * params.players)
+
+
+def sample_deals(params: VitouParams, k: int, seed: int = 0) -> np.ndarray:
+    """``k`` joint deals drawn uniformly (with replacement) from :func:`enumerate_deals`'s
+    list, ``int64[k, players, hand_size]``, without listing it."""
+    ways = _deal_counter(params)
+    n, h = params.players, params.hand_size
+    start = (h,) * n
+    total = ways(0, start)
+    rng = np.random.default_rng(seed)
+    out = np.empty((k, n, h), np.int64)
+    for i in range(k):
+        idx = int(rng.integers(total))
+        need = start
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for rank in range(params.ranks):
+            for take in _takes(need, params.copies):
+                rest = tuple(a - b for a, b in zip(need, take, strict=True))
+                w = ways(rank + 1, rest)
+                if idx < w:
+                    for seat, c in enumerate(take):
+                        hands[seat] += [rank] * c
+                    need = rest
+                    break
+                idx -= w
+        out[i] = hands
+    return out
 
 
 def enumerate_deals(params: VitouParams) -> tuple[np.ndarray, np.ndarray]:
@@ -338,6 +397,34 @@ class GameTree(TreeArrays):
         return np.arange(MAX_INFOSET_ACTIONS)[None, :] < self.is_nact[:, None]
 
 
+_SAMPLE_DEALS = 64
+
+
+def _check_size(params: VitouParams, max_nodes: int) -> None:
+    """Refuse a tree over ``max_nodes`` before listing its deals (minutes for the full
+    game): by the deal count (one node per deal), then by the tree of a uniform sample
+    of deals, a part of the whole tree, scaled up to all of them; refused when that
+    estimate is over twice the limit (a sample's spread is far below that factor)."""
+    deals = count_deals(params)
+    if deals + 1 > max_nodes:
+        raise ValueError(f"the game tree has more than {max_nodes:,} nodes ({deals:,} deals "
+                         "alone); use a smaller variant or a sampling solver")
+    if deals <= 4 * _SAMPLE_DEALS:
+        return
+    hands = sample_deals(params, _SAMPLE_DEALS)
+    probs = np.full(_SAMPLE_DEALS, 1.0 / _SAMPLE_DEALS)
+    part = int(_build(params.to_array(), hands, probs, max_nodes)[0])
+    if part > max_nodes:  # the sample's tree is part of the whole one
+        raise ValueError(f"the game tree has more than {max_nodes:,} nodes (the trees of "
+                         f"{_SAMPLE_DEALS} of its {deals:,} deals alone); use a smaller "
+                         "variant or a sampling solver")
+    estimate = part * deals / _SAMPLE_DEALS
+    if estimate > 2 * max_nodes:
+        raise ValueError(f"the game tree would have about {estimate:,.0f} nodes (from the "
+                         f"trees of {_SAMPLE_DEALS} of its {deals:,} deals), more than "
+                         f"{max_nodes:,}; use a smaller variant or a sampling solver")
+
+
 def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     """Build the full game tree of one deal (deal mode, R8.1).
 
@@ -357,6 +444,7 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     if params.mode != "deal":
         raise ValueError("full game trees are built for deal mode only (mode='deal')")
     check_tree_actions(params)
+    _check_size(params, max_nodes)
     hands, probs = enumerate_deals(params)
     out = _build(params.to_array(), hands, probs, max_nodes)
     n_nodes = out[0]
