@@ -106,7 +106,7 @@ def test_full_table_stops_cleanly(tmp_path, capsys):
     (["--seed", "-2"], "--seed must be in"),
     (["--max-infosets", "0", "--solver", "es-mccfr"], "--max-infosets must be positive"),
     (["--time", "-1"], "--time must be a positive"),
-    (["--bots", ","], "--bots needs at least one bot"),
+    (["--bots", ","], "--bots: an empty bot name"),
 ])
 def test_more_bad_options(tmp_path, capsys, extra, fragment):
     args = ["train", "--out", str(tmp_path / "x"), *TINY, *extra]
