@@ -1434,7 +1434,7 @@ def test_match_equity_lookup_refuses_the_options_of_the_computation(tmp_path, ca
     (["play", "--game=put"], ("vitou-ai play: --game takes only 'vint', not 'put'",)),
     (["tournament", "--game", "vint", "--pairs", "2", "--bots", "random", "heuristic",
       "--deals", "10"],
-     ("vitou-ai tournament --game vint: error: unrecognized arguments: --deals 10",
+     ("vitou-ai tournament --game vint: unrecognized arguments: --deals 10",
       "vitou-ai tournament --game vint --help")),
 ])
 def test_game_option_errors_name_the_real_command(argv, words, capsys):

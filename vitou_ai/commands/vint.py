@@ -84,14 +84,17 @@ def refuse_vint(argv: list[str]) -> str | None:
     return f"vitou-ai {argv[0]}: {VINT_REASON}"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The Vint commands' parser; ``command`` names the top parser (its errors, e.g.
+    unrecognized arguments, say ``vitou-ai tournament --game vint``, a real command)."""
     from .console import SEED_RANGE, ArgumentParser, HelpFormatter
 
-    ap = ArgumentParser(prog="vitou-ai", description="Vint (docs/RULES_vint.md)",
-                                 formatter_class=HelpFormatter)
+    ap = ArgumentParser(prog=f"vitou-ai {command} --game vint" if command else "vitou-ai",
+                        description="Vint (docs/RULES_vint.md)", formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("play", "tournament"):
-        p = sub.add_parser(name, formatter_class=HelpFormatter, description=(
+        p = sub.add_parser(name, prog=f"vitou-ai {name} --game vint",
+                           formatter_class=HelpFormatter, description=(
             "play a rubber of Vint in the terminal against bots" if name == "play" else
             "duplicate rubbers between Vint bots") + " (docs/RULES_vint.md).")
         p.add_argument("--game", choices=["vint"], required=True,
@@ -168,12 +171,12 @@ def _bad_option(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    args, extra = _parser().parse_known_args(argv)
-    if extra:  # the top parser's usage ('vitou-ai {play,tournament}') names no real command
-        print(f"vitou-ai {args.command} --game vint: error: unrecognized arguments: "
-              f"{' '.join(extra)} (Vint's options: vitou-ai {args.command} --game vint --help)",
-              file=sys.stderr)
-        return 2
+    # parse_args (not parse_known_args): its errors are one line, naming the real command
+    try:
+        args = _parser(argv[0] if argv and argv[0] in ("play", "tournament") else None
+                       ).parse_args(argv)
+    except SystemExit as e:  # --help (0) or a refusal already printed (2)
+        return e.code if isinstance(e.code, int) else 2
     bad = _bad_option(args)
     if bad:
         print(f"vitou-ai {args.command} --game vint: error: {bad}", file=sys.stderr)
