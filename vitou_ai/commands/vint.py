@@ -175,7 +175,9 @@ def main(argv: list[str], inp: TextIO | None = None, out: TextIO | None = None) 
     try:
         args = _parser(argv[0] if argv and argv[0] in ("play", "tournament") else None
                        ).parse_args(argv)
-    except SystemExit as e:  # --help (0) or a refusal already printed (2)
+    except SystemExit as e:  # a refusal, already printed in one line: the return code
+        if e.code == 0:  # --help, as every other command's
+            raise
         return e.code if isinstance(e.code, int) else 2
     bad = _bad_option(args)
     if bad:
