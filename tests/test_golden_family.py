@@ -23,7 +23,8 @@ def test_family_golden_coverage():
                "c5_3", "c7", "f1_1", "f2_2", "f2_3", "f2_4", "f3_1", "f3_3", "f4_1", "t1_1",
                "t2_1", "t3_1", "t4_2_seed_example_trut_won", "t4_2_seed_example_trut_refused",
                "t5", "p2_2", "p3_1", "p4_1", "p5_1", "p5_2", "p5_3", "p_seed_cotton", "g3_4",
-               "g3_6", "p6_1", "p6_2", "p6_3", "p6_4", "p6_1_chooser_order"]
+               "g3_6", "p6_1", "p6_2", "p6_3", "p6_4", "p6_1_chooser_order",
+               "p7_0", "p7_1", "p7_2", "p7_3", "p7_4", "p7_5"]
     for clause in clauses:
         assert clause in names, f"no golden history for {clause}"
 
@@ -47,6 +48,19 @@ def test_family_bad_history_is_refused_at_the_right_action(path):
     ({"profile": "put", "dealer": 0, "hands": [], "actions": [], "chooser": "order"}, "P6.1"),
     ({"profile": "put_partnership", "dealer": 0, "hands": [], "actions": [],
       "chooser": "partner"}, "P6.1"),
+    ({"profile": "put", "dealer": 0, "hands": [], "actions": [], "players": 3}, "P7.0"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [], "players": 5},
+     "P7.0"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [], "put_stake": 1},
+     "P7.5"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [],
+      "fold_pays": "double"}, "P7.5"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [], "target": 7},
+     "P7.6"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [], "chooser": "order"},
+     "P7.6"),
+    ({"profile": "put_willughby", "dealer": 0, "hands": [], "actions": [], "hand_size": 6},
+     "P7.0"),
 ])
 def test_a_knob_the_profile_lacks_is_refused_naming_the_rule(data, rule):
     with pytest.raises(HistoryError, match=rule):

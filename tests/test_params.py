@@ -122,9 +122,26 @@ def test_rules_1_2_takes_files_of_rules_1_1():
     profile's transitions, keys or action ids changed, so every 1.1 file carries over."""
     from vitou_ai.rules.params import RULES_VERSION, check_rules_version
 
-    assert RULES_VERSION == "vitou-rules-1.2"
+    assert RULES_VERSION == "vitou-rules-1.3"
     for players in (2, 4, None):
         assert check_rules_version("vitou-rules-1.1", players, "f") is True
+
+
+def test_rules_1_3_takes_files_of_rules_1_2_and_1_1():
+    """vitou-rules-1.3 only adds put_willughby (docs/RULES_family.md P7): the state's hand
+    slots grow (MAX_HAND 5) but the information-state key keeps its size, so 1.1 and 1.2
+    files carry over; a 1.0 four-player file is still refused."""
+    import pytest
+
+    from vitou_ai.rules import layout as L
+    from vitou_ai.rules.params import check_rules_version
+
+    assert L.KEY_SIZE == 47 and L.KEY_HAND == 3 and L.MAX_HAND == 5
+    for version in ("vitou-rules-1.1", "vitou-rules-1.2"):
+        for players in (2, 3, 4, None):
+            assert check_rules_version(version, players, "f") is True
+    with pytest.raises(ValueError, match="R3.2"):
+        check_rules_version("vitou-rules-1.0", 4, "f")
 
 
 def test_shipped_policy_files_still_load():

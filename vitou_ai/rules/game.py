@@ -31,7 +31,7 @@ class IllegalActionError(ValueError):
 
 #: Family verbs (docs/RULES_family.md H) and the names a raise may be written by.
 _FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP,
-                 "take": L.A_TAKE, "give": L.A_GIVE}
+                 "take": L.A_TAKE, "give": L.A_GIVE, "see": L.A_SEE, "fold": L.A_FOLD}
 RAISE_NAMES = ("truc", "retruc", "trut", "put")
 
 
@@ -97,7 +97,7 @@ def _family_action_to_string(action: int, chance: bool, labels: tuple[str, ...])
     if L.A_RAISE <= action < L.NUM_ACTIONS and not L.A_SIGNAL0 <= action < L.A_ABANDON:
         return action_to_string(action)
     raise ValueError(f"action id {action} is not an action of this game "
-                     f"(0..{L.NUM_ACTIONS_PARTNERSHIP - 1})")
+                     f"(0..{L.NUM_ACTIONS_WILLUGHBY - 1})")
 
 
 def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -> int:
@@ -399,9 +399,13 @@ class State:
         ph = int(a[L.S_PHASE])
         seat = self.current_player()
         game = {"truc_catalan": "C", "truc_catalan_2p": "C", "truc_1912": "F", "trut": "T",
-                "put": "P", "put_partnership": "P"}[p.profile]
+                "put": "P", "put_partnership": "P", "put_willughby": "P"}[p.profile]
         if not 0 <= action < p.num_actions:
             return "H", f"action id {action} is not an action (0..{p.num_actions - 1})"
+        if p.willughby:
+            return self._explain_willughby(action)
+        if action in (L.A_SEE, L.A_FOLD):
+            return "P7.4", "see and fold answer a put in Willughby's Put (put_willughby)"
         if ph == L.PH_CHOOSE:
             return "P6.1", "the side's speaker says take (I play) or give (my partner plays)"
         if ph == L.PH_DISCARD:
@@ -468,6 +472,31 @@ class State:
             return "G1.1", "not an action of a card turn"
         return "G4", "no player action here"
 
+    def _explain_willughby(self, action: int) -> tuple[str, str]:
+        """:meth:`explain_illegal` for Willughby's Put (docs/RULES_family.md P7)."""
+        a, p = self.array, self.game.params
+        ph = int(a[L.S_PHASE])
+        seat = self.current_player()
+        is_play = action < L.A_RAISE or L.A_PLAY_HI0 <= action < L.A_CONCEDE
+        if ph == L.PH_SEE:
+            return "P7.4", "after a put each other player says see or fold"
+        if action in (L.A_SEE, L.A_FOLD):
+            return "P7.4", "see and fold only answer a put"
+        if ph == L.PH_PLAY:
+            if is_play:
+                r = action if action < 8 else action - L.A_PLAY_HI0 + 8
+                if r >= p.ranks:
+                    return "P7.0", f"rank id {r} is not in this {p.ranks}-rank deck"
+                return "P7.1", f"seat {seat} holds no {p.rank_labels[r]}"
+            if action == L.A_RAISE:
+                if a[L.S_STAKE] > 0:
+                    return "P7.3", "one put a deal"
+                return "P7.3", "put only by the player about to lead a trick"
+            if action == L.A_CONCEDE:
+                return "P7.3", "no concession in Willughby's Put"
+            return "P7.3", "a card turn: play a card (or put, at the lead)"
+        return "P7", "no player action here"
+
     def last_deal(self) -> DealResult | None:
         """Summary of the latest finished deal, ``None`` before any."""
         a = self.array
@@ -477,6 +506,8 @@ class State:
         winner = int(a[L.S_WINNER])
         nt = int(a[L.S_RES_NTRICKS])
         res_names = ("0", "1", "void")
+        if self.game.params.willughby:  # P7.1: the winning seat, or a tied trick
+            res_names = ("0", "1", "2", "3", "void")
         return DealResult(
             end=L.END_NAMES[end],
             winner=None if winner < 0 else winner,
@@ -500,6 +531,8 @@ def max_deal_decisions(params: VitouParams) -> int:
     n, cards, raises = params.players, params.players * params.hand_size, len(params.ladder) - 1
     if params.partnership:  # P6: take / give and a discard per side, then two hands of play
         return 2 + 2 + 2 * params.hand_size + 2 * raises + 2 + 1
+    if params.willughby:  # P7: the cards, a put and the others' see / fold
+        return cards + 1 + (n - 1)
     if params.family:  # fresh deal round (F2) + one-from-end + cards + raises and answers
         return n + 1 + cards + 2 * raises + 2 + 1
     if n == 4:
@@ -513,6 +546,8 @@ def max_legal_actions(params: VitouParams) -> int:
     plays = min(params.hand_size, params.ranks)
     if params.partnership:  # P6.3: a discard of h + 1 cards; a card turn: plays, put, concede
         return max(3, min(params.hand_size + 1, params.ranks), plays + 2)
+    if params.willughby:  # P7.3, P7.4: plays and put; see / fold
+        return max(2, plays + 1)
     if params.family:  # raise; refuse (4p, G3.6); concede (Put P5); rest (F3.3)
         extra = 1 + (params.players == 4) + (params.profile == "put") + (
             params.profile == "truc_1912")

@@ -35,7 +35,7 @@ from .game import RAISE_NAMES, Game, IllegalActionError, State
 from .params import VitouParams
 
 KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size",
-         "direction", "games", "games_won", "chooser")
+         "direction", "games", "games_won", "chooser", "players", "put_stake", "fold_pays")
 TOP_KEYS = ("profile", "dealer", "scores", "hands", "hands2", "actions", "expect",
             "expect_error") + KNOBS
 #: the ``[expect]`` keys and the kind of value of each (:data:`EXPECT_KINDS`)
@@ -302,7 +302,8 @@ def _parse_hand(text: str, seat: int, p: VitouParams) -> list[int]:
 
 
 _FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_1912": "F1.1",
-                     "trut": "T1.1", "put": "P1.1", "put_partnership": "P1.1"}
+                     "trut": "T1.1", "put": "P1.1", "put_partnership": "P1.1",
+                     "put_willughby": "P7.0"}
 
 
 # ---- replay ------------------------------------------------------------------------------------
@@ -388,6 +389,14 @@ def replay(hh: HandHistory) -> State:
                     rule = "P6.3"
                 elif seat not in active:
                     rule = "P6.4"
+            if hh.params.willughby:  # P7: put at the lead, the see round, folded players
+                ph = int(state.array[L.S_PHASE])
+                if ph == L.PH_SEE or state.array[L.S_OUT + seat] == 1:
+                    rule = "P7.4"
+                elif verb_text.split()[0] in ("raise", *RAISE_NAMES):
+                    rule = "P7.3"
+                else:
+                    rule = "P7.1"
             raise HistoryError(
                 f"action {i} {text!r}: it is seat {player}'s turn, not seat {seat}'s", i, text, rule
             )
@@ -401,7 +410,8 @@ def replay(hh: HandHistory) -> State:
             raise HistoryError(
                 f"action {i} {text!r}: after accepting, the player plays a card", i, text, "R4.3"
             )
-        if action == L.A_ACCEPT and hh.params.players == 4 and not hh.params.partnership:
+        if action == L.A_ACCEPT and hh.params.players == 4 and not hh.params.partnership \
+                and not hh.params.willughby:
             # R4.3: in four players accepting is playing a card; `accept` is allowed as a
             # marker right before that card.
             if int(state.array[L.S_ANSWER_SEAT]) != seat or state.array[L.S_PHASE] != L.PH_PLAY:

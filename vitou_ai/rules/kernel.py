@@ -37,11 +37,13 @@ from .layout import (
     A_PASS,
     A_PLAY0,
     A_PLAY_HI0,
+    A_FOLD,
     A_RAISE,
     A_REDEAL,
     A_REFUSE,
     A_REJECT,
     A_REST,
+    A_SEE,
     A_SIGNAL0,
     A_TAKE,
     C_DEAL0,
@@ -57,6 +59,7 @@ from .layout import (
     END_CONCEDED,
     END_DECLINED,
     END_DRAW,
+    END_FOLDED,
     END_PASSED,
     END_REFUSED,
     END_TRICKS,
@@ -76,10 +79,12 @@ from .layout import (
     PH_PLAY,
     PH_REDEAL,
     PH_REDEAL_ANSWER,
+    PH_SEE,
     PH_SEEN,
     PH_SIGNAL,
     PH_TERMINAL,
     RES_VOID,
+    RES_VOID_SEAT,
     S_ABANDON_USED,
     S_ACTIVE,
     S_AFTER_GAMES,
@@ -106,17 +111,20 @@ from .layout import (
     S_LOCKED,
     S_NBEST,
     S_NDEALT,
+    S_NIN,
     S_NPLAYED,
     S_NRAISES,
     S_NREFUSALS,
     S_NTOK,
     S_NTRICKS,
+    S_OUT,
     S_PHASE,
     S_PLAYED,
     S_POINTS,
     S_PREV_STAKE,
     S_PSIDE,
     S_PUTSTEP,
+    S_PUTTER,
     S_R6MODE,
     S_R6POS,
     S_R6TEAM,
@@ -131,6 +139,7 @@ from .layout import (
     S_RETURNS,
     S_SCORE0,
     S_SEEN,
+    S_SEEPOS,
     S_SHARED,
     S_SIGCH,
     S_SIGPOS,
@@ -140,6 +149,8 @@ from .layout import (
     S_TRES,
     S_TRICK,
     S_WINNER,
+    S_WRETURNS,
+    S_WTRICKS,
     STATE_SIZE,
     TERMINAL_PLAYER,
 )
@@ -153,6 +164,7 @@ from .params import (
     P_DEAL_RULE,
     P_DEALER,
     P_EARLY_CARD,
+    P_FOLD_PAYS,
     P_GAMES,
     P_GAMES0,
     P_HAND,
@@ -167,6 +179,7 @@ from .params import (
     P_PARTNERS,
     P_PLAYERS,
     P_PUT,
+    P_PUT_STAKE,
     P_RANKS,
     P_REDEAL,
     P_REST,
@@ -176,6 +189,7 @@ from .params import (
     P_SIGNALS,
     P_TARGET,
     P_TWO_PLAYER_RAISES,
+    P_WILL,
     PPB,
 )
 from .tables import DEAL_DECIDED, DEAL_DECIDED_RULES, RULE_PUT
@@ -209,10 +223,27 @@ def trick_size(params):
 @jit
 def trick_seat(params, state, k):
     """Seat of the ``k``-th card of the current trick (from its leader). Partnership Put
-    (P6.4): the two active players alternate, ``S_ACTIVE`` per team."""
+    (P6.4): the two active players alternate, ``S_ACTIVE`` per team. Willughby's Put
+    (P7.1, P7.4): the players still in, in playing order."""
     if params[P_PARTNERS] == 1:
         return state[S_ACTIVE + (team_of(params, state[S_LEADER]) + k) % 2]
+    if params[P_WILL] == 1:
+        return _nth_in(params, state, k)
     return (state[S_LEADER] + k) % params[P_PLAYERS]
+
+
+@jit
+def _nth_in(params, state, k):
+    """P7.4: the ``k``-th player still in from the leader (who is always in)."""
+    n = params[P_PLAYERS]
+    seat = state[S_LEADER]
+    left = k
+    while True:
+        if state[S_OUT + seat] == 0:
+            if left == 0:
+                return seat
+            left -= 1
+        seat = (seat + 1) % n
 
 
 @jit
@@ -333,6 +364,8 @@ def _start_deal(params, state):
         state[S_ACTIVE + t] = -1
         state[S_GOT + t] = -1
         state[S_DISC + t] = -1
+    state[S_PUTTER] = -1
+    state[S_NIN] = params[P_PLAYERS]  # P7.4: everybody is in until a fold
     state[S_LEADER] = (state[S_DEALER] + 1) % params[P_PLAYERS]
     # R9.2 blind window, except in one-from-end deals (R9.3, R4.2d).
     if params[P_BLIND] == 1 and not one_from_end(params, state):
@@ -441,6 +474,8 @@ def current_player(params, state):
         return (dealer + 1) % n
     if ph == PH_CHOOSE:  # P6.1
         return chooser_seat(params, state)
+    if ph == PH_SEE:  # P7.4: the others in turn from the putter's left
+        return (state[S_PUTTER] + 1 + state[S_SEEPOS]) % n
     if ph == PH_DISCARD:  # P6.3: the side's active player
         return state[S_ACTIVE + choosing_team(params, state)]
     if ph == PH_REDEAL_ANSWER:  # F2.2: the others in playing order
@@ -482,6 +517,8 @@ def legal_actions(params, state, out):
     """
     ph = state[S_PHASE]
     n = 0
+    if ph == PH_PLAY and params[P_WILL] == 1:
+        return _legal_play_willughby(params, state, out)
     if ph == PH_PLAY:
         seat = trick_seat(params, state, state[S_NPLAYED])
         base = S_HELD + seat * MAX_RANKS
@@ -544,6 +581,10 @@ def legal_actions(params, state, out):
         out[0] = A_TAKE
         out[1] = A_GIVE
         n = 2
+    elif ph == PH_SEE:  # P7.4
+        out[0] = A_SEE
+        out[1] = A_FOLD
+        n = 2
     elif ph == PH_DISCARD:  # P6.3: any of the h + 1 cards held
         base = S_HELD + state[S_ACTIVE + choosing_team(params, state)] * MAX_RANKS
         for r in range(params[P_RANKS]):
@@ -574,6 +615,27 @@ def legal_actions(params, state, out):
         out[0] = A_AGREE
         out[1] = A_REJECT
         n = 2
+    return n
+
+
+@jit
+def _legal_play_willughby(params, state, out):
+    """P7.1, P7.3: any card held; put at the lead of a trick while no put was made."""
+    seat = trick_seat(params, state, state[S_NPLAYED])
+    base = S_HELD + seat * MAX_RANKS
+    nranks = params[P_RANKS]
+    n = 0
+    for r in range(min(nranks, 8)):
+        if state[base + r] > 0:
+            out[n] = A_PLAY0 + r
+            n += 1
+    if state[S_NPLAYED] == 0 and state[S_STAKE] == 0:
+        out[n] = A_RAISE
+        n += 1
+    for r in range(8, nranks):
+        if state[base + r] > 0:
+            out[n] = A_PLAY_HI0 + r - 8
+            n += 1
     return n
 
 
@@ -629,9 +691,10 @@ def returns(params, state, out):
     capped at what the scorer needed. Match mode (R8.2): +1 / -1 / 0. All zero
     until the game is terminal.
     """
+    will = params[P_WILL] == 1  # P7.5: each for themselves, a return per seat
     for s in range(params[P_PLAYERS]):
         if state[S_PHASE] == PH_TERMINAL:
-            out[s] = state[S_RETURNS + team_of(params, s)]
+            out[s] = state[S_WRETURNS + s] if will else state[S_RETURNS + team_of(params, s)]
         else:
             out[s] = 0.0
 
@@ -834,7 +897,10 @@ def apply_action(params, state, action):
     """
     ph = state[S_PHASE]
     if ph == PH_PLAY:
-        _apply_play_phase(params, state, action)
+        if params[P_WILL] == 1:
+            _apply_play_willughby(params, state, action)
+        else:
+            _apply_play_phase(params, state, action)
     elif ph == PH_DEAL:
         _deal_card(params, state, action - C_DEAL0 if action < 8 else action - C_DEAL_HI0 + 8)
     elif ph == PH_ANSWER:
@@ -886,6 +952,9 @@ def apply_action(params, state, action):
         _hand_over(params, state, action)
     elif ph == PH_DISCARD:  # P6.3: face down, so no public token
         _discard(params, state, action - A_DISCARD0)
+    elif ph == PH_SEE:  # P7.4
+        _push_token(state, action)
+        _see_or_fold(params, state, action)
     elif ph == PH_REDEAL:  # F2.1
         _push_token(state, action)
         if action == A_KEEP:
@@ -1241,3 +1310,125 @@ def _score_after(params, state, winner, points):
     state[S_AFTER_SCORE + 1 - winner] = 0
     state[S_AFTER_SCORE + winner] = new - target if params[P_CARRY] == 1 else 0
     return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Willughby's Put (docs/RULES_family.md P7): three or four, each for themselves
+
+
+@jit
+def _apply_play_willughby(params, state, action):
+    """P7.3: a put at the lead opens the see round; otherwise a card (P7.1)."""
+    seat = trick_seat(params, state, state[S_NPLAYED])
+    _push_token(state, action)
+    if action == A_RAISE:
+        state[S_PREV_STAKE] = state[S_STAKE]
+        state[S_STAKE] = 1
+        state[S_LASTRAISE] = seat
+        state[S_NRAISES] += 1
+        state[S_PUTTER] = seat
+        state[S_SEEPOS] = 0
+        state[S_PHASE] = PH_SEE
+        return
+    if action < A_RAISE:
+        _play_card_willughby(params, state, seat, action - A_PLAY0)
+    else:
+        _play_card_willughby(params, state, seat, action - A_PLAY_HI0 + 8)
+
+
+@jit
+def _see_or_fold(params, state, action):
+    """P7.4: a fold puts the seat out (its cards stay unseen); after the last answer the
+    putter leads among those still in, or wins at once if nobody sees."""
+    n = params[P_PLAYERS]
+    seat = (state[S_PUTTER] + 1 + state[S_SEEPOS]) % n
+    if action == A_FOLD:
+        state[S_OUT + seat] = 1
+        state[S_NIN] -= 1
+        state[S_NREFUSALS] += 1
+    state[S_SEEPOS] += 1
+    if state[S_SEEPOS] == n - 1:
+        if state[S_NIN] == 1:
+            _finish_willughby(params, state, END_FOLDED, state[S_PUTTER])
+        else:
+            state[S_PHASE] = PH_PLAY  # the putter is the leader: it leads the trick
+
+
+@jit
+def _play_card_willughby(params, state, seat, rank):
+    """P7.1 trick play among the players still in; P7.2: the first to two tricks wins, and
+    a deal in which nobody still in can reach two is a draw."""
+    state[S_HELD + seat * MAX_RANKS + rank] -= 1
+    state[S_PLAYED + rank] += 1
+    k = state[S_NPLAYED]
+    state[S_TRICK + k] = rank
+    best = state[S_BEST]
+    if best < 0 or rank < best:
+        state[S_BEST] = rank
+        state[S_NBEST] = 1
+        state[S_BESTSEAT] = seat
+    elif rank == best:  # P7.1: a tie for the highest rank voids the trick
+        state[S_NBEST] += 1
+    state[S_NPLAYED] = k + 1
+    if k + 1 < state[S_NIN]:
+        return
+    winner = -1
+    if state[S_NBEST] > 1:
+        res = RES_VOID_SEAT  # G1.4: the leader leads again
+    else:
+        winner = state[S_BESTSEAT]
+        res = winner
+        state[S_LEADER] = winner
+        state[S_WTRICKS + winner] += 1
+    t = state[S_NTRICKS]
+    state[S_TRES + t] = res
+    state[S_NTRICKS] = t + 1
+    state[S_NPLAYED] = 0
+    state[S_BEST] = -1
+    state[S_NBEST] = 0
+    state[S_BESTSEAT] = -1
+    if winner >= 0 and state[S_WTRICKS + winner] == 2:
+        _finish_willughby(params, state, END_TRICKS, winner)
+        return
+    left = params[P_HAND] - t - 1
+    won = 0
+    for s in range(params[P_PLAYERS]):
+        if state[S_OUT + s] == 0:
+            if state[S_WTRICKS + s] + left >= 2:
+                return  # someone still in can reach two tricks
+            won += state[S_WTRICKS + s]
+    _finish_willughby(params, state, END_DRAW if won > 0 else END_ALL_VOID, -1)
+
+
+@jit
+def _finish_willughby(params, state, end, winner):
+    """P7.5: the winner is paid the stake by each other player still in; a folder pays
+    nothing (or, ``fold_pays = stake``, 1 to the putter); a draw pays nothing. Deal mode
+    only (P7.6), so the game is over."""
+    n = params[P_PLAYERS]
+    state[S_END] = end
+    state[S_WINNER] = winner
+    state[S_POINTS] = 0
+    state[S_POINTS + 1] = 0
+    state[S_RETURNS] = 0
+    state[S_RETURNS + 1] = 0
+    state[S_RES_STAKE] = state[S_STAKE]
+    state[S_RES_NTRICKS] = state[S_NTRICKS]
+    for t in range(MAX_HAND):
+        state[S_RES_TRES + t] = state[S_TRES + t]
+    state[S_RES_RAISES] = state[S_NRAISES]
+    state[S_RES_REFUSALS] = state[S_NREFUSALS]
+    for s in range(MAX_PLAYERS):
+        state[S_WRETURNS + s] = 0
+    v = 1 if state[S_STAKE] == 0 else params[P_PUT_STAKE]
+    if winner >= 0:
+        for s in range(n):
+            if s != winner and state[S_OUT + s] == 0:
+                state[S_WRETURNS + s] -= v
+                state[S_WRETURNS + winner] += v
+    if params[P_FOLD_PAYS] == 1:
+        for s in range(n):
+            if state[S_OUT + s] == 1:
+                state[S_WRETURNS + s] -= 1
+                state[S_WRETURNS + state[S_PUTTER]] += 1
+    state[S_PHASE] = PH_TERMINAL

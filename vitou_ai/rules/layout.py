@@ -33,6 +33,10 @@ A_TAKE = 31  # P6.1: "I play the hand" (the side's speaker becomes its active pl
 A_GIVE = 32  # P6.1: "my partner plays it" (the speaker hands over, P6.2)
 A_DISCARD0 = 33  # P6.3: the active player lays away rank r: A_DISCARD0 + r, r in 0..12
 NUM_ACTIONS_PARTNERSHIP = 46
+# Put for three or more, each for themselves (docs/RULES_family.md P7); only put_willughby.
+A_SEE = 46  # P7.4: "See!", plays on after a put
+A_FOLD = 47  # P7.4: lays the cards down face down ("verdeckt ablegen"): out of the deal
+NUM_ACTIONS_WILLUGHBY = 48
 
 # ---- chance outcomes ---------------------------------------------------------------
 C_DEAL0 = 0  # next card is rank r: C_DEAL0 + r
@@ -64,6 +68,7 @@ PH_REDEAL = 11  # French Truc F2.1: the first leader proposes a fresh deal or ke
 PH_REDEAL_ANSWER = 12  # French Truc F2.2: the others agree or reject
 PH_CHOOSE = 13  # Partnership Put P6.1: a side's speaker says take or give
 PH_DISCARD = 14  # Partnership Put P6.3: the active player lays away one of h + 1 cards
+PH_SEE = 15  # Willughby's Put P7.4: after a put, the others in turn say see or fold
 
 # ---- ends of a deal -----------------------------------------------------------------
 END_NONE = 0
@@ -74,18 +79,26 @@ END_PASSED = 4
 END_ALL_VOID = 5
 END_ABANDONED = 6
 END_CONCEDED = 7  # Put P5
-END_DRAW = 8  # Put P2.2: trick and tie
+END_DRAW = 8  # Put P2.2: trick and tie; P7.2: nobody can reach two tricks
+END_FOLDED = 9  # Willughby's Put P7.4: everybody else folded after the put
 END_NAMES = ("", "tricks", "refused", "declined", "passed", "all_void", "abandoned", "conceded",
-             "draw")
+             "draw", "folded")
 
 # trick results
 RES_TEAM0 = 0
 RES_TEAM1 = 1
 RES_VOID = 2
+#: Willughby's Put (P7.1): a trick result is the winning seat 0..3, or this for a tied trick
+RES_VOID_SEAT = 4
 
 MAX_PLAYERS = 4
 MAX_RANKS = 13  # Put's 52-card deck; the Vitou deck uses 8
-MAX_HAND = 3
+MAX_HAND = 5  # Willughby's Put (P7.0): players + 1 cards; every other profile holds at most 3
+#: hand slots of the two-sided profiles (hands of 1 .. 3): the deal-decided tables and the
+#: information-state key's ``K_HAND`` / ``K_PARTNER`` are sized by it, so files that
+#: record ``KEY_SIZE`` (tabular policies) are unchanged by Willughby's longer hands; its hands
+#: of 4 or 5 run on from ``K_HAND`` into ``K_PARTNER``, which that profile does not use
+KEY_HAND = 3
 MAX_TOKENS = 32
 
 # ---- state array ------------------------------------------------------------------------
@@ -155,6 +168,12 @@ S_PSIDE = _field()  # P6: 0 the non-dealers' side chooses, 1 the dealer's side, 
 S_ACTIVE = _field(2)  # P6.1: active seat per team, -1 = not chosen yet
 S_GOT = _field(2)  # P6.2: rank handed to each team's active player, -1 = none yet
 S_DISC = _field(2)  # P6.3: rank each team's active player laid away, -1 = not yet
+# family: Willughby's Put (P7), each for themselves; all 0 in the other profiles
+S_WTRICKS = _field(MAX_PLAYERS)  # P7.2: tricks won per seat
+S_OUT = _field(MAX_PLAYERS)  # P7.4: 1 once the seat has folded (laid its cards down)
+S_NIN = _field()  # P7.4: players still in
+S_PUTTER = _field()  # P7.3: seat that said put, -1 = none
+S_SEEPOS = _field()  # P7.4: answers given in the see round
 # result of the latest finished deal
 S_END = _field()
 S_WINNER = _field()  # team that scored, -1 = nobody
@@ -167,6 +186,7 @@ S_RES_REFUSALS = _field()
 S_RETURNS = _field(2)  # per team: points (deal mode) or +1/-1/0 (match mode)
 S_AFTER_SCORE = _field(2)  # team scores once the deal is scored (G4.2, T4 carry-over)
 S_AFTER_GAMES = _field(2)  # games won once the deal is scored
+S_WRETURNS = _field(MAX_PLAYERS)  # P7.5: per-seat returns of Willughby's Put (deal mode)
 # public action tokens of the current deal (player actions except gestures)
 S_NTOK = _field()
 S_TOK = _field(MAX_TOKENS)
@@ -182,10 +202,11 @@ K_DEALER = 1
 K_SCORE0 = 2
 K_SCORE1 = 3
 K_HAND = 4  # own hand, sorted, -1 = not dealt
-K_PARTNER = K_HAND + MAX_HAND  # partner's hand when shared (R6.1), own thrown hand (F2.3),
+K_PARTNER = K_HAND + KEY_HAND  # partner's hand when shared (R6.1), own thrown hand (F2.3),
 #                                partnership Put's card received and card laid away (P6.2,
-#                                P6.3: K_PARTNER, K_PARTNER + 1), else -1
-K_GEST = K_PARTNER + MAX_HAND  # gesture per seat as this player saw it, -1 = not yet
+#                                P6.3: K_PARTNER, K_PARTNER + 1), Willughby's hand's
+#                                cards 4 and 5 (P7.0: K_HAND .. K_HAND + 4), else -1
+K_GEST = K_PARTNER + KEY_HAND  # gesture per seat as this player saw it, -1 = not yet
 K_NTOK = K_GEST + MAX_PLAYERS
 K_TOK = K_NTOK + 1
 KEY_SIZE = K_TOK + MAX_TOKENS

@@ -64,8 +64,9 @@ def _sorted_hand(state, seat, h, out, at):
 
 @jit
 def _sorted_cards(state, base, h, out, at):
-    """Write the ``h`` ranks at ``state[base:base+h]`` sorted ascending at ``out[at:at+h]``."""
-    for i in range(MAX_HAND):
+    """Write the ``h`` ranks at ``state[base:base+h]`` sorted ascending at ``out[at:at+h]``
+    (``h`` up to ``MAX_HAND``: Willughby's hands of 4 or 5 run on into ``K_PARTNER``)."""
+    for i in range(h):
         out[at + i] = -1
     for i in range(h):
         v = state[base + i]

@@ -15,7 +15,7 @@ import numpy as np
 
 #: Changes whenever the kernel's behaviour changes; written into every result
 #: file and checked when loading checkpoints.
-RULES_VERSION = "vitou-rules-1.2"
+RULES_VERSION = "vitou-rules-1.3"
 
 #: Earlier versions and what changed since, for files written under them.
 #: ``vitou-rules-1.0`` -> 1.1: R3.2 counts copies. Only a trick with two or more
@@ -24,11 +24,16 @@ RULES_VERSION = "vitou-rules-1.2"
 #: P6), its action ids 31..45 and its state fields; no other profile's transitions,
 #: information-state keys (``KEY_SIZE`` unchanged) or action ids change, and no 1.1 file
 #: can be for the new profile, so every 1.1 file carries over unchanged.
+#: ``vitou-rules-1.2`` -> 1.3: adds the profile ``put_willughby`` (docs/RULES_family.md P7),
+#: its action ids 46, 47 and its state fields; the state's hand slots grow to 5 (``MAX_HAND``)
+#: but the information-state key keeps its size and layout (``KEY_SIZE`` unchanged:
+#: ``KEY_HAND`` = 3 slots), no other profile's transitions or action ids change, so every
+#: 1.1 and 1.2 file carries over unchanged.
 _RULES_CHANGES = {
     "vitou-rules-1.0": "R3.2 now counts copies (vitou-rules-1.1), which changes some four-player deals",
 }
 #: Versions whose files every later version takes as they are (see above).
-_CARRIES_OVER = ("vitou-rules-1.1",)
+_CARRIES_OVER = ("vitou-rules-1.1", "vitou-rules-1.2")
 
 
 def check_rules_version(version: str | None, players: int | None, where: str) -> bool:
@@ -42,7 +47,7 @@ def check_rules_version(version: str | None, players: int | None, where: str) ->
     Returns:
         ``False`` if the version is current; ``True`` if the file was written
         under an earlier version whose changes cannot affect it (any file from
-        ``vitou-rules-1.1``; a two-player file from ``vitou-rules-1.0``) and is
+        ``vitou-rules-1.1`` or ``1.2``; a two-player file from ``vitou-rules-1.0``) and is
         taken as it is (converted).
 
     Raises:
@@ -64,7 +69,7 @@ PROFILES = ("vitou", "vitou_cason", "vitou_2p")
 RANK_LETTERS = "T9AKQJ87"
 #: The Truc / Put family (docs/RULES_family.md), on the same kernel.
 FAMILY_PROFILES = ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put",
-                   "put_partnership")
+                   "put_partnership", "put_willughby")
 ALL_PROFILES = PROFILES + FAMILY_PROFILES
 #: Why "vint" is not a profile: the reason every Vitou-kernel tool gives for Vint
 #: (:mod:`vitou_ai.capabilities`).
@@ -79,6 +84,7 @@ RANK_LABELS = {
     "trut": ("8", "7", "A", "R", "D", "V", "10", "9"),  # T1.1
     "put": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P1.1
     "put_partnership": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P6
+    "put_willughby": ("3", "2", "A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4"),  # P7.0
 }
 DIRECTIONS = ("clockwise", "counterclockwise")
 MODES = ("deal", "match")
@@ -98,13 +104,14 @@ _LADDERS.update({
     "trut": ((1, 3), ("1", "trut")),  # T3.1: a whole trut, 3 points on top (T4.1)
     "put": ((1, MATCH_STAKE), ("1", "put")),  # P4.1
     "put_partnership": ((1, MATCH_STAKE), ("1", "put")),  # P6.4: as P4.1
+    "put_willughby": ((1, 5), ("1", "put")),  # P7.3, P7.5: the put's value is put_stake
     # truc_1912: 1, 2, ..., target-1, then the game (F3.1); built from the target
 })
 _DEFAULT_TARGET = {"vitou": 21, "vitou_cason": 12, "vitou_2p": 12, "truc_catalan": 12,
                    "truc_catalan_2p": 12, "truc_1912": 12, "trut": 3, "put": 5,
-                   "put_partnership": 5}
+                   "put_partnership": 5, "put_willughby": 5}
 _PLAYERS = {"vitou": 4, "vitou_cason": 4, "vitou_2p": 2, "truc_catalan": 4, "truc_catalan_2p": 2,
-            "truc_1912": 4, "trut": 4, "put": 2, "put_partnership": 4}
+            "truc_1912": 4, "trut": 4, "put": 2, "put_partnership": 4, "put_willughby": 3}
 _DEFAULT_GAMES = {"truc_1912": 2, "trut": 5}  # F4.1, T2.1; 1 elsewhere
 # Family knobs a profile has (the Vitou profiles have none of them).
 _FAMILY_KNOBS = {
@@ -114,11 +121,15 @@ _FAMILY_KNOBS = {
     "trut": ("direction", "games"),
     "put": ("direction",),
     "put_partnership": ("direction", "chooser"),
+    "put_willughby": ("direction", "players", "put_stake", "fold_pays"),
 }
 #: P6.1: who speaks for a side in partnership Put (``VitouParams.chooser``)
 CHOOSERS = ("named", "order")
-#: the profiles that play Put (P1-P5; P6 partnership Put plays its deal as P5)
-PUT_PROFILES = ("put", "put_partnership")
+#: P7.5: what a player who folds after a put pays (``VitouParams.fold_pays``)
+FOLD_PAYS = ("nothing", "stake")
+#: the profiles that play Put (P1-P5; P6 partnership Put plays its deal as P5; P7 Willughby's
+#: Put for three or four has the deck and the put, not P5's order)
+PUT_PROFILES = ("put", "put_partnership", "put_willughby")
 
 # Index of each field in the int64 parameter array.
 P_PLAYERS = 0
@@ -154,7 +165,10 @@ P_NO_CAP = 33  # 1: deal-mode returns not capped at target - score (T5, G4)
 P_PARTNERS = 34  # 1: partnership Put (P6): a hand-over, then one active player per side
 P_CHOOSER = 35  # P6.1: 0 the dealer speaks for his side ("named"), 1 the seat after the dealer's
 #               # left ("order")
-N_PARAMS = 36
+P_WILL = 36  # 1: Willughby's Put (P7): each for themselves, put at the lead, see / fold
+P_PUT_STAKE = 37  # P7.5: what each player still in pays the winner after a put
+P_FOLD_PAYS = 38  # P7.5: 1 each folder pays the putter 1 at once; 0 folders pay nothing
+N_PARAMS = 39
 PPB = 1_000_000_000
 
 
@@ -183,7 +197,9 @@ class VitouParams:
             (2 .. 8), or of the family profile's deck (``None``: the whole deck,
             8 for Vitou).
         copies: copies of each rank, 1 .. 8 (4 in the real deck).
-        hand_size: cards per hand, 1 .. 3 (``put_partnership``: 2 .. 3, P6.2).
+        hand_size: cards per hand, 1 .. 3 (``put_partnership``: 2 .. 3, P6.2;
+            ``put_willughby``: 2 .. ``players + 1``, P7.0). ``None``: 3, or ``players + 1``
+            in ``put_willughby``.
         max_deals: match mode, a match still open after this many deals is a
             draw (R8.2); 1 .. 10000.
         direction: family profiles only (docs/RULES_family.md G0.2):
@@ -198,6 +214,13 @@ class VitouParams:
             side, the dealer for the dealer's) or ``"order"`` (each side's first seat in
             playing order from the dealer's left: the non-dealer, then the dealer's
             partner). ``None``: ``"named"``.
+        players: ``put_willughby`` only (docs/RULES_family.md P7.0): 3 or 4 players, each
+            for themselves. ``None``: the profile's (4, or 2 for ``vitou_2p``,
+            ``truc_catalan_2p`` and ``put``; 3 for ``put_willughby``).
+        put_stake: ``put_willughby`` only (P7.5): points each player still in pays the
+            winner of a deal after a put, 2 .. 99. ``None``: 5 ("um die Partie", P3.1).
+        fold_pays: ``put_willughby`` only (P7.5): ``"nothing"`` (default: a folder pays
+            nothing) or ``"stake"`` (each folder pays the putter 1 at once).
 
     Raises:
         ValueError: on an unknown profile, mode or ``early_end``, a value out of
@@ -215,12 +238,15 @@ class VitouParams:
     signal_seen: float = 0.5
     ranks: int | None = None
     copies: int = 4
-    hand_size: int = 3
+    hand_size: int | None = None  # type: ignore[assignment]
     max_deals: int = 100
     direction: str | None = None
     games: int | None = None
     games_won: tuple[int, int] = (0, 0)
     chooser: str | None = None
+    players: int | None = None  # type: ignore[assignment]
+    put_stake: int | None = None
+    fold_pays: str | None = None
 
     def __post_init__(self) -> None:
         if self.profile == "vint":
@@ -228,6 +254,7 @@ class VitouParams:
         if self.profile not in ALL_PROFILES:
             raise ValueError(f"unknown profile {self.profile!r} (RULES.md R9, docs/RULES_family.md "
                              f"knobs by profile); expected one of {ALL_PROFILES}")
+        self._check_willughby_knobs()
         self._check_family_knobs()
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; expected one of {MODES}")
@@ -248,7 +275,16 @@ class VitouParams:
         _check_int("copies", self.copies, 1, 8)
         # P6.2: partnership Put keeps 2 or 3 cards (a best card handed, and a card laid away
         # that the player's information state must keep apart from the one handed)
-        _check_int("hand_size", self.hand_size, 2 if self.profile == "put_partnership" else 1, 3)
+        if self.hand_size is None:  # P7.0: players + 1 in Willughby's Put; 3 elsewhere
+            object.__setattr__(self, "hand_size", self.players + 1 if self.willughby else 3)
+        if self.willughby:  # P7.0: players + 1 cards; research variants down to 2
+            try:
+                _check_int("hand_size", self.hand_size, 2, self.players + 1)
+            except ValueError as e:
+                raise ValueError(f"{e} (docs/RULES_family.md P7.0: players + 1 cards, research "
+                                 "variants down to 2)") from None
+        else:
+            _check_int("hand_size", self.hand_size, 2 if self.profile == "put_partnership" else 1, 3)
         _check_int("max_deals", self.max_deals, 1, 10_000)
         _check_int("dealer", self.dealer, -1, self.players - 1)
         for team, s in enumerate(self.scores):
@@ -270,6 +306,44 @@ class VitouParams:
                 f" cards, fewer than the {need} needed for {self.players} hands of {self.hand_size}"
             )
 
+    def _check_willughby_knobs(self) -> None:
+        """P7.0, P7.5, P7.6: Willughby's knobs; refused (naming P7) elsewhere or out of range."""
+        will = self.profile == "put_willughby"
+        own = _PLAYERS[self.profile]
+        default = {"players": own, "put_stake": 5 if will else None,
+                   "fold_pays": "nothing" if will else None}
+        for name, rule in (("players", "P7.0"), ("put_stake", "P7.5"), ("fold_pays", "P7.5")):
+            value = getattr(self, name)
+            # (the profile's own value passes: ``replace`` carries every field over)
+            if not will and value is not None and value != default[name]:
+                have = ", ".join(_FAMILY_KNOBS.get(self.profile, ())) or "none"
+                raise ValueError(f"{name} is not a knob of profile {self.profile} "
+                                 f"(docs/RULES_family.md {rule}: put_willughby only); its knobs: "
+                                 f"{have}")
+            if value is None:
+                object.__setattr__(self, name, default[name])
+        if not will:
+            return
+        if isinstance(self.players, bool) or self.players not in (3, 4):
+            raise ValueError(f"players must be 3 or 4 for put_willughby (docs/RULES_family.md "
+                             f"P7.0), got {self.players!r}")
+        if isinstance(self.put_stake, bool) or not isinstance(self.put_stake, int | np.integer) \
+                or not 2 <= self.put_stake <= 99:
+            raise ValueError(f"put_stake must be an integer in [2, 99] (docs/RULES_family.md "
+                             f"P7.5), got {self.put_stake!r}")
+        if self.fold_pays not in FOLD_PAYS:
+            raise ValueError(f"fold_pays must be one of {FOLD_PAYS} (docs/RULES_family.md P7.5), "
+                             f"got {self.fold_pays!r}")
+        if self.mode != "deal":
+            raise ValueError("put_willughby is played in deal mode only (docs/RULES_family.md "
+                             "P7.6: the seed gives a payment per deal, no game or match)")
+        if tuple(self.scores) != (0, 0):
+            raise ValueError("scores are not a knob of put_willughby (docs/RULES_family.md P7.6: "
+                             "deal mode only, no scores)")
+        if self.target is not None and self.target != _DEFAULT_TARGET[self.profile]:
+            raise ValueError("target is not a knob of put_willughby (docs/RULES_family.md P7.6: "
+                             "deal mode only; the put's value is put_stake)")
+
     def _check_family_knobs(self) -> None:
         """G0.2, G4.1: family knobs; refused (naming the rule) for a profile without them."""
         have = _FAMILY_KNOBS.get(self.profile, ())
@@ -285,6 +359,8 @@ class VitouParams:
             # (the profile's own value passes: ``replace`` carries every field over)
             if value is not None and need not in have and value != default.get(name):
                 rule = {"direction": "G0.2", "chooser": "P6.1"}.get(name, "G4.1")
+                if self.profile == "put_willughby":
+                    rule = "P7.6"
                 raise ValueError(f"{name} is not a knob of profile {self.profile} "
                                  f"(docs/RULES_family.md {rule}); its knobs: {', '.join(have) or 'none'}")
         if self.profile in PROFILES:
@@ -331,7 +407,15 @@ class VitouParams:
         for ``put_partnership``, ``NUM_ACTIONS_PARTNERSHIP`` (46: take, give, discard R)."""
         if self.profile == "put_partnership":
             return 46
+        if self.profile == "put_willughby":
+            return 48  # NUM_ACTIONS_WILLUGHBY: see, fold (P7.4)
         return 31 if self.family else 22
+
+    @property
+    def willughby(self) -> bool:
+        """True for Willughby's Put (docs/RULES_family.md P7): three or four, each for
+        themselves, per-seat returns."""
+        return self.profile == "put_willughby"
 
     @property
     def partnership(self) -> bool:
@@ -344,15 +428,12 @@ class VitouParams:
         return 19 if self.family else 14
 
     @property
-    def players(self) -> int:
-        """Number of players: 4 (two teams of two) or 2 (``vitou_2p``)."""
-        return _PLAYERS[self.profile]
-
-    @property
     def ladder(self) -> tuple[int, ...]:
         """Stake values, low to high; ``MATCH_STAKE`` (0) marks a match stake (R4.1)."""
         if self.profile == "truc_1912":  # F3.1
             return tuple(range(1, self.target)) + (MATCH_STAKE,)
+        if self.profile == "put_willughby":  # P7.5
+            return (1, self.put_stake)
         return _LADDERS[self.profile][0]
 
     @property
@@ -399,6 +480,13 @@ class VitouParams:
                 a[P_PARTNERS] = 1
                 a[P_TWO_PLAYER_RAISES] = 1
                 a[P_CHOOSER] = CHOOSERS.index(self.chooser)
+            if self.profile == "put_willughby":  # P7: no P5 order, no deal-decided table
+                a[P_PUT] = 0
+                a[P_DEAL_RULE] = 0
+                a[P_PARTNER_TIE] = 0
+                a[P_WILL] = 1
+                a[P_PUT_STAKE] = self.put_stake
+                a[P_FOLD_PAYS] = FOLD_PAYS.index(self.fold_pays)
             a[P_GAMES] = self.games
             a[P_GAMES0], a[P_GAMES0 + 1] = self.games_won
             a[P_CARRY] = 1 if self.profile == "trut" else 0
@@ -422,6 +510,8 @@ class VitouParams:
             if f.name in ("direction", "games", "games_won") and not self.family:
                 continue
             if f.name == "chooser" and not self.partnership:
+                continue
+            if f.name in ("players", "put_stake", "fold_pays") and not self.willughby:
                 continue
             v, d = getattr(self, f.name), getattr(base, f.name)
             if v != d:

@@ -16,7 +16,8 @@ import itertools
 
 import numpy as np
 
-from .layout import MAX_HAND, RES_VOID
+from .layout import KEY_HAND as MAX_HAND  # the two-sided profiles' hands (1 .. 3)
+from .layout import RES_VOID
 
 NOBODY = 2
 UNDECIDED = -1

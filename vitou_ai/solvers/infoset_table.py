@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import jit
-from ..rules.layout import K_GEST, K_HAND, K_NTOK, K_PARTNER, K_TOK, MAX_HAND, MAX_TOKENS
+from ..rules.layout import K_GEST, K_HAND, K_NTOK, K_PARTNER, K_TOK, MAX_TOKENS
+from ..rules.layout import KEY_HAND as MAX_HAND
 
 assert MAX_TOKENS <= 36
 
