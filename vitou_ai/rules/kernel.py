@@ -1391,12 +1391,11 @@ def _play_card_willughby(params, state, seat, rank):
         _finish_willughby(params, state, END_TRICKS, winner)
         return
     left = params[P_HAND] - t - 1
-    won = 0
+    won = 0  # tricks won by anyone (a folded player's too): a draw, else all tied
     for s in range(params[P_PLAYERS]):
-        if state[S_OUT + s] == 0:
-            if state[S_WTRICKS + s] + left >= 2:
-                return  # someone still in can reach two tricks
-            won += state[S_WTRICKS + s]
+        if state[S_OUT + s] == 0 and state[S_WTRICKS + s] + left >= 2:
+            return  # someone still in can reach two tricks
+        won += state[S_WTRICKS + s]
     _finish_willughby(params, state, END_DRAW if won > 0 else END_ALL_VOID, -1)
 
 
