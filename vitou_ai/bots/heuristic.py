@@ -36,7 +36,15 @@ import numpy as np
 from .._numba import jit
 from ..rng import next_below, next_float
 from ..rules import layout as L
-from ..rules.params import P_COPIES, P_DEAL_RULE, P_HAND, P_PARTNERS, P_PLAYERS, P_RANKS
+from ..rules.params import (
+    P_COPIES,
+    P_DEAL_RULE,
+    P_HAND,
+    P_PARTNERS,
+    P_PLAYERS,
+    P_RANKS,
+    P_WILL,
+)
 from ..rules.tables import DEAL_DECIDED, DEAL_DECIDED_RULES, RULE_PUT
 
 # ---- parameter vector ----------------------------------------------------------------------------
@@ -572,6 +580,8 @@ def heuristic_action(hp, params, state, player, rng, legal, n_legal, iwork):
     """
     if hp[HP_EPSILON] > 0.0 and next_float(rng) < hp[HP_EPSILON]:
         return legal[next_below(rng, n_legal)]
+    if params[P_WILL] == 1:  # each for themselves: no team strength model
+        return willughby_action(hp, params, state, player, rng, legal, n_legal)
     ph = state[L.S_PHASE]
     if ph == L.PH_SIGNAL:  # R7.1
         if next_float(rng) >= hp[HP_SIGNAL_RATE]:
@@ -624,3 +634,57 @@ def heuristic_action(hp, params, state, player, rng, legal, n_legal, iwork):
             return L.A_RAISE
         return _choose_card(hp, params, state, player, rng, legal, n_legal, iwork)
     return legal[next_below(rng, n_legal)]  # not reached: every phase is handled above
+
+
+# ---- Willughby's Put (docs/RULES_family.md P7): a simple rule, each for themselves ----------
+
+
+@jit
+def _top_cards(params, state, player):
+    """Cards the player holds among the deck's top quarter of ranks (at least the top
+    rank): in the full deck ``3 2 A``."""
+    top = max(1, params[P_RANKS] // 4)
+    base = L.S_HELD + player * L.MAX_RANKS
+    c = 0
+    for r in range(top):
+        c += state[base + r]
+    return c
+
+
+@jit
+def willughby_action(hp, params, state, player, rng, legal, n_legal):
+    """The heuristic bot in Willughby's Put (P7). See / put (P7.3, P7.4): with two or
+    more top cards (:func:`_top_cards`), or one top card and a trick won already; else
+    fold, or put anyway as a bluff with probability ``bluff``. Cards (P7.1): lead the
+    best card; follow with the cheapest card that beats the table, else the lowest."""
+    ph = state[L.S_PHASE]
+    tops = _top_cards(params, state, player)
+    good = tops >= 2 or (tops >= 1 and state[L.S_WTRICKS + player] >= 1)
+    if ph == L.PH_SEE:
+        return L.A_SEE if good else L.A_FOLD
+    if _has(legal, n_legal, L.A_RAISE) and (good or next_float(rng) < hp[HP_BLUFF]):
+        return L.A_RAISE
+    best = -1  # the legal plays are ascending ids: ranks 0..7, then ranks 8.. (A_PLAY_HI0)
+    low = -1
+    beat = -1
+    b = state[L.S_BEST]
+    for i in range(n_legal):
+        a = legal[i]
+        if a < L.A_RAISE:
+            r = a
+        elif L.A_PLAY_HI0 <= a < L.A_CONCEDE:
+            r = a - L.A_PLAY_HI0 + 8
+        else:
+            continue
+        if best < 0:
+            best = r
+        low = r
+        if b >= 0 and r < b:
+            beat = r  # ends on the cheapest card that beats the table
+    if state[L.S_NPLAYED] == 0:
+        r = best
+    elif beat >= 0:
+        r = beat
+    else:
+        r = low
+    return r if r < 8 else L.A_PLAY_HI0 + r - 8

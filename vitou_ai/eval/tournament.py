@@ -51,7 +51,15 @@ import numpy as np
 from ..bots.policy import Policy, describe
 from ..rng import check_seed
 from ..rules.params import RULES_VERSION, VitouParams
-from ..sim.batch import F_DEALS, F_POINTS0, F_POINTS1, F_VARIANT, F_WINNER, simulate
+from ..sim.batch import (
+    F_DEALS,
+    F_POINTS0,
+    F_POINTS1,
+    F_SEAT_RETURN0,
+    F_VARIANT,
+    F_WINNER,
+    simulate,
+)
 from .stats import fit_elo, ratio_interval, wilson_interval
 
 #: rows per simulator call (progress granularity); does not change results.
@@ -234,7 +242,7 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     t0 = time.perf_counter()
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
-        lineup = [a, b] * (params.players // 2)
+        lineup = ([a, b] * params.players)[: params.players]  # a b (a b); a b a for three
         tables = []
         for row0 in range(0, games, BLOCK):
             m = min(BLOCK, games - row0)
@@ -246,8 +254,11 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         t = np.concatenate(tables)
         a_team = t[:, F_VARIANT].astype(np.int64)  # variant 0: a is team 0; 1: swapped
         winner = t[:, F_WINNER]
-        a_pts = np.where(a_team == 0, t[:, F_POINTS0], t[:, F_POINTS1]).astype(np.float64)
-        b_pts = np.where(a_team == 0, t[:, F_POINTS1], t[:, F_POINTS0]).astype(np.float64)
+        if params.willughby:
+            a_team, winner, a_pts, b_pts = _willughby_sides(t, params.players)
+        else:
+            a_pts = np.where(a_team == 0, t[:, F_POINTS0], t[:, F_POINTS1]).astype(np.float64)
+            b_pts = np.where(a_team == 0, t[:, F_POINTS1], t[:, F_POINTS0]).astype(np.float64)
         deals = t[:, F_DEALS].astype(np.float64)
         a_w = int((winner == a_team).sum())
         a_l = int((winner == 1 - a_team).sum())
@@ -286,6 +297,28 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     ratings = [{"rank": r + 1, **row} for r, row in enumerate(ratings)]
     bots = [{**describe(p), "name": nm} for p, nm in zip(policies, names, strict=True)]
     return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots)
+
+
+def _willughby_sides(t: np.ndarray, n: int):
+    """Willughby's Put (docs/RULES_family.md P7.5), each for themselves: in variant 0 bot
+    ``a`` holds the even seats of the alternating lineup, in variant 1 (its complement,
+    :func:`~vitou_ai.sim.batch.swap_teams`) the others. Returns ``(a_side, winner, a_pts,
+    b_pts)`` as the team path has them: a side 0 / 1 per row (0 when ``a`` won the deal),
+    the side of the deal's winning seat (-1 nobody), and each bot's summed per-seat
+    returns (their sum is 0, P7.5)."""
+    variant = t[:, F_VARIANT].astype(np.int64)
+    seats = np.arange(n)
+    a_seat = (seats[None, :] % 2 == variant[:, None])  # variant 0: a at 0, 2; 1: a at 1 (3)
+    if n == 3:
+        a_seat = np.where(variant[:, None] == 0, seats[None, :] != 1, seats[None, :] == 1)
+    ret = t[:, F_SEAT_RETURN0:F_SEAT_RETURN0 + n].astype(np.float64)
+    a_pts = (ret * a_seat).sum(1)
+    b_pts = (ret * ~a_seat).sum(1)
+    w = t[:, F_WINNER].astype(np.int64)
+    won_by_a = a_seat[np.arange(len(t)), np.clip(w, 0, n - 1)]
+    winner = np.where(w < 0, -1, np.where(won_by_a, 0, 1))
+    # a draw in the team path is "winner < 0"; a deal won by a's seat counts for a
+    return np.zeros(len(t), np.int64), winner, a_pts, b_pts
 
 
 def _short(name: str, width: int = 22) -> str:

@@ -45,6 +45,7 @@ from ..rules.params import (
     P_RANKS,
     P_SCORE0,
     P_SCORE1,
+    P_WILL,
     VitouParams,
 )
 from .random_play import sample_chance
@@ -69,10 +70,13 @@ F_SCORE0 = 15  # scores at the end
 F_SCORE1 = 16
 F_DECISIONS = 17  # player decisions taken
 F_VARIANT = 18  # lineup variant of the row
-N_FIELDS = 19
+F_SEAT_RETURN0 = 19  # returns per seat, 4 slots (0 past the players): each for themselves
+#                      in Willughby's Put (docs/RULES_family.md P7.5), else the team's return
+N_FIELDS = 23
 FIELD_NAMES = ("winner", "points0", "points1", "return0", "return1", "stake", "end", "raises",
                "refusals", "n_tricks", "trick1", "trick2", "trick3", "dealer", "deals", "score0",
-               "score1", "decisions", "variant")
+               "score1", "decisions", "variant", "seat_return0", "seat_return1", "seat_return2",
+               "seat_return3")
 assert len(FIELD_NAMES) == N_FIELDS
 
 # independent stream families derived from one seed
@@ -202,13 +206,21 @@ def play_row(params, pack, lineup, seed, group, row, rotate_dealer, state, legal
     out[F_REFUSALS] = refusals
     nt = state[L.S_RES_NTRICKS]
     out[F_NTRICKS] = nt
-    for t in range(L.MAX_HAND):
+    for t in range(3):  # tricks 1..3 (Willughby's later tricks are not in the table)
         out[F_TRICK0 + t] = state[L.S_RES_TRES + t] if t < nt else -1
     out[F_DEALER] = first_dealer
     out[F_DEALS] = deals
     out[F_SCORE0] = state[L.S_SCORE0]
     out[F_SCORE1] = state[L.S_SCORE0 + 1]
     out[F_DECISIONS] = decisions
+    np_ = params[P_PLAYERS]
+    for s in range(4):
+        if s >= np_:
+            out[F_SEAT_RETURN0 + s] = 0
+        elif params[P_WILL] == 1:
+            out[F_SEAT_RETURN0 + s] = state[L.S_WRETURNS + s]
+        else:
+            out[F_SEAT_RETURN0 + s] = state[L.S_RETURNS + s % 2]
 
 
 @jit_parallel
@@ -251,7 +263,12 @@ def simulate_batch(params, pack, lineups, seed, row0, rotate_dealer, out):
 
 def swap_teams(lineup: Sequence[Policy]) -> list[Policy]:
     """The lineup with the teams swapped: seat ``s`` gets seat ``s ^ 1``'s policy
-    (four players: 0<->1, 2<->3; two players: 0<->1)."""
+    (four players: 0<->1, 2<->3; two players: 0<->1). Three players (Willughby's Put,
+    each for themselves): seats 0, 1, 2 get seats 1, 0, 1's, so an alternating lineup
+    ``a b a`` becomes its complement ``b a b``: on the same cards every seat is played
+    once by each bot."""
+    if len(lineup) == 3:
+        return [lineup[1], lineup[0], lineup[1]]
     return [lineup[s ^ 1] for s in range(len(lineup))]
 
 
@@ -313,6 +330,8 @@ class SimResult:
         df["stake"] = pd.Categorical.from_codes(a["stake"], categories=list(labels))
         df["end"] = pd.Categorical.from_codes(a["end"], categories=list(L.END_NAMES))
         tricks = ["0", "1", "void"]
+        if self.params.willughby:  # P7.1: the winning seat, or a tied trick (RES_VOID_SEAT)
+            tricks = ["0", "1", "2", "3", "void"]
         for t in (1, 2, 3):
             df[f"trick{t}"] = pd.Categorical.from_codes(a[f"trick{t}"], categories=tricks)
         df["team0_policy"] = self.team_policy(0)
@@ -321,6 +340,13 @@ class SimResult:
             drop = ["n_tricks", "trick1", "trick2", "trick3"]
         else:
             drop = ["deals", "score0", "score1"]
+        n = self.params.players
+        if self.params.willughby:  # P7.5: per-seat returns; no teams
+            drop += ["points0", "points1", "return0", "return1", "team0_policy",
+                     "team1_policy"]
+            drop += [f"seat_return{s}" for s in range(n, 4)]
+        else:
+            drop += [f"seat_return{s}" for s in range(4)]
         return df.drop(columns=drop)
 
 
