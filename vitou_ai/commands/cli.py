@@ -171,8 +171,11 @@ def simulate_command(args, out=None, err=None) -> int:
             raise ValueError(f"--deals must be in 1 .. 50,000,000, got {args.deals}")
         if seed_error(args.seed):
             raise ValueError(seed_error(args.seed))
+        from .tournament import willughby_knobs
+
         params = VitouParams(profile=args.profile, mode=args.mode, dealer=-1, target=args.target,
-                             ranks=args.ranks, copies=args.copies, hand_size=args.hand_size)
+                             ranks=args.ranks, copies=args.copies, hand_size=args.hand_size,
+                             **willughby_knobs(args))
         specs = split_bot_specs(args.bots)
         if len(specs) > params.players:
             raise ValueError(f"--bots: {len(specs)} bots for {params.players} seats "
@@ -199,6 +202,15 @@ def simulate_command(args, out=None, err=None) -> int:
     print(("last deal ended: " if params.mode == "match" else "deals ended: ") + ", ".join(f"{END_NAMES[e]} {ends[e]:.1%}"
                                           for e in range(1, len(END_NAMES)) if ends[e] > 0),
           file=out)
+    if params.willughby:  # P7.5: each for themselves, a return per seat
+        for s in range(params.players):
+            ret = a[f"seat_return{s}"].astype(float)
+            ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
+            print(f"seat {s} ({lineup[s].name}): {ret.mean():+.4f} ± {ci:.4f} points per deal",
+                  file=out)
+        print(f"puts per deal {a['raises'].mean():.3f}, folds per deal "
+              f"{a['refusals'].mean():.3f}", file=out)
+        return 0
     ret = a["return0"].astype(float)
     ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
     what = "points per deal" if params.mode == "deal" else "match result (+1/-1)"
@@ -257,7 +269,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p_sim.add_argument("--ranks", type=int, default=None,
                        help="research variant: the top N ranks (None: the profile's deck)")
     p_sim.add_argument("--copies", type=int, default=4, help="research variant: copies of each rank")
-    p_sim.add_argument("--hand-size", type=int, default=3, help="cards per hand")
+    p_sim.add_argument("--hand-size", type=int, default=None,
+                       help="cards per hand (default: 3; players + 1 in put_willughby)")
+    tournament_cli.add_willughby_arguments(p_sim)
     tournament_cli.add_arguments(add(
         "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))

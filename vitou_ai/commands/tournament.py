@@ -12,6 +12,9 @@ from .console import SEED_RANGE, check_writable, new_folder, note, seed_error, s
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
+#: deals per pairing of ``put_willughby`` when neither --deals nor --matches is given: it is
+#: played in deal mode only (docs/RULES_family.md P7.6)
+DEFAULT_WILLUGHBY_DEALS = 2000
 #: show a progress bar from this many games in total
 PROGRESS_FROM = 20_000
 
@@ -42,7 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ranks", type=int, default=None,
                    help="research variant: top N ranks (default: the whole deck)")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
-    p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
+    p.add_argument("--hand-size", type=int, default=None,
+                   help="research variant: cards per hand (default: 3; players + 1 in "
+                   "put_willughby)")
+    add_willughby_arguments(p)
     p.add_argument("--out", default=None,
                    help="output folder, new or empty (default: a new "
                    "runs/tournament-<profile>-<time>)")
@@ -51,6 +57,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "tournament's files")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+
+
+def add_willughby_arguments(p: argparse.ArgumentParser) -> None:
+    """``--players``, ``--put-stake``, ``--fold-pays``: Willughby's Put's knobs
+    (docs/RULES_family.md P7.0, P7.5); refused, naming P7, for another profile."""
+    p.add_argument("--players", type=int, default=None,
+                   help="put_willughby: 3 or 4 players, each for themselves (P7.0; default 3)")
+    p.add_argument("--put-stake", type=int, default=None,
+                   help="put_willughby: what each player still in pays the winner after a put "
+                   "(P7.5; default 5)")
+    p.add_argument("--fold-pays", default=None, choices=("nothing", "stake"),
+                   help="put_willughby: a folder pays nothing, or 1 to the putter (P7.5)")
+
+
+def willughby_knobs(args: argparse.Namespace) -> dict:
+    """The Willughby knobs given on the command line (:func:`add_willughby_arguments`)."""
+    return {k: getattr(args, k) for k in ("players", "put_stake", "fold_pays")
+            if getattr(args, k, None) is not None}
 
 
 def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path) -> str:
@@ -69,7 +93,10 @@ def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path)
     if args.signals:
         words.append("--signals")
     for opt, value, default in (("--ranks", args.ranks, None), ("--copies", args.copies, 4),
-                                ("--hand-size", args.hand_size, 3)):
+                                ("--hand-size", args.hand_size, None),
+                                ("--players", args.players, None),
+                                ("--put-stake", args.put_stake, None),
+                                ("--fold-pays", args.fold_pays, None)):
         if value != default:
             words += [opt, str(value)]
     return shlex.join([*words, "--out", str(out_dir)])
@@ -101,6 +128,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
 
     mode, games = ("deal", args.deals) if args.deals is not None else (
         "match", args.matches if args.matches is not None else DEFAULT_MATCHES)
+    if args.profile == "put_willughby" and args.deals is None and args.matches is None:
+        mode, games = "deal", DEFAULT_WILLUGHBY_DEALS  # P7.6: deal mode only
     try:
         if games < 2:  # one duplicate pair: no interval (it was printed [+0.000, +0.000])
             raise ValueError(f"--{'matches' if mode == 'match' else 'deals'} must be at least "
@@ -111,7 +140,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
             raise ValueError(seed_error(args.seed))
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
                              target=args.target, ranks=args.ranks, copies=args.copies,
-                             hand_size=args.hand_size)
+                             hand_size=args.hand_size, **willughby_knobs(args))
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
         for pol in policies:
@@ -156,7 +185,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     unit = "match" if mode == "match" else "deal"
     plural = "matches" if mode == "match" else "deals"
     print(f"{args.profile}: {result.games} {plural} per pairing", file=out)
-    print(f"(duplicate {plural} with the teams swapped, first dealer rotated; seed {args.seed}; "
+    swapped = ("every seat's bot swapped (each for themselves, P7)" if params.willughby
+               else "the teams swapped")
+    print(f"(duplicate {plural} with {swapped}, first dealer rotated; seed {args.seed}; "
           f"{result.seconds:.1f} s)", file=out)
     print(f"{'bot':<16} {'opponent':<16} {unit + ' win rate':>15} {'95% Wilson':>15} "
           f"{'points/deal':>11} {'95% CI':>17}", file=out)

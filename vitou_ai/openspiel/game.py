@@ -10,10 +10,13 @@ values are refused): ``profile`` ("vitou"), ``mode`` ("deal"), ``dealer`` (0;
 -1 = drawn by chance), ``score0``, ``score1`` (0), ``target`` (-1 = the
 profile's), ``early_end`` ("card"), ``signals`` (False), ``signal_seen``
 (0.5), ``ranks`` (-1 = the profile's whole deck, 8 for Vitou), ``copies`` (4),
-``hand_size`` (3), ``max_deals`` (100), and for the Truc / Put family
-(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put|put_partnership``,
+``hand_size`` (-1 = the profile's: 3, or ``players + 1`` in ``put_willughby``),
+``max_deals`` (100), and for the Truc / Put family
+(``profile=truc_catalan|truc_catalan_2p|truc_1912|trut|put|put_partnership|put_willughby``,
 ``docs/RULES_family.md``) ``direction`` ("" = the profile's), ``games`` (-1 =
-the profile's), ``games_won0``, ``games_won1`` (0). They map one to one onto
+the profile's), ``games_won0``, ``games_won1`` (0), ``chooser`` ("", P6.1), and for
+Willughby's Put (P7) ``players`` (-1 = 3; 3 or 4), ``put_stake`` (-1 = 5) and
+``fold_pays`` ("" = ``nothing``). They map one to one onto
 :class:`vitou_ai.rules.VitouParams`; a family knob given to a profile without it
 is refused, naming the rule.
 
@@ -71,13 +74,16 @@ _DEFAULTS = {
     "signal_seen": 0.5,
     "ranks": -1,
     "copies": 4,
-    "hand_size": 3,
+    "hand_size": -1,
     "max_deals": 100,
     "direction": "",
     "games": -1,
     "games_won0": 0,
     "games_won1": 0,
     "chooser": "",
+    "players": -1,
+    "put_stake": -1,
+    "fold_pays": "",
 }
 
 GAME_TYPE = game_type(SHORT_NAME, "Vitou (vitou_ai rules kernel)", 2, 4, _DEFAULTS)
@@ -97,6 +103,9 @@ def game_string(params: VitouParams) -> str:
         d["direction"] = params.direction
         if params.partnership:  # P6.1
             d["chooser"] = params.chooser
+        if params.willughby:  # P7.0, P7.5
+            d.update(players=params.players, put_stake=params.put_stake,
+                     fold_pays=params.fold_pays)
         if params.profile in ("truc_1912", "trut"):  # the profiles with a match of games (G4.1)
             d.update(games=params.games, games_won0=params.games_won[0],
                      games_won1=params.games_won[1])
@@ -122,12 +131,15 @@ def params_from_dict(d: dict) -> VitouParams:
             signal_seen=float(p["signal_seen"]),
             ranks=None if int(p["ranks"]) == -1 else int(p["ranks"]),
             copies=int(p["copies"]),
-            hand_size=int(p["hand_size"]),
+            hand_size=None if int(p["hand_size"]) == -1 else int(p["hand_size"]),
             max_deals=int(p["max_deals"]),
             direction=p["direction"] or None,
             games=None if int(p["games"]) == -1 else int(p["games"]),
             games_won=(int(p["games_won0"]), int(p["games_won1"])),
             chooser=p["chooser"] or None,
+            players=None if int(p["players"]) == -1 else int(p["players"]),
+            put_stake=None if int(p["put_stake"]) == -1 else int(p["put_stake"]),
+            fold_pays=p["fold_pays"] or None,
         )
     except ValueError as exc:
         raise ValueError(f"{SHORT_NAME}: {exc}") from None
@@ -144,6 +156,9 @@ def game_info(params: VitouParams) -> pyspiel.GameInfo:
         if params.profile == "trut":
             hi = float(max(params.ladder))
         lo = -hi
+        if params.willughby:  # P7.5: paid by each other player, or paying the winner
+            hi = float(params.put_stake * (params.players - 1))
+            lo = -float(params.put_stake)
     return pyspiel.GameInfo(
         num_distinct_actions=params.num_actions,
         max_chance_outcomes=params.num_chance_ids,

@@ -46,8 +46,11 @@ _PHASES = ("dealer draw", "blind window", "deal", "one from the end", "gestures"
            # the Truc / Put family (docs/RULES_family.md P5.3, F2.1, F2.2)
            "concede or put", "fresh deal?", "fresh deal: agree?",
            # partnership Put (P6.1, P6.3)
-           "take or give", "lay a card away")
+           "take or give", "lay a card away",
+           # Willughby's Put (P7.4)
+           "see or fold")
 _TRICK_RESULTS = ("0", "1", "void")
+_SEAT_TRICK_RESULTS = ("p0", "p1", "p2", "p3", "void")  # P7.1: the winning seat
 
 
 def _ranks_str(values, labels: tuple[str, ...] | None = None) -> str:
@@ -90,7 +93,9 @@ def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = Tr
                 parts.append("got " + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + 1], labels))
             if k[L.K_PARTNER + 1] >= 0:
                 parts.append("laid " + _ranks_str(k[L.K_PARTNER + 1 : L.K_PARTNER + 2], labels))
-        elif k[L.K_PARTNER] >= 0:  # R6.1 partner's hand; a family fresh deal: the hand thrown in
+        elif k[L.K_PARTNER] >= 0 and hand_size <= L.KEY_HAND:
+            # R6.1 partner's hand; a family fresh deal: the hand thrown in (Willughby's hands
+            # of 4 or 5 run on into these slots, P7.0: they are the hand, written above)
             parts.append(("partner " if labels is None else "thrown ")
                          + _ranks_str(k[L.K_PARTNER : L.K_PARTNER + hand_size], labels))
     gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
@@ -152,9 +157,10 @@ def fill_infostate_tensor(k, n, h, ranks, score_slots, ntok, private, match, dea
             if k[L.K_HAND + j] >= 0:
                 out[i + j * ranks + k[L.K_HAND + j]] = 1.0
         i += h * ranks
-        for j in range(h):
-            if k[L.K_PARTNER + j] >= 0:
-                out[i + j * ranks + k[L.K_PARTNER + j]] = 1.0
+        if h <= L.KEY_HAND:  # Willughby's longer hands (P7.0) fill these slots: no partner
+            for j in range(h):
+                if k[L.K_PARTNER + j] >= 0:
+                    out[i + j * ranks + k[L.K_PARTNER + j]] = 1.0
         i += h * ranks
         for s in range(n):
             g = k[L.K_GEST + s]
@@ -206,6 +212,7 @@ class VitouObserver:
         self.rank_labels = game.rules_game.labels  # None for Vitou (the contract's letters)
         self.family = vp.family
         self.partnership = vp.partnership
+        self.willughby = vp.willughby
         self.n, self.h, self.ranks = vp.players, vp.hand_size, vp.ranks
         self.match = vp.mode == "match"
         # Scores are below the target except at the end of a match, where one
@@ -296,7 +303,7 @@ class VitouObserver:
                 for i in range(self.h):
                     if k[L.K_HAND + i] >= 0:
                         d["hand"][i, k[L.K_HAND + i]] = 1
-                    if k[L.K_PARTNER + i] >= 0:
+                    if self.h <= L.KEY_HAND and k[L.K_PARTNER + i] >= 0:
                         d["partner"][i, k[L.K_PARTNER + i]] = 1
             else:
                 d["hand"][:] = self._held(a, player)
@@ -359,7 +366,7 @@ class VitouObserver:
             if self.recall:
                 parts.append("hand " + _ranks_str(k[L.K_HAND : L.K_HAND + self.h],
                                                   self.rank_labels))
-                if k[L.K_PARTNER] >= 0:
+                if k[L.K_PARTNER] >= 0 and self.h <= L.KEY_HAND:
                     parts.append(("thrown " if self.family else "partner ") + _ranks_str(
                         k[L.K_PARTNER : L.K_PARTNER + self.h], self.rank_labels))
             else:
@@ -404,7 +411,8 @@ class VitouObserver:
             out[0] += f", p{int(K.current_player(self.params_array, a))} to act"
         stake = f"stake {self.labels[int(o[O.O_STAKE])]}"
         if o[O.O_LASTRAISE] >= 0:
-            stake += f", raised by team {int(o[O.O_LASTRAISE])}"
+            stake += (f", put by p{int(o[O.O_LASTRAISE])}" if self.willughby
+                      else f", raised by team {int(o[O.O_LASTRAISE])}")
         if o[O.O_ANSWER] >= 0:
             stake += f", p{int(o[O.O_ANSWER])} to answer"
         out.append(stake)
@@ -416,7 +424,8 @@ class VitouObserver:
         out.append(f"trick {ntricks + 1} led by p{int(o[O.O_LEADER])}: "
                    + (" ".join(trick) if trick else "no card yet"))
         if ntricks:
-            out.append("tricks " + ",".join(_TRICK_RESULTS[int(t)]
+            names = _SEAT_TRICK_RESULTS if self.willughby else _TRICK_RESULTS
+            out.append("tricks " + ",".join(names[int(t)]
                                             for t in o[O.O_TRES : O.O_TRES + ntricks]))
         played = list(o[O.O_PLAYED : O.O_PLAYED + min(self.ranks, 8)]) + list(
             o[O.O_PLAYED_HI : O.O_PLAYED_HI + max(self.ranks - 8, 0)])  # family ranks 8..

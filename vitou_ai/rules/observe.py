@@ -40,6 +40,7 @@ from .layout import (
     S_NPLAYED,
     S_NTOK,
     S_NTRICKS,
+    S_OUT,
     S_PHASE,
     S_PLAYED,
     S_R6MODE,
@@ -191,7 +192,8 @@ def public_observation(params, state, out):
     out[O_GAMES + 1] = state[S_GAMES + 1]
     for s in range(n):
         c = 0
-        for r in range(MAX_RANKS):
-            c += state[S_HELD + s * MAX_RANKS + r]
+        if state[S_OUT + s] == 0:  # P7.4: a folded player's cards are out of play
+            for r in range(MAX_RANKS):
+                c += state[S_HELD + s * MAX_RANKS + r]
         out[O_HELD_COUNT + s] = c
     out[O_R6MODE] = state[S_R6MODE]
