@@ -29,6 +29,8 @@ SMALL = {
     "put": dict(ranks=4, copies=2, hand_size=1),
     # P6.2: hands of 2 or 3; two ranks of four copies, every card dealt, keep the trees small
     "put_partnership": dict(ranks=2, copies=4, hand_size=2),
+    # P7.0: three players, research hands of 2 (the default hand is players + 1)
+    "put_willughby": dict(ranks=4, copies=2, hand_size=2),
 }
 
 

@@ -65,6 +65,18 @@ _WHY_ABSTRACT_PARTNERSHIP = ("the abstract key codes hands of at most 3 cards an
                              "in it")
 _WHY_LBR_PARTNERSHIP = ("LBR draws the opponents' hands from the cards dealt; " + _WHY_HANDOVER
                         + ", which its sampled worlds do not model")
+_WHY_SIDES_WILLUGHBY = ("the tree solvers keep one utility per terminal, team 0's (the other "
+                        "team's is its negative, R8.1); Willughby's Put has three or four sides, "
+                        "each for themselves (docs/RULES_family.md P7.0, P7.5)")
+_WHY_PUBLIC_WILLUGHBY = ("the public tree is two-sided (team 0's utility, two teams' ranges); "
+                         "Willughby's Put has three or four sides, each for themselves "
+                         "(docs/RULES_family.md P7.0, P7.5)")
+_WHY_ABSTRACT_WILLUGHBY = ("the abstract key codes two-team trick results and hands of at most 3 "
+                           "cards; Willughby's Put has per-seat results and hands of 4 or 5 "
+                           "(docs/RULES_family.md P7.0, P7.1)")
+_WHY_LBR_WILLUGHBY = ("LBR values a seat by its team's return against the other team; "
+                      "Willughby's Put has three or four sides, each for themselves "
+                      "(docs/RULES_family.md P7.5)")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
@@ -106,6 +118,17 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["put_partnership", "lbr"] = _refused(_WHY_LBR_PARTNERSHIP)
     m["put_partnership", "flat_tree"] = _works("small variants: the full four-player tree does "
                                                "not fit")
+    g = "put_willughby"  # docs/RULES_family.md P7: three or four sides, deal mode only
+    m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
+    for t in ("flat_tree", "mccfr", "bluff_analysis"):
+        m[g, t] = _refused(_WHY_SIDES_WILLUGHBY)
+    m[g, "public_tree"] = _refused(_WHY_PUBLIC_WILLUGHBY)
+    m[g, "team_bracket"] = _refused("team brackets run on the public tree: "
+                                    + _WHY_PUBLIC_WILLUGHBY)
+    m[g, "abstract"] = _refused(_WHY_ABSTRACT_WILLUGHBY)
+    m[g, "lbr"] = _refused(_WHY_LBR_WILLUGHBY)
+    m[g, "play"] = _works("simulator, bots, tournaments (deal mode); terminal play is refused: "
+                          "it plays a match (docs/RULES_family.md P7.6)")
     m["truc_1912", "public_tree"] = _refused(_WHY_PUBLIC_1912)
     m["truc_1912", "team_bracket"] = _refused("team brackets run on the public tree: "
                                               + _WHY_PUBLIC_1912)

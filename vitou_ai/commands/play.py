@@ -321,6 +321,12 @@ class TerminalMatch:
         return EXIT_OK
 
 
+#: why terminal play refuses Willughby's Put (docs/RULES_family.md P7.6)
+WHY_NO_TERMINAL_WILLUGHBY = ("terminal play plays a match; put_willughby is played in deal mode "
+                             "only (docs/RULES_family.md P7.6): use vitou-ai simulate or "
+                             "vitou-ai tournament")
+
+
 def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None = None,
                opponents: str = "counter", seed: int | None = None, signals: bool = False,
                target: int | None = None, inp: TextIO | None = None,
@@ -342,6 +348,8 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     """
     inp = inp if inp is not None else sys.stdin
     out = out if out is not None else sys.stdout
+    if profile == "put_willughby":
+        raise ValueError(WHY_NO_TERMINAL_WILLUGHBY)
     params = VitouParams(profile=profile, mode="match", dealer=-1, signals=signals,
                          target=target, ranks=ranks, copies=copies, hand_size=hand_size)
     if partner is not None and params.players == 2:

@@ -573,6 +573,14 @@ def _plan(args: argparse.Namespace) -> _Plan:
                         f"got {args.max_tree_nodes:,}")
     if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
         raise _BadInput(f"--time must be a positive number of seconds, got {args.time}")
+    from ..capabilities import UnsupportedGameError, require
+
+    tool = ("public_tree" if s["solver"] in PUBLIC else "mccfr"
+            if s["solver"] in ("es-mccfr", "os-mccfr") else "flat_tree")
+    try:  # the solver's own tool, before any work (Willughby's Put: refused, P7.5)
+        require(tool, params)
+    except UnsupportedGameError as e:
+        raise _BadInput(str(e)) from None
     argv = getattr(args, "argv", None)
     command = "vitou-ai " + shlex.join(argv) if argv is not None else shlex.join(sys.argv)
     return _Plan(settings=s, params=params, folder=folder, saved=saved, resume=args.resume,

@@ -228,6 +228,8 @@ class KernelTable:
         p = self.params
         if p.mode == "match":
             return -1.0
+        if p.willughby:  # P7.5: a seat pays at most the put's stake
+            return -float(p.put_stake)
         return -float(max(p.target, 3, *p.ladder))
 
     def last_deal(self):
@@ -241,7 +243,9 @@ class KernelTable:
             f"{p.profile} ({p.mode} mode)  dealer: seat {int(a[L.S_DEALER])}  "
             f"score {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE1])} (target {p.target})  "
             f"stake {p.ladder_labels[int(a[L.S_STAKE])]}"
-            + ("" if a[L.S_LASTRAISE] < 0 else f" (last raised by team {int(a[L.S_LASTRAISE])})")
+            + ("" if a[L.S_LASTRAISE] < 0 else (f" (put by seat {int(a[L.S_LASTRAISE])})"
+                                                 if p.willughby else
+                                                 f" (last raised by team {int(a[L.S_LASTRAISE])})"))
         ]
         labels = p.rank_labels  # Put's 13 ranks, Catalan's 10 (docs/RULES_family.md)
         for s in range(self.n):
@@ -249,17 +253,25 @@ class KernelTable:
             held = " ".join(labels[r] for r in range(p.ranks)
                             for _ in range(int(a[base + r])))
             turn = "  <- to act" if s == self.player and not self.is_terminal() else ""
-            lines.append(f"  seat {s} (team {s % 2 if self.n == 4 else s}): {held or '-'}{turn}")
+            if p.willughby:  # P7: each for themselves; a folded seat is out (P7.4)
+                side = "folded" if a[L.S_OUT + s] else "in"
+            else:
+                side = f"team {s % 2 if self.n == 4 else s}"
+            lines.append(f"  seat {s} ({side}): {held or '-'}{turn}")
         nt = int(a[L.S_NTRICKS])
         if nt:
-            res = ["void" if a[L.S_TRES + t] == L.RES_VOID else f"team {int(a[L.S_TRES + t])}"
-                   for t in range(nt)]
+            if p.willughby:  # P7.1: won by a seat, or tied
+                res = ["void" if a[L.S_TRES + t] == L.RES_VOID_SEAT else f"seat {int(a[L.S_TRES + t])}"
+                       for t in range(nt)]
+            else:
+                res = ["void" if a[L.S_TRES + t] == L.RES_VOID else f"team {int(a[L.S_TRES + t])}"
+                       for t in range(nt)]
             lines.append("  tricks: " + ", ".join(res))
         npl = int(a[L.S_NPLAYED])
         if npl:
             lead = int(a[L.S_LEADER])
             lines.append("  this trick: " + ", ".join(
-                f"seat {(lead + k) % self.n} {labels[int(a[L.S_TRICK + k])]}"
+                f"seat {int(K.trick_seat(self.p, a, k))} {labels[int(a[L.S_TRICK + k])]}"
                 for k in range(npl)))
         if self.is_terminal():
             d = self.last_deal()
