@@ -225,3 +225,33 @@ def test_tree_solvers_on_every_profile(profile):
     if max_legal_actions(wide) > MAX_INFOSET_ACTIONS:
         with pytest.raises(ValueError, match="legal actions at a decision"):
             build_tree(wide, max_nodes=1)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_willughby_simulator_bots_and_refusals(players):
+    """Willughby's Put (docs/RULES_family.md P7) on the bounds-checked kernel: hands of 4
+    and 5 (MAX_HAND), the see round, per-seat returns; random and heuristic bots in the
+    simulator (duplicate lineups, zero-sum rows); ``max_legal_actions`` bounds random play
+    and is reached; the solvers that cannot take three or four sides refuse it before work."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.rules.game import max_legal_actions
+    from vitou_ai.sim.batch import F_SEAT_RETURN0, simulate
+    from vitou_ai.solvers.mccfr import MCCFR
+    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.tree import build_tree
+
+    params = VitouParams(profile="put_willughby", players=players, dealer=-1)
+    most = _widest_decision(params, 400)
+    assert most == max_legal_actions(params) == params.hand_size + 1
+    bots = [named_bot(b) for b in ("random", "cautious", "bluffer", "counter")]
+    for k in range(len(bots)):
+        lineup = ([bots[k], bots[(k + 1) % len(bots)]] * players)[:players]
+        res = simulate(params, lineup, 200, seed=k, duplicate=True)
+        assert (res.table[:, F_SEAT_RETURN0:F_SEAT_RETURN0 + players].sum(1) == 0).all()
+    small = params.replace(ranks=4, copies=2, hand_size=2)
+    for build in (lambda: MCCFR(small), lambda: build_tree(small),
+                  lambda: build_public_tree(small),
+                  lambda: AbstractMCCFR(small, threads=1, max_infosets=1 << 10)):
+        with pytest.raises(ValueError, match="docs/RULES_family.md P7"):
+            build()
