@@ -1,6 +1,6 @@
 """Which tool takes which game: the games × tools matrix, in one place.
 
-Every game of the rule sources (the nine kernel profiles of
+Every game of the rule sources (the ten kernel profiles of
 :data:`vitou_ai.rules.params.ALL_PROFILES`, and Vint) against every tool of the
 toolkit. A cell either *works* (the tool handles that game correctly, and a
 conformance test runs it on a small variant) or is *refused* with its reason:

@@ -269,7 +269,6 @@ class KernelTable:
             lines.append("  tricks: " + ", ".join(res))
         npl = int(a[L.S_NPLAYED])
         if npl:
-            lead = int(a[L.S_LEADER])
             lines.append("  this trick: " + ", ".join(
                 f"seat {int(K.trick_seat(self.p, a, k))} {labels[int(a[L.S_TRICK + k])]}"
                 for k in range(npl)))
