@@ -270,7 +270,7 @@ class KernelTable:
         npl = int(a[L.S_NPLAYED])
         if npl:
             lines.append("  this trick: " + ", ".join(
-                f"seat {int(K.trick_seat(self.p, a, k))} {labels[int(a[L.S_TRICK + k])]}"
+                f"seat {int(K.card_seat(self.p, a, k))} {labels[int(a[L.S_TRICK + k])]}"
                 for k in range(npl)))
         if self.is_terminal():
             d = self.last_deal()

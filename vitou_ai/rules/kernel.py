@@ -188,6 +188,7 @@ from .params import (
     P_SEEN_PPB,
     P_SIGNALS,
     P_TARGET,
+    P_TRICK_ORDER,
     P_TWO_PLAYER_RAISES,
     P_WILL,
     PPB,
@@ -222,14 +223,22 @@ def trick_size(params):
 
 @jit
 def trick_seat(params, state, k):
-    """Seat of the ``k``-th card of the current trick (from its leader). Partnership Put
-    (P6.4): the two active players alternate, ``S_ACTIVE`` per team. Willughby's Put
-    (P7.1, P7.4): the players still in, in playing order."""
+    """Seat of the ``k``-th card of the current trick (from its leader) in the two-sided
+    profiles. Partnership Put (P6.4): the two active players alternate, ``S_ACTIVE`` per
+    team. Kept tiny (it is inlined on the hot path): Willughby's Put uses :func:`_nth_in`
+    (:func:`card_seat` for either)."""
     if params[P_PARTNERS] == 1:
         return state[S_ACTIVE + (team_of(params, state[S_LEADER]) + k) % 2]
-    if params[P_WILL] == 1:
-        return _nth_in(params, state, k)
     return (state[S_LEADER] + k) % params[P_PLAYERS]
+
+
+@jit
+def card_seat(params, state, k):
+    """Seat of the ``k``-th card of the current trick in any profile: :func:`trick_seat`,
+    or in Willughby's Put (P7.1, P7.4) the ``k``-th player still in from the leader."""
+    if params[P_TRICK_ORDER] == 2:
+        return _nth_in(params, state, k)
+    return trick_seat(params, state, k)
 
 
 @jit
@@ -455,6 +464,8 @@ def current_player(params, state):
     n = params[P_PLAYERS]
     dealer = state[S_DEALER]
     if ph == PH_PLAY:
+        if params[P_WILL] == 1:  # P7.4: the players still in
+            return _nth_in(params, state, state[S_NPLAYED])
         return trick_seat(params, state, state[S_NPLAYED])
     if ph == PH_DEAL or ph == PH_SEEN or ph == PH_DRAW_DEALER:
         return CHANCE_PLAYER
@@ -621,7 +632,7 @@ def legal_actions(params, state, out):
 @jit
 def _legal_play_willughby(params, state, out):
     """P7.1, P7.3: any card held; put at the lead of a trick while no put was made."""
-    seat = trick_seat(params, state, state[S_NPLAYED])
+    seat = _nth_in(params, state, state[S_NPLAYED])
     base = S_HELD + seat * MAX_RANKS
     nranks = params[P_RANKS]
     n = 0
@@ -1319,7 +1330,7 @@ def _score_after(params, state, winner, points):
 @jit
 def _apply_play_willughby(params, state, action):
     """P7.3: a put at the lead opens the see round; otherwise a card (P7.1)."""
-    seat = trick_seat(params, state, state[S_NPLAYED])
+    seat = _nth_in(params, state, state[S_NPLAYED])
     _push_token(state, action)
     if action == A_RAISE:
         state[S_PREV_STAKE] = state[S_STAKE]

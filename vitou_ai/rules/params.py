@@ -168,7 +168,9 @@ P_CHOOSER = 35  # P6.1: 0 the dealer speaks for his side ("named"), 1 the seat a
 P_WILL = 36  # 1: Willughby's Put (P7): each for themselves, put at the lead, see / fold
 P_PUT_STAKE = 37  # P7.5: what each player still in pays the winner after a put
 P_FOLD_PAYS = 38  # P7.5: 1 each folder pays the putter 1 at once; 0 folders pay nothing
-N_PARAMS = 39
+P_TRICK_ORDER = 39  # who plays a trick: 0 every seat from the leader; 1 partnership Put's two
+#                    active players (P6.4); 2 the seats still in (Willughby's Put, P7.4)
+N_PARAMS = 40
 PPB = 1_000_000_000
 
 
@@ -478,6 +480,7 @@ class VitouParams:
             a[P_OFE] = 0 if put or self.profile == "trut" else 2
             if self.profile == "put_partnership":  # P6: the play is two-handed Put's (P6.4)
                 a[P_PARTNERS] = 1
+                a[P_TRICK_ORDER] = 1
                 a[P_TWO_PLAYER_RAISES] = 1
                 a[P_CHOOSER] = CHOOSERS.index(self.chooser)
             if self.profile == "put_willughby":  # P7: no P5 order, no deal-decided table
@@ -485,6 +488,7 @@ class VitouParams:
                 a[P_DEAL_RULE] = 0
                 a[P_PARTNER_TIE] = 0
                 a[P_WILL] = 1
+                a[P_TRICK_ORDER] = 2
                 a[P_PUT_STAKE] = self.put_stake
                 a[P_FOLD_PAYS] = FOLD_PAYS.index(self.fold_pays)
             a[P_GAMES] = self.games
