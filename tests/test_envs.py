@@ -108,6 +108,7 @@ def test_spaces_are_sized_from_the_game(profile):
     gym = VitouEnv(profile=profile)
     n = params.num_actions
     assert n == (L.NUM_ACTIONS_PARTNERSHIP if params.partnership  # take, give, discard (P6)
+                 else L.NUM_ACTIONS_WILLUGHBY if params.willughby  # see, fold (P7.4)
                  else L.NUM_ACTIONS_FAMILY if params.family else L.NUM_ACTIONS)
     assert len(aec.possible_agents) == params.players
     for space in [aec.action_space(a) for a in aec.possible_agents] + [gym.action_space]:
