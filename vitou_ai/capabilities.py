@@ -46,6 +46,7 @@ TOOLS: dict[str, str] = {
     "envs": "PettingZoo AEC / Gymnasium environments (`envs`)",
     "match_equity": "match-equity tables (`vitou-ai match-equity`)",
     "bluff_analysis": "bluff analysis of a tree policy (`eval.analysis`)",
+    "explore": "strategy explorer, browser and Jupyter (`vitou-ai explore`, `explore`)",
 }
 
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
@@ -121,6 +122,13 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["truc_1912", "flat_tree"] = _works("hands of 1 or 2 cards; 3-card hands are refused "
                                          "(six legal actions at a card turn, F3.3)")
     m["truc_1912", "bluff_analysis"] = _works("on the flat tree: hands of 1 or 2 cards")
+    m["truc_1912", "explore"] = _refused("the explorer walks the public tree: "
+                                         + _WHY_PUBLIC_1912)
+    m["put_partnership", "explore"] = _refused("the explorer walks the public tree: "
+                                               + _WHY_PUBLIC_PARTNERSHIP)
+    for g in ("vitou", "vitou_cason", "truc_catalan", "trut"):
+        m[g, "explore"] = _works("four players: reach exact on small ranges, from sampled "
+                                 "deals otherwise; no values")
     return m
 
 
