@@ -71,6 +71,8 @@ CACHE_NODES = 20_000
 EXACT_JOINT_LIMIT = 200_000
 #: four players: deals sampled for a reach estimate
 REACH_SAMPLES = 20_000
+#: a bluff raises at least this often (and beats less than half the range card by card)
+BLUFF_MIN_RAISE = 0.05
 #: default node budget of the exact values (:class:`Values`)
 VALUES_BUDGET = 3_000_000
 
@@ -203,11 +205,16 @@ def load_strategy(source: str | Path, name: str | None = None,
     try:
         require("explore", params)
         check_public_params(params)
-        check_bot_fits(policy, params)
     except UnsupportedGameError as e:
         raise ExploreError(f"{source}: {e}") from None
     except ValueError as e:
         raise ExploreError(f"{source}: {str(e).splitlines()[0]}") from None
+    try:
+        check_bot_fits(policy, params)
+    except ValueError as e:
+        why = str(e).splitlines()[0].split(": pass ")[0]
+        raise ExploreError(f"{source}: a policy of another game than its run.json's "
+                           f"({params.profile}): {why}") from None
     label = name or (path.name if path.is_dir() else f"{path.parent.name}/{path.name}")
     return Strategy(policy, params, label, str(source), values_budget=values_budget)
 
@@ -242,7 +249,6 @@ class Strategy:
         from ..bots.exact import breakpoints
         from ..bots.neural import NeuralPolicy
         from ..bots.policy import pack_policies
-
         from ..capabilities import require
 
         require("explore", params)
@@ -427,18 +433,26 @@ class Strategy:
                 rule (the rule named, from the kernel), or that no deal consistent with the
                 history allows (card removal).
         """
-        from ..rules.history import HistoryError, _check_raise_step, _parse_actor, _verb_only
+        from ..rules.history import (
+            _PHASE_RULE,
+            HistoryError,
+            _check_raise_step,
+            _parse_actor,
+            _verb_only,
+        )
 
         items = [t.strip() for t in text.replace(";", ",").replace("\n", ",").split(",")]
         items = [t for t in items if t]
         node = self.root
         for i, item in enumerate(items):
-            low = " ".join(item.lower().split())
+            low = " ".join(item.split())
             if node.kind == KIND_TERMINAL:
                 raise HistorySearchError(f"item {i} {item!r}: the deal is already over",
                                          i, "R3.2")
             if node.kind == KIND_CHANCE:
                 names = [c.label for c in self.children(node)]
+                if low.lower() in names:
+                    low = low.lower()
                 if low not in names:
                     raise HistorySearchError(f"item {i} {item!r}: the dealer is drawn here "
                                              f"(R1.4); expected one of {', '.join(names)}",
@@ -453,7 +467,8 @@ class Strategy:
                 if seat != node.player:
                     raise HistoryError(f"item {i} {item!r}: it is seat {node.player}'s turn, "
                                        f"not seat {seat}'s", i, item,
-                                       "G1.1" if self.params.family else "R2.1")
+                                       "G1.1" if self.params.family else
+                                       _PHASE_RULE.get(int(node.state[L.S_PHASE]), "R2.1"))
                 _check_raise_step(State(self.game, node.state.copy()), verb_text, item, i)
                 action = self.game.string_action(_verb_only(verb_text))
             except HistoryError as e:
@@ -639,7 +654,7 @@ class Strategy:
             rows.append({"hand": h, "label": label, "in_range": True, "reach": float(cond[i]),
                          "own_reach": float(node.reach[p][i]), "probs": probs, "raise": rf,
                          "value": v, "best": best, "showdown": sd,
-                         "bluff": bool(rf > 0 and sd is not None and sd < 0.5
+                         "bluff": bool(rf >= BLUFF_MIN_RAISE and sd is not None and sd < 0.5
                                        and cond[i] > 0)})
         return {"actions": acts, "raise": is_raise.tolist(), "rows": rows,
                 "exact_reach": bool(info["exact"]), "samples": info.get("samples"),
