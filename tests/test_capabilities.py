@@ -203,11 +203,33 @@ def _bluff_analysis(game):
     raise_frequencies(df)
 
 
+def _explore(game):
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import Strategy
+    from vitou_ai.explore.views import node_view
+    from vitou_ai.solvers.public_tree import KIND_DECISION
+
+    s = Strategy(named_bot("cautious"), small(game), values_budget=0)
+    node = s.root
+    while node.kind != KIND_DECISION:  # the dealer draw
+        node = s.child(node, 0)
+    node = s.child(node, int(np.argmax(s.aggregate(node))))
+    while node.kind != KIND_DECISION:
+        node = s.child(node, 0)
+    view = node_view([s], node.path)
+    grid = view["grids"][0]
+    assert grid["rows"] and sum(r["reach"] for r in grid["rows"]) == pytest.approx(1.0)
+    for r in grid["rows"]:
+        if r["in_range"]:
+            assert sum(x for x in r["probs"] if x is not None) == pytest.approx(1.0)
+    assert sum(s.aggregate(node)) == pytest.approx(1.0)
+
+
 WORKS = {
     "histories": _histories, "openspiel": _openspiel, "play": _play, "flat_tree": _flat_tree,
     "public_tree": _public_tree, "mccfr": _mccfr, "abstract": _abstract, "lbr": _lbr,
     "team_bracket": _team_bracket, "envs": _envs, "match_equity": _match_equity,
-    "bluff_analysis": _bluff_analysis,
+    "bluff_analysis": _bluff_analysis, "explore": _explore,
 }
 
 
@@ -249,6 +271,11 @@ def _entry(tool, game):
         from vitou_ai.eval.analysis import check_game
 
         return check_game(params)
+    if tool == "explore":
+        from vitou_ai.bots.named import named_bot
+        from vitou_ai.explore import Strategy
+
+        return Strategy(named_bot("random"), params)
     if tool == "lbr":
         from vitou_ai.bots.named import named_bot
         from vitou_ai.eval.lbr import local_best_response
