@@ -397,3 +397,28 @@ def test_notebook_helpers(runs):
         for s in notebook._SERVERS:
             s.stop()
         notebook._SERVERS.clear()
+
+
+def test_memory_mapped_policy_is_the_same_policy(runs, strategy, tmp_path):
+    import shutil
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    run = tmp_path / "mapped"
+    shutil.copytree(runs["a"], run)
+    m = load_strategy(run, mapped=True)
+    assert (run / "policy.npz.explore" / "index.json").is_file()
+    again = load_strategy(run, mapped=True)  # the index is reused
+    assert again.policy.rows == m.policy.rows == len(strategy.policy)
+    for path in _decision_paths(strategy, 30):
+        a = node_view([strategy], path)["grids"][0]
+        b = node_view([m], path)["grids"][0]
+        assert a["rows"] == b["rows"], path
+    # a damaged file is refused in one line, mapped or not
+    (run / "policy.npz").write_bytes(b"PK\x03\x04 damaged")
+    from vitou_ai.explore import ExploreError
+
+    with pytest.raises(ExploreError, match="cannot read the policy") as info:
+        load_strategy(run, mapped=True)
+    assert "\n" not in str(info.value)

@@ -73,6 +73,8 @@ EXACT_JOINT_LIMIT = 200_000
 REACH_SAMPLES = 20_000
 #: a bluff raises at least this often (and beats less than half the range card by card)
 BLUFF_MIN_RAISE = 0.05
+#: tabular policies of at least this many rows are read memory-mapped (:mod:`.mapped`)
+MAP_ROWS = 500_000
 #: default node budget of the exact values (:class:`Values`)
 VALUES_BUDGET = 3_000_000
 
@@ -151,10 +153,15 @@ def _params_from_dict(d: dict) -> VitouParams:
 
 
 def load_strategy(source: str | Path, name: str | None = None,
-                  values_budget: int = VALUES_BUDGET) -> Strategy:
+                  values_budget: int = VALUES_BUDGET, mapped: bool | None = None) -> Strategy:
     """A :class:`Strategy` from a run folder (``run.json`` + ``policy.npz``) or a
     ``policy.npz`` (its game from the file's ``params`` record, or the ``run.json``
     beside it).
+
+    Args:
+        mapped: read a tabular policy through its memory-mapped index
+            (:mod:`vitou_ai.explore.mapped`; written on first use); ``None``: when it has
+            at least :data:`MAP_ROWS` rows.
 
     Raises:
         ExploreError: one line: no such folder or file, no policy in it, a damaged
@@ -193,7 +200,14 @@ def load_strategy(source: str | Path, name: str | None = None,
             raise ExploreError(f"{run_json}: damaged run record ({type(e).__name__}: "
                                f"{str(e).splitlines()[0] if str(e) else ''})") from None
     try:
-        policy = parse_bot(str(policy_path))
+        from ..bots.abstract import is_abstract_file
+        from .mapped import member_rows, open_mapped
+
+        if not is_abstract_file(str(policy_path)) and (
+                mapped or (mapped is None and member_rows(policy_path) >= MAP_ROWS)):
+            policy = open_mapped(policy_path)
+        else:
+            policy = parse_bot(str(policy_path))
     except (ValueError, OSError, KeyError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ExploreError(f"{policy_path}: cannot read the policy: {msg}") from None
@@ -210,7 +224,13 @@ def load_strategy(source: str | Path, name: str | None = None,
     except ValueError as e:
         raise ExploreError(f"{source}: {str(e).splitlines()[0]}") from None
     try:
-        check_bot_fits(policy, params)
+        from ..bots.tabular import check_fits
+        from .mapped import MappedPolicy
+
+        if isinstance(policy, MappedPolicy):
+            check_fits(policy, params)
+        else:
+            check_bot_fits(policy, params)
     except ValueError as e:
         why = str(e).splitlines()[0].split(": pass ")[0]
         raise ExploreError(f"{source}: a policy of another game than its run.json's "
@@ -272,7 +292,10 @@ class Strategy:
         self.deal0 = _representative_deal(params)
         self.labels = params.rank_labels
         self.hand_labels = [" ".join(self.labels[int(r)] for r in h) for h in self.hands]
-        self.pack = pack_policies([policy], signals=params.signals)
+        from .mapped import MappedPolicy
+
+        self.pack = (policy.pack() if isinstance(policy, MappedPolicy)
+                     else pack_policies([policy], signals=params.signals))
         self.bounds = breakpoints(self.pack.fparams[0])
         self._cache: OrderedDict[tuple[int, ...], Node] = OrderedDict()
         self.values_budget = values_budget
@@ -699,8 +722,8 @@ class Values:
     """Exact values of a two-player strategy on its built public tree.
 
     The tree (:func:`~vitou_ai.solvers.public_tree.build_public_tree`) and the policy
-    over its entries (:func:`~vitou_ai.solvers.public_export.bot_policy`: the same
-    probabilities as :class:`Strategy`'s) are made once; a node's values are one
+    over its entries (the replay of :func:`~vitou_ai.solvers.public_export.bot_policy`:
+    the same probabilities as :class:`Strategy`'s) are made once; a node's values are one
     value pass (:func:`~vitou_ai.solvers.public_kernels.walk`, mode ``POLICY_GIVEN``,
     no update) over its subtree.
 
@@ -709,13 +732,18 @@ class Values:
     """
 
     def __init__(self, strategy: Strategy):
-        from ..solvers.public_cfr import PublicPasses
-        from ..solvers.public_export import bot_policy
+        from ..solvers.public_cfr import PublicPasses, entry_policy
+        from ..solvers.public_export import _policy_entries
         from ..solvers.public_tree import build_public_tree
 
         self.s = strategy
-        self.tree = build_public_tree(strategy.params, max_nodes=strategy.values_budget)
-        self.policy = bot_policy(self.tree, strategy.policy)
+        self.tree = t = build_public_tree(strategy.params, max_nodes=strategy.values_budget)
+        # bot_policy's replay, with the strategy's own pack (a mapped table is no bot)
+        raw = np.zeros(t.num_entries)
+        _policy_entries(t.params.to_array(), t.kind, t.player, t.first, t.nchild, t.action,
+                        t.actor_off, t.actor_len, t.entries, t.hands, t.deal0, strategy.pack, 0,
+                        strategy.bounds, t.params.num_actions, raw)
+        self.policy = entry_policy(t, raw)
         self.passes = PublicPasses(self.tree, frontier_size=0)
         self._memo: dict[tuple[int, ...], np.ndarray] = {}
 
