@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from vitou_ai.rules.params import VitouParams
-
 from tests.test_explore import SMALL, Reference, make_run
+from vitou_ai.rules.params import VitouParams
 
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
                              shutil.which("chromium-browser") or "") if p and Path(p).exists()),
