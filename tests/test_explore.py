@@ -237,12 +237,13 @@ def test_four_players_exact_and_sampled(monkeypatch):
     assert exact["exact_reach"] and not exact["values"]
     assert sum(r["reach"] for r in exact["rows"]) == pytest.approx(1.0)
     monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 0)
-    monkeypatch.setattr(M, "REACH_SAMPLES", 4000)
+    monkeypatch.setattr(M, "REACH_SAMPLES", 20000)
     s2 = M.Strategy(named_bot("cautious"), params)
     sampled = s2.hand_grid(s2.node(node.path))
-    assert not sampled["exact_reach"] and sampled["samples"] == 4000
+    assert not sampled["exact_reach"] and 0 < sampled["samples"] <= 20000
+    assert sampled["samples_drawn"] == 20000, sampled["samples"]
     for r0, r1 in zip(exact["rows"], sampled["rows"], strict=True):
-        assert r1["reach"] == pytest.approx(r0["reach"], abs=0.05)
+        assert r1["reach"] == pytest.approx(r0["reach"], abs=0.03), sampled["samples"]
 
 
 def test_the_matrix_refusals():

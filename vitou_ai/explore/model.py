@@ -34,7 +34,9 @@ Numbers (two players; :meth:`Strategy.hand_grid`):
 
 Four players: the reach of a hand sums the exact joint deal probability over the
 three other ranges when they are small (:data:`EXACT_JOINT_LIMIT` combinations),
-else it is estimated from sampled deals (``reach_samples`` in the grid's summary).
+else it is estimated from :data:`REACH_SAMPLES` deals drawn once from the deck, each
+weighted by the other seats' own reach (``samples`` in the grid: those consistent with
+the history).
 """
 
 from __future__ import annotations
@@ -573,31 +575,38 @@ class Strategy:
                 pk = np.prod(jf[0, k], axis=1)
                 out[i] = float(np.sum(pk * f1 * w_others)) * jf[1, h] * jf[2, 0]
             return out, {"exact": True}
-        # sampled deals (uniform from the deck), weighted by the others' own reach
-        idx = {tuple(h): j for j, h in enumerate(self.hands)}
-        deck = np.repeat(np.arange(self.params.ranks), self.params.copies)
-        pos = [{int(h): j for j, h in enumerate(node.ranges[s])} for s in range(self.n)]
-        out = np.zeros(Rp)
-        hs = self.params.hand_size
-        for _ in range(REACH_SAMPLES):
-            perm = self._rng.permutation(deck)[: self.n * hs]
-            w = 1.0
-            hp = None
-            for s in range(self.n):
-                hid = idx[tuple(sorted(perm[s * hs:(s + 1) * hs]))]
-                j = pos[s].get(hid)
-                if j is None:
-                    w = 0.0
-                    break
-                if s == p:
-                    hp = j
-                else:
-                    w *= node.reach[s][j]
-            if w > 0:
-                out[hp] += w
-        # the sample mean estimates sum_others P(h_p, others) prod r_others, the exact
-        # branch's quantity (the hand's own deal probability is in the sampling)
-        return out / REACH_SAMPLES, {"exact": False, "samples": REACH_SAMPLES}
+        # sampled deals (uniform from the deck, drawn once per strategy), weighted by the
+        # others' own reach: the mean estimates the exact branch's sum
+        hid = self._sampled_deals()
+        js = []
+        for s in range(self.n):
+            pos = np.full(self.H + 1, -1, np.int64)
+            pos[node.ranges[s]] = np.arange(len(node.ranges[s]))
+            js.append(pos[hid[:, s]])
+        ok = np.all(np.stack(js) >= 0, axis=0)
+        w = np.ones(int(ok.sum()))
+        for s in others:
+            w *= node.reach[s][js[s][ok]]
+        out = np.bincount(js[p][ok], weights=w, minlength=Rp)[:Rp] / hid.shape[0]
+        return out, {"exact": False, "samples": int(ok.sum())}
+
+    def _sampled_deals(self) -> np.ndarray:
+        """``int64[REACH_SAMPLES, players]``: hand indices of deals drawn uniformly from
+        the deck (seeded: the same deals at every node)."""
+        if getattr(self, "_deals", None) is None or self._deals.shape[0] != REACH_SAMPLES:
+            p = self.params
+            deck = np.repeat(np.arange(p.ranks), p.copies)
+            order = np.argsort(self._rng.random((REACH_SAMPLES, deck.size)), axis=1)
+            cards = deck[order[:, :self.n * p.hand_size]].reshape(REACH_SAMPLES, self.n,
+                                                                   p.hand_size)
+            base = (p.copies + 1) ** np.arange(p.ranks)
+            codes = np.zeros((REACH_SAMPLES, self.n), np.int64)
+            for i in range(p.hand_size):
+                codes += base[cards[:, :, i]]
+            hand_codes = self.counts @ base
+            srt = np.argsort(hand_codes)
+            self._deals = srt[np.searchsorted(hand_codes[srt], codes)]
+        return self._deals
 
     @property
     def num_hands(self) -> int:  # for _joint_factors
@@ -632,7 +641,9 @@ class Strategy:
 
         Returns:
             ``{"actions": [labels], "raise": [bool per action], "rows": [...],
-            "exact_reach": bool, "samples": int | None, "values": bool}``; a row is
+            "exact_reach": bool, "samples": sampled deals consistent with the history
+            (four players, large ranges) or None, "samples_drawn": deals drawn or None,
+            "values": bool}``; a row is
             ``{"hand": index, "label", "in_range": bool, "reach": P(hand | history),
             "own_reach": product of its own action probabilities, "probs": [per action],
             "raise": raise frequency, "value": points per deal or None, "best": rank
@@ -641,7 +652,7 @@ class Strategy:
         """
         if node.kind != KIND_DECISION:
             return {"actions": [], "raise": [], "rows": [], "exact_reach": True,
-                    "samples": None, "values": False}
+                    "samples": None, "samples_drawn": None, "values": False}
         p = node.player
         chs = self.children(node)
         acts = [c.label.split(" ", 1)[1] for c in chs]
@@ -681,6 +692,7 @@ class Strategy:
                                        and cond[i] > 0)})
         return {"actions": acts, "raise": is_raise.tolist(), "rows": rows,
                 "exact_reach": bool(info["exact"]), "samples": info.get("samples"),
+                "samples_drawn": None if info["exact"] else REACH_SAMPLES,
                 "values": vals is not None}
 
     def _showdown(self, node: Node, p: int) -> np.ndarray:
