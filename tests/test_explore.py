@@ -270,7 +270,26 @@ def client(runs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-    return TestClient(make_app([load_strategy(runs["a"]), load_strategy(runs["b"])]))
+    both = [load_strategy(runs["a"]), load_strategy(runs["b"])]
+    app = make_app(both)  # starts the exact values in the background
+    for s in both:
+        s.values()  # wait for them: the routes do not
+        assert not s.values_pending()
+    return TestClient(app)
+
+
+def test_values_are_built_in_the_background(runs):
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"])
+    s.start_values()
+    v = node_view([s], (), block=False)  # never waits
+    assert v["values_pending"] in (True, False)
+    s.values()
+    v = node_view([s], s.parse_history("dealer 1"), block=False)
+    assert not v["values_pending"] and v["grids"][0]["values"]
+    assert v["values_note"].startswith("values: exact")
 
 
 def test_routes(client, strategy):

@@ -39,6 +39,7 @@ def served(tmp_path_factory):
     run = make_run(tmp_path_factory.mktemp("browser") / "run", VitouParams(**SMALL), 40, "a")
     strategy = load_strategy(run)
     server = Server([strategy], bind(0)).start()
+    strategy.values()  # the exact values, built in the background, are ready
     yield strategy, server.url
     server.stop()
 

@@ -56,12 +56,14 @@ def make_app(strategies: list[Strategy]):
                          f"({strategies[1].params.knobs()}) than {strategies[0].name} "
                          f"({strategies[0].params.knobs()})")
     lock = threading.Lock()  # the strategies' caches are not thread-safe
+    for s in strategies:
+        s.start_values()  # exact values built in the background; the page polls
     page = (STATIC / "index.html").read_text()
 
     def _view(request):
         path = parse_path(request.query_params.get("path"))
         with lock:
-            return node_view(strategies, path)
+            return node_view(strategies, path, block=False)
 
     def _which(request) -> int:
         w = request.query_params.get("which", "0")

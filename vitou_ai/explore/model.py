@@ -301,7 +301,11 @@ class Strategy:
         self.bounds = breakpoints(self.pack.fparams[0])
         self._cache: OrderedDict[tuple[int, ...], Node] = OrderedDict()
         self.values_budget = values_budget
-        self._values: Values | None | bool = None  # False: checked, too big
+        self._values: Values | None | bool = None  # False: none (over budget, 4p, building)
+        self._values_thread = None
+        import threading
+
+        self._values_lock = threading.Lock()
         self._rng = np.random.default_rng(0)
         self.root = self._make_root()
 
@@ -620,23 +624,48 @@ class Strategy:
             return node.chance * float(node.reach[p][0] * w[0])
         return node.chance * float(np.sum(w * node.reach[p]))
 
-    def values(self) -> Values | None:
-        """The exact values of this strategy (:class:`Values`), or ``None`` when the
-        public tree is over ``values_budget`` nodes or the game has four players."""
-        if self._values is None:
-            self._values = False
-            if self.n == 2 and self.values_budget > 0:
-                from ..solvers.public_tree import count_public_tree
+    def start_values(self) -> None:
+        """Decide whether exact values are given (two players, a public tree of at most
+        ``values_budget`` nodes by Knuth's estimate) and, if so, start building them
+        (:class:`Values`) in a background thread (the kernels release the GIL)."""
+        import threading
 
-                est = count_public_tree(self.params, probes=400).nodes
-                if est <= self.values_budget:
-                    try:
-                        self._values = Values(self)
-                    except ValueError:  # over the budget after all
-                        self._values = False
+        with self._values_lock:
+            if self._values_thread is not None or self._values is not None:
+                return
+            self._values = False
+            if self.n != 2 or self.values_budget <= 0:
+                return
+            from ..solvers.public_tree import count_public_tree
+
+            if count_public_tree(self.params, probes=400).nodes > self.values_budget:
+                return
+            self._values_thread = threading.Thread(target=self._build_values, daemon=True)
+            self._values_thread.start()
+
+    def _build_values(self) -> None:
+        try:
+            v = Values(self)
+        except ValueError:  # over the budget after all
+            v = False
+        self._values = v
+
+    def values(self, block: bool = True) -> Values | None:
+        """The exact values of this strategy (:class:`Values`), or ``None`` when the
+        public tree is over ``values_budget`` nodes, the game has four players, or (with
+        ``block=False``) they are still being built (:meth:`values_pending`)."""
+        self.start_values()
+        t = self._values_thread
+        if block and t is not None:
+            t.join()
         return self._values or None
 
-    def hand_grid(self, node: Node) -> dict:
+    def values_pending(self) -> bool:
+        """True while the exact values are being built."""
+        t = self._values_thread
+        return t is not None and t.is_alive()
+
+    def hand_grid(self, node: Node, block: bool = True) -> dict:
         """The hand grid of ``node``'s actor: one row per hand of the game.
 
         Returns:
@@ -662,7 +691,7 @@ class Strategy:
         Z = joint.sum()
         cond = joint / Z if Z > 0 else np.zeros_like(joint)
         vals = None
-        V = self.values()
+        V = self.values(block)
         if V is not None:
             cfv = V.node_values(node)
             if cfv is not None:

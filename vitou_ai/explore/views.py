@@ -59,8 +59,11 @@ def _stake_ladder(s: Strategy, node) -> str:
     return " > ".join(f"[{x}]" if i == k else x for i, x in enumerate(ladder))
 
 
-def node_view(strategies: list[Strategy], path: tuple[int, ...]) -> dict:
+def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = True) -> dict:
     """One public node of the first strategy (and the second's same node).
+
+    ``block=False``: do not wait for exact values still being built (the grids then have
+    none, and ``values_pending`` is true).
 
     Returns:
         a JSON-ready dict: ``path``, ``breadcrumb`` (``[{label, path}]``), ``kind``,
@@ -90,14 +93,15 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...]) -> dict:
                                                                     strict=True)],
             "terminal": kids[0].kind == KIND_TERMINAL,
         })
-    grids = [s.hand_grid(n) for s, n in zip(strategies, nodes, strict=True)]
+    grids = [s.hand_grid(n, block) for s, n in zip(strategies, nodes, strict=True)]
     out = {
         "path": _fmt_path(na.path), "breadcrumb": crumbs, "kind": KIND_NAMES[na.kind],
         "player": na.player, "history": ", ".join(na.labels),
         "reach": [_num(s.reach_probability(n)) for s, n in zip(strategies, nodes, strict=True)],
         "util": na.util, "stake": _stake_ladder(a, na), "children": children,
         "grids": grids, "names": [s.name for s in strategies],
-        "values_note": _values_note(a), "diff": None,
+        "values_note": _values_note(a),
+        "values_pending": any(s.values_pending() for s in strategies), "diff": None,
     }
     if len(strategies) == 2 and na.kind == KIND_DECISION:
         out["diff"] = grid_diff(grids[0], grids[1])
@@ -107,10 +111,12 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...]) -> dict:
 def _values_note(s: Strategy) -> str:
     if s.n != 2:
         return "values: not exact for four players (no team value per hand here)"
-    if s.values() is None:
+    if s.values_pending():
+        return "values: being computed on the whole public tree (the page updates itself)"
+    if s.values(block=False) is None:
         return (f"values: not computed, the public tree is over the explorer's budget of "
                 f"{s.values_budget:,} nodes (--values-budget)")
-    return (f"values: exact, on the public tree ({s.values().tree.num_nodes:,} nodes), "
+    return (f"values: exact, on the public tree ({s.values(False).tree.num_nodes:,} nodes), "
             "points per deal for the player to act, given the hand and the history")
 
 
