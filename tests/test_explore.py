@@ -442,3 +442,22 @@ def test_memory_mapped_policy_is_the_same_policy(runs, strategy, tmp_path):
     with pytest.raises(ExploreError, match="cannot read the policy") as info:
         load_strategy(run, mapped=True)
     assert "\n" not in str(info.value)
+
+
+def test_scores_and_table_coverage(runs, capsys):
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"])
+    v = node_view([s], s.parse_history("dealer 1, p0 pass, p1 pass"))
+    assert v["not_in_table"] == [0]
+    assert all(r["in_table"] for r in v["grids"][0]["rows"] if r["in_range"])
+    # the points policy was trained at 0:0: at 5:3 no hand is in its table
+    s53 = load_strategy(runs["a"], scores=(5, 3))
+    assert s53.params.scores == (5, 3)
+    v = node_view([s53], s53.parse_history("dealer 1, p0 pass, p1 pass"))
+    assert v["not_in_table"] == [4]
+    code, err = _explore([str(runs["a"]), "--scores", "5-3", "--port", "0"], capsys)
+    assert code == 2 and "--scores takes A:B" in err
+    code, err = _explore([str(runs["a"]), "--scores", "99:0", "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "--scores 99:0" in err, err

@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a second strategy of the same game, shown side by side")
     p.add_argument("--port", type=int, default=8050,
                    help="port on 127.0.0.1 (0: any free port)")
+    p.add_argument("--scores", default=None, metavar="A:B",
+                   help="explore the deal at this score, team 0 : team 1 (a match-objective "
+                   "run holds every score's strategy; None: the run's)")
     p.add_argument("--values-budget", type=int, default=VALUES_BUDGET,
                    help="build the whole public tree for exact values per hand when it has at "
                    "most this many nodes (two players; 0: never)")
@@ -51,6 +54,14 @@ def command(args, out=None, err=None) -> int:
         return fail(f"--port must be in 0 .. 65535, got {args.port}")
     if args.values_budget < 0:
         return fail(f"--values-budget must be >= 0, got {args.values_budget}")
+    scores = None
+    if args.scores is not None:
+        try:
+            a, b = args.scores.split(":")
+            scores = (int(a), int(b))
+        except ValueError:
+            return fail(f"--scores takes A:B, two integers (team 0 : team 1), got "
+                        f"{args.scores!r}")
     from ..explore.app import Server, bind
     from ..explore.model import ExploreError, load_strategy
 
@@ -60,9 +71,9 @@ def command(args, out=None, err=None) -> int:
         return fail(f"port {args.port} on 127.0.0.1 is in use or not allowed ({e.strerror}); "
                     "give another with --port (0: any free port)")
     try:
-        strategies = [load_strategy(args.run, values_budget=args.values_budget)]
+        strategies = [load_strategy(args.run, values_budget=args.values_budget, scores=scores)]
         if args.run2 is not None:
-            s2 = load_strategy(args.run2, values_budget=args.values_budget)
+            s2 = load_strategy(args.run2, values_budget=args.values_budget, scores=scores)
             if s2.params.knobs() != strategies[0].params.knobs():
                 raise ExploreError(f"{args.run2} is a policy of another game "
                                    f"({s2.params.profile} {s2.params.knobs()}) than {args.run} "

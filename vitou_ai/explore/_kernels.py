@@ -13,14 +13,24 @@ import numpy as np
 
 from .._numba import jit
 from ..bots.exact import MAX_DRAWS, policy_probs
-from ..bots.policy import IWORK_SIZE
+from ..bots.policy import (
+    IWORK_SIZE,
+    KIND_ABSTRACT,
+    KIND_TABULAR,
+    TM_CAP,
+    TM_ROW0,
+    TM_SLOT0,
+    abstract_row,
+)
+from ..bots.tabular import lookup
 from ..rules import kernel as K
 from ..rules import layout as L
+from ..rules.observe import infostate_key
 from ..solvers.public_tree import _set_hand
 
 
 @jit
-def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out):
+def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out, hit):
     """Policy ``pi``'s action probabilities for each hand of seat ``p``'s range.
 
     Args:
@@ -29,6 +39,8 @@ def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out)
         rng: ``int64[R]`` hand indices into ``hands`` (ignored when ``dealt`` is False:
             the one "not dealt" range).
         out: ``float64[R, na]``, filled by action id.
+        hit: ``bool[R]``, False where a tabular or abstract policy has no row with mass on
+            a legal action for the hand (it then plays its fallback: uniform, or a heuristic).
     """
     played = np.empty(L.MAX_RANKS, np.int64)
     keybuf = np.empty(L.KEY_SIZE, np.int8)
@@ -42,6 +54,25 @@ def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out)
         n_legal = K.legal_actions(params, state, legal)
         policy_probs(pack, pi, params, state, p, legal, n_legal, bounds, keybuf, iwork, script,
                      row)
+        hit[i] = True
+        kind = pack.kinds[pi]
+        if kind == KIND_TABULAR:
+            infostate_key(params, state, p, keybuf)
+            meta = pack.tab_meta
+            r = lookup(pack.tab_slots, meta[pi, TM_SLOT0], meta[pi, TM_CAP], pack.tab_keys,
+                       meta[pi, TM_ROW0], keybuf)
+            total = 0.0
+            if r >= 0:
+                for k in range(n_legal):
+                    total += pack.tab_probs[meta[pi, TM_ROW0] + r, legal[k]]
+            hit[i] = total > 0.0
+        elif kind == KIND_ABSTRACT:
+            r = abstract_row(pack, pi, params, state, p, legal, n_legal)
+            total = 0.0
+            if r >= 0:
+                for k in range(n_legal):
+                    total += pack.abs_probs[r, k]
+            hit[i] = total > 0.0
         for a in range(na):
             out[i, a] = row[a]
 

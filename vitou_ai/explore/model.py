@@ -128,6 +128,7 @@ class Node:
     children: list[Child] | None = None
     sigma: np.ndarray | None = None  # float64[R_actor, nchildren]
     legal: np.ndarray | None = None  # bool[R_actor, nchildren]
+    hit: np.ndarray | None = None  # bool[R_actor]: the policy's table has the hand's row
 
 
 @dataclass
@@ -155,7 +156,8 @@ def _params_from_dict(d: dict) -> VitouParams:
 
 
 def load_strategy(source: str | Path, name: str | None = None,
-                  values_budget: int = VALUES_BUDGET, mapped: bool | None = None) -> Strategy:
+                  values_budget: int = VALUES_BUDGET, mapped: bool | None = None,
+                  scores: tuple[int, int] | None = None) -> Strategy:
     """A :class:`Strategy` from a run folder (``run.json`` + ``policy.npz``) or a
     ``policy.npz`` (its game from the file's ``params`` record, or the ``run.json``
     beside it).
@@ -164,6 +166,9 @@ def load_strategy(source: str | Path, name: str | None = None,
         mapped: read a tabular policy through its memory-mapped index
             (:mod:`vitou_ai.explore.mapped`; written on first use); ``None``: when it has
             at least :data:`MAP_ROWS` rows.
+        scores: explore the deal at this score (``(team 0, team 1)``) instead of the
+            run's: a match-objective policy (``train --objective match``) holds every
+            score's strategy; a points policy has rows at its own score only.
 
     Raises:
         ExploreError: one line: no such folder or file, no policy in it, a damaged
@@ -218,6 +223,11 @@ def load_strategy(source: str | Path, name: str | None = None,
     if params is None:
         raise ExploreError(f"{policy_path}: the file records no game; give its run folder "
                            "(with run.json)")
+    if scores is not None:
+        try:
+            params = params.replace(scores=tuple(int(x) for x in scores))
+        except (ValueError, TypeError) as e:
+            raise ExploreError(f"--scores {scores[0]}:{scores[1]}: {e}") from None
     try:
         require("explore", params)
         check_public_params(params)
@@ -388,9 +398,11 @@ class Strategy:
         R = len(node.ranges[p])
         lg = legal[:R][:, kept]
         probs = np.zeros((R, self.na))
+        hit = np.ones(R, np.bool_)
         dealt = self.dealt(node)
         XK.range_policy(self.pa, node.state.copy(), p, self.hands, node.ranges[p], dealt,
-                        self.pack, 0, self.bounds, self.na, probs)
+                        self.pack, 0, self.bounds, self.na, probs, hit)
+        node.hit = hit
         sig = np.where(lg, probs[:, kept], 0.0)
         tot = sig.sum(axis=1, keepdims=True)
         cnt = lg.sum(axis=1, keepdims=True)
@@ -673,7 +685,9 @@ class Strategy:
             "exact_reach": bool, "samples": sampled deals consistent with the history
             (four players, large ranges) or None, "samples_drawn": deals drawn or None,
             "values": bool}``; a row is
-            ``{"hand": index, "label", "in_range": bool, "reach": P(hand | history),
+            ``{"hand": index, "label", "in_range": bool, "in_table": whether the policy's
+            table has the hand's information state (else it plays its fallback),
+            "reach": P(hand | history),
             "own_reach": product of its own action probabilities, "probs": [per action],
             "raise": raise frequency, "value": points per deal or None, "best": rank
             index of its best card, "showdown": share of the opponent's range it beats
@@ -707,6 +721,7 @@ class Strategy:
             best = int(self.hands[h][0]) if h < self.H else -1
             if i is None:
                 rows.append({"hand": h, "label": label, "in_range": False, "reach": 0.0,
+                             "in_table": None,
                              "own_reach": 0.0, "probs": [None] * len(chs), "raise": None,
                              "value": None, "best": best, "showdown": None, "bluff": False})
                 continue
@@ -715,6 +730,7 @@ class Strategy:
             sd = None if showdown is None else float(showdown[i])
             v = None if vals is None or not np.isfinite(vals[i]) else float(vals[i])
             rows.append({"hand": h, "label": label, "in_range": True, "reach": float(cond[i]),
+                         "in_table": bool(node.hit[i]),
                          "own_reach": float(node.reach[p][i]), "probs": probs, "raise": rf,
                          "value": v, "best": best, "showdown": sd,
                          "bluff": bool(rf >= BLUFF_MIN_RAISE and sd is not None and sd < 0.5

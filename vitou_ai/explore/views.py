@@ -94,8 +94,9 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
             "terminal": kids[0].kind == KIND_TERMINAL,
         })
     grids = [s.hand_grid(n, block) for s, n in zip(strategies, nodes, strict=True)]
+    missing = [sum(1 for r in g["rows"] if r["in_table"] is False) for g in grids]
     out = {
-        "path": _fmt_path(na.path), "breadcrumb": crumbs, "kind": KIND_NAMES[na.kind],
+        "path": _fmt_path(na.path), "not_in_table": missing, "breadcrumb": crumbs, "kind": KIND_NAMES[na.kind],
         "player": na.player, "history": ", ".join(na.labels),
         "reach": [_num(s.reach_probability(n)) for s, n in zip(strategies, nodes, strict=True)],
         "util": na.util, "stake": _stake_ladder(a, na), "children": children,
