@@ -206,6 +206,16 @@ def test_bluffs_and_sorting(strategy):
     for r in grid_rows(g, "hand", "bluffs"):
         assert r["raise"] >= 0.05 and r["showdown"] < 0.5
     assert [r["hand"] for r in grid_rows(g)] == sorted(r["hand"] for r in g["rows"])
+    # the showdown share: the opponent's range weighted by reach and the deal, compared
+    # card by card (sorted rank tuples, 0 the highest)
+    node = strategy.node(strategy.parse_history("dealer 1, p0 pass, p1 pass"))
+    hands = [tuple(h) for h in strategy.hands]
+    for h in node.ranges[0]:
+        w = {q: strategy.pair_p[h, q] * r for q, r in zip(node.ranges[1], node.reach[1],
+                                                             strict=True)}
+        share = sum(x * (1.0 if hands[h] < hands[q] else 0.5 if h == q else 0.0)
+                    for q, x in w.items()) / sum(w.values())
+        assert g["rows"][int(h)]["showdown"] == pytest.approx(share, abs=1e-12)
 
 
 def test_two_strategies_differences(runs):

@@ -118,7 +118,11 @@ def make_app(strategies: list[Strategy]):
         return Response(data, media_type="image/png", headers={
             "Content-Disposition": 'inline; filename="vitou-grid.png"'})
 
-    return Starlette(routes=[
+    async def internal(request, exc):  # the page shows it and keeps running
+        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
+                            status_code=500)
+
+    return Starlette(exception_handlers={500: internal}, routes=[
         Route("/", index), Route("/api/info", info), Route("/api/view", view),
         Route("/api/search", search), Route("/api/export.csv", export_csv),
         Route("/api/export.png", export_png),

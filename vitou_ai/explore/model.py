@@ -748,16 +748,12 @@ class Strategy:
         o = 1 - p
         rp, ro = node.ranges[p], node.ranges[o]
         P = self.pair_p[np.ix_(rp, ro)] * node.reach[o][None, :]
-        hp = self.hands[rp]
-        ho = self.hands[ro]
-        out = np.zeros(len(rp))
-        for i in range(len(rp)):
-            a = tuple(hp[i])
-            beats = np.array([1.0 if a < tuple(b) else (0.5 if a == tuple(b) else 0.0)
-                              for b in ho])
-            tot = P[i].sum()
-            out[i] = float(P[i] @ beats / tot) if tot > 0 else 0.0
-        return out
+        # hands are numbered in lexicographic order of their sorted ranks
+        # (enumerate_hands), so "beats card by card" is "a smaller index"
+        beats = np.where(rp[:, None] < ro[None, :], 1.0,
+                         np.where(rp[:, None] == ro[None, :], 0.5, 0.0))
+        tot = P.sum(axis=1)
+        return np.where(tot > 0, (P * beats).sum(axis=1) / np.where(tot > 0, tot, 1.0), 0.0)
 
     def aggregate(self, node: Node) -> list[float]:
         """The actor's action frequencies over its hands (weighted by
