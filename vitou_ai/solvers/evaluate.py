@@ -27,9 +27,9 @@ from .tree import (
     KIND_TERMINAL,
     MAX_INFOSET_ACTIONS,
     GameTree,
-    _first_deal,
     _grow1,
     _grow2,
+    _replay_children,
 )
 
 
@@ -187,23 +187,8 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
                     owner[j] = iset
                     k_out += 1
                 pooled[node] = num_infosets + j
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                K.apply_action(params, st_states[sp], is_actions[iset, c])
-                st_node[sp] = f + c
-                sp += 1
-        else:
-            merged = _first_deal(state)
-            if not merged:
-                K.chance_outcomes(params, state, acts, probs)
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                if merged:
-                    K.apply_deal(params, st_states[sp], deal_hands[c])
-                else:
-                    K.apply_action(params, st_states[sp], acts[c])
-                st_node[sp] = f + c
-                sp += 1
+        sp = _replay_children(params, state, kind[node] == KIND_DECISION, infoset[node], m, f,
+                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
     return owner[:k_out].copy()
 
 

@@ -29,7 +29,7 @@ from .public_tree import (
     infoset_table,
 )
 from .tree import KIND_DECISION as FLAT_DECISION
-from .tree import GameTree, _first_deal, _grow1, _grow2
+from .tree import GameTree, _grow1, _grow2, _replay_children
 
 
 def entry_children(tree: PublicTree) -> np.ndarray:
@@ -183,6 +183,14 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                                               ent, hands, deal0, node, state, st_states, st_node,
                                               sp, played)
 
+def _check_made_for(tree, policy) -> None:
+    """Refuse a policy made for other game parameters than ``tree``'s (ValueError)."""
+    own = getattr(policy, "params", None)
+    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
+        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
+                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+
+
 def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
     a policy over the public tree's entries, with its exact action probabilities
@@ -198,10 +206,7 @@ def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     from ..bots.policy import RandomPolicy
     from .public_cfr import entry_policy
 
-    own = getattr(policy, "params", None)
-    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
-        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
-                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+    _check_made_for(tree, policy)
     if isinstance(policy, RandomPolicy):
         # uniform over each (decision, hand)'s entries: the kernel replay's
         # 1 / n_legal, renormalised over the entries present, is the same policy
@@ -270,23 +275,8 @@ def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, 
                 for c in range(m):
                     out[iset, c] = row[is_actions[iset, c]]
                 done[iset] = True
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                K.apply_action(params, st_states[sp], is_actions[iset, c])
-                st_node[sp] = f + c
-                sp += 1
-        else:
-            merged = _first_deal(state)
-            if not merged:
-                K.chance_outcomes(params, state, acts, probs)
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                if merged:
-                    K.apply_deal(params, st_states[sp], deal_hands[c])
-                else:
-                    K.apply_action(params, st_states[sp], acts[c])
-                st_node[sp] = f + c
-                sp += 1
+        sp = _replay_children(params, state, kind[node] == FLAT_DECISION, infoset[node], m, f,
+                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
     return done
 
 
@@ -307,10 +297,7 @@ def flat_bot_policy(tree: GameTree, policy) -> np.ndarray:
     from ..bots.exact import breakpoints
     from ..bots.policy import pack_policies
 
-    own = getattr(policy, "params", None)
-    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
-        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
-                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+    _check_made_for(tree, policy)
     from .tree import enumerate_deals
 
     pack = pack_policies([policy], signals=tree.params.signals)
