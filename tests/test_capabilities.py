@@ -143,6 +143,15 @@ def _team_bracket(game):
     from vitou_ai.solvers import public_team as PT
     from vitou_ai.solvers.public_tree import build_public_tree
 
+    if not C.MATRIX[game, "public_tree"].works:  # the flat tree's brackets (1912, P6)
+        from vitou_ai.solvers import evaluate as E
+        from vitou_ai.solvers.tree import build_tree
+
+        tree = build_tree(small(game))
+        for team in (0, 1):
+            b = E.team_bracket(tree, E.uniform_policy(tree), team)
+            assert 0.0 < b.gain_lower <= b.gain_upper + 1e-12
+        return
     tree = build_public_tree(small(game))
     uniform = PC.entry_policy(tree, np.zeros(tree.num_entries))
     for team in (0, 1):

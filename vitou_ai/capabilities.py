@@ -66,6 +66,8 @@ _WHY_ABSTRACT_PARTNERSHIP = ("the abstract key codes hands of at most 3 cards an
                              "in it")
 _WHY_LBR_PARTNERSHIP = ("LBR draws the opponents' hands from the cards dealt; " + _WHY_HANDOVER
                         + ", which its sampled worlds do not model")
+_FLAT_BRACKET = ("on the flat tree, small variants (`solvers.evaluate.team_bracket`, "
+                 "`vitou-ai train --exact yes`): no public tree")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
@@ -101,15 +103,13 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put", "put_partnership"):
         m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
     m["put_partnership", "public_tree"] = _refused(_WHY_PUBLIC_PARTNERSHIP)
-    m["put_partnership", "team_bracket"] = _refused("team brackets run on the public tree: "
-                                                    + _WHY_PUBLIC_PARTNERSHIP)
+    m["put_partnership", "team_bracket"] = _works(_FLAT_BRACKET)
     m["put_partnership", "abstract"] = _refused(_WHY_ABSTRACT_PARTNERSHIP)
     m["put_partnership", "lbr"] = _refused(_WHY_LBR_PARTNERSHIP)
     m["put_partnership", "flat_tree"] = _works("small variants: the full four-player tree does "
                                                "not fit")
     m["truc_1912", "public_tree"] = _refused(_WHY_PUBLIC_1912)
-    m["truc_1912", "team_bracket"] = _refused("team brackets run on the public tree: "
-                                              + _WHY_PUBLIC_1912)
+    m["truc_1912", "team_bracket"] = _works(_FLAT_BRACKET + "; hands of 1 or 2 cards")
     for g in _TWO_PLAYER:
         m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
         m[g, "abstract"] = _works("library only (`experiments/abstraction_cost.py`); "
