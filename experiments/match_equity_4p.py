@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         with Sweep(tasks, fingerprint, backend=args.backend, address=args.address,
-                   workers=args.workers, max_retries=args.max_retries) as sweep:
+                   workers=args.workers, max_retries=args.max_retries,
+                   accepts=config.earlier_fingerprints()) as sweep:
             print(f"[{PROG}] {stem}: backend {sweep.backend}", flush=True)
             table, se, summary = M4.run_table_4p(config, out, sweep, on_state,
                                                  replicates=args.bootstrap,

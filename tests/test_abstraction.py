@@ -168,3 +168,20 @@ def test_key_reads_no_hidden_card():
         keys.append(int(abstract_key(cfg, game.array, s.array, 1, legal, len(legal))))
         assert s.array[L.S_PHASE] == L.PH_PLAY
     assert keys[0] == keys[1]
+
+
+def test_abstract_key_refuses_action_ids_it_has_no_bit_for():
+    """The key's legal-action field has bits for the ids 0..30 only; partnership Put's
+    take / give / discard (P6.1, P6.3) would have been shifted into the next fields,
+    so two information states with other legal actions could share a key. The trainer
+    refuses the game (capabilities); the key itself refuses too, not a silent clash."""
+    game = Game(VitouParams(profile="put_partnership", ranks=2, copies=4, hand_size=2,
+                            dealer=0))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    legal = np.array(state.legal_actions(), np.int64)
+    assert L.A_TAKE in legal
+    with pytest.raises(ValueError, match="action id above"):
+        abstract_key(EXACT.to_array(False), game.array, state.array, state.current_player(),
+                     legal, len(legal))

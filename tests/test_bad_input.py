@@ -313,7 +313,9 @@ def _team_exploitability():
     (["--variants", "3,3,1", "--bots"], ("nothing to evaluate",)),
     # the real game: built until the machine ran out of memory (about 80 TiB)
     (["--variants", "8,4,3"], ("--variants 8,4,3", "more than this machine's")),
-    (["--profile", "truc_1912", "--variants", "3,3,1"], ("--profile truc_1912", "F2.3")),
+    # 1912 is evaluated on the flat tree (no public tree, F2.3): its counts are refused
+    (["--profile", "truc_1912", "--variants", "3,3,1", "--exact-counts", "3,3,1"],
+     ("--exact-counts: public-tree counts", "F2.3")),
     (["--profile", "put", "--variants", "3,3,1"], ("--profile put", "four players")),
     (["--profile", "nosuch", "--variants", "3,3,1"], ("--profile nosuch", "unknown profile")),
     (["--profile", "trut", "--variants", "3,3,1", "--policy", "3,3,1={policy}"],
@@ -1482,3 +1484,30 @@ def test_play_help_of_a_family_game_has_its_own_ranks_and_verbs():
     for vitou_only in ("T is the ten", "signal", "abandon", "go |"):
         assert vitou_only not in text, vitou_only
     assert help_text(VitouParams()) == HELP
+
+
+def test_team_exploitability_takes_1912_on_the_flat_tree_and_refuses_its_counts(tmp_path):
+    """``--profile truc_1912`` (no public tree, F2.3) is evaluated on the flat tree: the
+    rows are the flat tree's team brackets; public-tree counts are refused in one line
+    before any tree, naming F2.3."""
+    import csv
+
+    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.tree import build_tree
+
+    mod = _team_exploitability()
+    with pytest.raises(SystemExit) as info:
+        mod.main(["--profile", "truc_1912", "--variants", "2,4,1", "--exact-counts", "2,4,1",
+                  "--out", str(tmp_path)])
+    assert info.value.code == 2 and not (tmp_path / "evaluation.csv").exists()
+    assert mod.main(["--profile", "truc_1912", "--variants", "2,4,1", "--bots", "random",
+                     "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "evaluation.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert not (tmp_path / "counts.csv").exists()
+    params = VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1, dealer=0)
+    tree = build_tree(params)
+    for r in rows:
+        b = E.team_bracket(tree, E.uniform_policy(tree), int(r["team"]))
+        assert float(r["gain_lower"]) == pytest.approx(b.gain_lower, abs=1e-9)
+        assert float(r["gain_upper"]) == pytest.approx(b.gain_upper, abs=1e-9)

@@ -145,6 +145,15 @@ def _team_bracket(game):
     from vitou_ai.solvers import public_team as PT
     from vitou_ai.solvers.public_tree import build_public_tree
 
+    if not C.MATRIX[game, "public_tree"].works:  # the flat tree's brackets (1912, P6)
+        from vitou_ai.solvers import evaluate as E
+        from vitou_ai.solvers.tree import build_tree
+
+        tree = build_tree(small(game))
+        for team in (0, 1):
+            b = E.team_bracket(tree, E.uniform_policy(tree), team)
+            assert 0.0 < b.gain_lower <= b.gain_upper + 1e-12
+        return
     tree = build_public_tree(small(game))
     uniform = PC.entry_policy(tree, np.zeros(tree.num_entries))
     for team in (0, 1):
@@ -205,11 +214,33 @@ def _bluff_analysis(game):
     raise_frequencies(df)
 
 
+def _explore(game):
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import Strategy
+    from vitou_ai.explore.views import node_view
+    from vitou_ai.solvers.public_tree import KIND_DECISION
+
+    s = Strategy(named_bot("cautious"), small(game), values_budget=0)
+    node = s.root
+    while node.kind != KIND_DECISION:  # the dealer draw
+        node = s.child(node, 0)
+    node = s.child(node, int(np.argmax(s.aggregate(node))))
+    while node.kind != KIND_DECISION:
+        node = s.child(node, 0)
+    view = node_view([s], node.path)
+    grid = view["grids"][0]
+    assert grid["rows"] and sum(r["reach"] for r in grid["rows"]) == pytest.approx(1.0)
+    for r in grid["rows"]:
+        if r["in_range"]:
+            assert sum(x for x in r["probs"] if x is not None) == pytest.approx(1.0)
+    assert sum(s.aggregate(node)) == pytest.approx(1.0)
+
+
 WORKS = {
     "histories": _histories, "openspiel": _openspiel, "play": _play, "flat_tree": _flat_tree,
     "public_tree": _public_tree, "mccfr": _mccfr, "abstract": _abstract, "lbr": _lbr,
     "team_bracket": _team_bracket, "envs": _envs, "match_equity": _match_equity,
-    "bluff_analysis": _bluff_analysis,
+    "bluff_analysis": _bluff_analysis, "explore": _explore,
 }
 
 
@@ -251,6 +282,11 @@ def _entry(tool, game):
         from vitou_ai.eval.analysis import check_game
 
         return check_game(params)
+    if tool == "explore":
+        from vitou_ai.bots.named import named_bot
+        from vitou_ai.explore import Strategy
+
+        return Strategy(named_bot("random"), params)
     if tool == "lbr":
         from vitou_ai.bots.named import named_bot
         from vitou_ai.eval.lbr import local_best_response

@@ -16,6 +16,7 @@ MODULES = [
     "vitou_ai.solvers.public_tree",
     "vitou_ai.solvers.protocol",
     "vitou_ai.solvers.public_team",
+    "vitou_ai.solvers.evaluate",
     "vitou_ai.eval.tournament",
     "vitou_ai.eval.lbr",
     "vitou_ai.match_equity.two_player",

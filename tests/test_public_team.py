@@ -378,3 +378,40 @@ def test_merged_terminal_children_equal_entering_each(params):
             v_ref, br_ref = ref.run(team, mode, responder, pol)
             assert v == pytest.approx(v_ref, abs=1e-12)
             assert np.mean(br == br_ref) > 0.99
+
+
+@pytest.mark.parametrize("bot", ["random", "cautious", "bluffer", "counter"])
+def test_flat_bot_policy_and_flat_bracket_equal_the_public_trees(bot):
+    """A named bot exported to the flat tree (``flat_bot_policy``, for truc_1912 and
+    partnership Put, which have no public tree) is the public tree's export of it: the
+    team values, the pooled bound and every seat's best response equal the public tree's
+    to 1e-12. (The alternating bound depends on which of equally good responses each
+    round picks, so the two trees may stop at different local optima: only its order
+    is checked.)"""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.public_export import bot_policy, flat_bot_policy
+
+    params = VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1, dealer=-1)
+    pt, ft = build_public_tree(params), build_tree(params)
+    fb, pb = E.team_bracket, PT.team_bracket
+    fp, pp = flat_bot_policy(ft, named_bot(bot)), bot_policy(pt, named_bot(bot))
+    assert np.allclose(fp.sum(1), 1.0) and (fp[~ft.legal_mask().astype(bool)] == 0).all()
+    for team in (0, 1):
+        a, b = fb(ft, fp, team), pb(pt, pp, team)
+        assert (a.value, a.pooled) == pytest.approx((b.value, b.pooled), abs=1e-12)
+        assert a.value <= a.alternating <= a.pooled + 1e-12
+    for seat in range(4):
+        assert best_response(ft, fp, seat)[0] == pytest.approx(
+            PT.seat_best_response(pt, pp, seat)[0], abs=1e-12)
+
+
+def test_flat_team_bracket_refuses_two_players_and_a_bad_team():
+    from vitou_ai.solvers import evaluate as E
+
+    ft = build_tree(VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1))
+    with pytest.raises(ValueError, match="four players"):
+        E.team_bracket(ft, E.uniform_policy(ft), 0)
+    ft = build_tree(VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1, target=3))
+    with pytest.raises(ValueError, match="team must be 0 or 1"):
+        E.team_bracket(ft, E.uniform_policy(ft), 2)

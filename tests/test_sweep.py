@@ -164,3 +164,26 @@ def test_ray_retries_and_reports_failures(tmp_path, monkeypatch):
             s.map(_flaky_task, ["a", "bad"], shared=tmp_path)
     assert "\n" not in str(e.value)
     assert json.loads((tmp_path / "res" / "a.json").read_text())["result"] == "a"
+
+
+def test_results_of_an_earlier_rules_version_that_carries_over_are_taken(tmp_path):
+    """A task folder written under ``vitou-rules-1.1`` (every shipped table's) resumes:
+    1.2 changed no two-player transition (``rules.params.carried_over_versions``); its
+    results were refused as "written for another configuration" before. A fingerprint of
+    another configuration is still refused."""
+    from vitou_ai.rules.params import RULES_VERSION, carried_over_versions
+
+    config = M.EquityConfig(target=2, ranks=3, copies=2, hand_size=1)
+    assert "vitou-rules-1.1" in carried_over_versions(2) and RULES_VERSION != "vitou-rules-1.1"
+    old = config.fingerprint("vitou-rules-1.1")
+    assert old in config.earlier_fingerprints() and old != config.fingerprint()
+    with Sweep(tmp_path, old, backend="serial") as s:
+        s.map(lambda key, seed, shared: 7, ["k"])
+    with Sweep(tmp_path, config.fingerprint(), backend="serial",
+               accepts=config.earlier_fingerprints()) as s:
+        assert s.load("k") == 7
+    other = M.EquityConfig(target=3, ranks=3, copies=2, hand_size=1)
+    with Sweep(tmp_path, other.fingerprint(), backend="serial",
+               accepts=other.earlier_fingerprints()) as s:
+        with pytest.raises(SweepError, match="another configuration"):
+            s.load("k")

@@ -46,6 +46,7 @@ TOOLS: dict[str, str] = {
     "envs": "PettingZoo AEC / Gymnasium environments (`envs`)",
     "match_equity": "match-equity tables (`vitou-ai match-equity`)",
     "bluff_analysis": "bluff analysis of a tree policy (`eval.analysis`)",
+    "explore": "strategy explorer, browser and Jupyter (`vitou-ai explore`, `explore`)",
 }
 
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
@@ -77,6 +78,8 @@ _WHY_ABSTRACT_WILLUGHBY = ("the abstract key codes two-team trick results and ha
 _WHY_LBR_WILLUGHBY = ("LBR values a seat by its team's return against the other team; "
                       "Willughby's Put has three or four sides, each for themselves "
                       "(docs/RULES_family.md P7.5)")
+_FLAT_BRACKET = ("on the flat tree, small variants (`solvers.evaluate.team_bracket`, "
+                 "`vitou-ai train --exact yes`): no public tree")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
@@ -112,8 +115,7 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     for g in ("truc_catalan", "truc_catalan_2p", "truc_1912", "trut", "put", "put_partnership"):
         m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
     m["put_partnership", "public_tree"] = _refused(_WHY_PUBLIC_PARTNERSHIP)
-    m["put_partnership", "team_bracket"] = _refused("team brackets run on the public tree: "
-                                                    + _WHY_PUBLIC_PARTNERSHIP)
+    m["put_partnership", "team_bracket"] = _works(_FLAT_BRACKET)
     m["put_partnership", "abstract"] = _refused(_WHY_ABSTRACT_PARTNERSHIP)
     m["put_partnership", "lbr"] = _refused(_WHY_LBR_PARTNERSHIP)
     m["put_partnership", "flat_tree"] = _works("small variants: the full four-player tree does "
@@ -123,15 +125,16 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     for t in ("flat_tree", "mccfr", "bluff_analysis"):
         m[g, t] = _refused(_WHY_SIDES_WILLUGHBY)
     m[g, "public_tree"] = _refused(_WHY_PUBLIC_WILLUGHBY)
-    m[g, "team_bracket"] = _refused("team brackets run on the public tree: "
-                                    + _WHY_PUBLIC_WILLUGHBY)
+    m[g, "team_bracket"] = _refused("team brackets need two teams of two; Willughby's Put has "
+                                    "three or four sides, each for themselves "
+                                    "(docs/RULES_family.md P7.0)")
+    m[g, "explore"] = _refused("the explorer walks the public tree: " + _WHY_PUBLIC_WILLUGHBY)
     m[g, "abstract"] = _refused(_WHY_ABSTRACT_WILLUGHBY)
     m[g, "lbr"] = _refused(_WHY_LBR_WILLUGHBY)
     m[g, "play"] = _works("simulator, bots, tournaments (deal mode); terminal play is refused: "
                           "it plays a match (docs/RULES_family.md P7.6)")
     m["truc_1912", "public_tree"] = _refused(_WHY_PUBLIC_1912)
-    m["truc_1912", "team_bracket"] = _refused("team brackets run on the public tree: "
-                                              + _WHY_PUBLIC_1912)
+    m["truc_1912", "team_bracket"] = _works(_FLAT_BRACKET + "; hands of 1 or 2 cards")
     for g in _TWO_PLAYER:
         m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
         m[g, "abstract"] = _works("library only (`experiments/abstraction_cost.py`); "
@@ -144,6 +147,13 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["truc_1912", "flat_tree"] = _works("hands of 1 or 2 cards; 3-card hands are refused "
                                          "(six legal actions at a card turn, F3.3)")
     m["truc_1912", "bluff_analysis"] = _works("on the flat tree: hands of 1 or 2 cards")
+    m["truc_1912", "explore"] = _refused("the explorer walks the public tree: "
+                                         + _WHY_PUBLIC_1912)
+    m["put_partnership", "explore"] = _refused("the explorer walks the public tree: "
+                                               + _WHY_PUBLIC_PARTNERSHIP)
+    for g in ("vitou", "vitou_cason", "truc_catalan", "trut"):
+        m[g, "explore"] = _works("four players: reach exact on small ranges, from sampled "
+                                 "deals otherwise; no values")
     return m
 
 

@@ -246,8 +246,12 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
             lg |= 1 << 6
         elif a < L.NUM_ACTIONS:
             lg |= 1 << (7 + a - L.A_ABANDON)  # abandon agree reject: bits 7..9
-        else:
+        elif a < L.NUM_ACTIONS_FAMILY:
             lg |= 1 << (11 + a - L.A_CONCEDE)  # family: concede rest redeal keep: bits 11..14
+        else:
+            # partnership Put's take / give / discard (P6) have no bit: keys would collide
+            # with other fields (the trainer refuses the game first, vitou_ai.capabilities)
+            raise ValueError("abstract_key: an action id above the two-sided family's 0..30")
     lg |= cards << 10
     key, s = _push(key, s, lg, LEGAL_BITS + (FAMILY_LEGAL_BITS if family else 0))
     raised = 1 if (state[L.S_RAISED_NOW] == 1 or state[L.S_LOCKED] == 1) else 0

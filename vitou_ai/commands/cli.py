@@ -12,6 +12,8 @@ Subcommands:
 - ``vitou-ai train``: train a strategy and log its exploitability (:mod:`vitou_ai.commands.train`).
 - ``vitou-ai match-equity``: the match-equity table of ``vitou_2p``
   (:mod:`vitou_ai.commands.match_equity`).
+- ``vitou-ai explore RUN [RUN2]``: browse a strategy in the browser
+  (:mod:`vitou_ai.commands.explore`).
 - ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.commands.vint`);
   ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 
@@ -30,7 +32,7 @@ from typing import Any
 from .console import EXIT_INTERRUPTED, SEED_RANGE, interrupts_outside_numba, seed_error
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity")
+SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity", "explore")
 
 
 def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -285,6 +287,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     equity_cli.add_arguments(add(
         "match-equity", "the match-equity table of vitou_2p: P(win the match) by score and "
         "dealer, each deal solved with match-equity payoffs"))
+    from . import explore as explore_cli
+
+    explore_cli.add_arguments(add(
+        "explore", "browse a strategy in the browser: the public tree, the hand grid, two "
+        "strategies side by side (needs the 'explore' extra)"))
     return parser, subs
 
 
@@ -322,6 +329,10 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         from . import match_equity as equity_cli
 
         return equity_cli.command(args)
+    if args.command == "explore":
+        from . import explore as explore_cli
+
+        return explore_cli.command(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
     if args.command == "simulate":

@@ -172,7 +172,8 @@ def command(args: argparse.Namespace) -> int:
 
     try:
         with Sweep(tasks, config.fingerprint(), backend=args.backend, address=args.address,
-                   workers=args.workers, max_retries=args.max_retries) as sweep:
+                   workers=args.workers, max_retries=args.max_retries,
+                   accepts=config.earlier_fingerprints()) as sweep:
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))

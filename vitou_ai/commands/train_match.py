@@ -130,7 +130,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
              + (" (stored)" if resumed else f", {rec['seconds']:.1f} s"))
 
     try:
-        with Sweep(tasks, config.fingerprint()) as sweep:
+        with Sweep(tasks, config.fingerprint(), accepts=config.earlier_fingerprints()) as sweep:
             note("train", f"match objective, {output_stem(config)}: every score state, "
                  f"backend {sweep.backend}")
             summary = run_table(config, folder, sweep, on_state, policy_dir=tasks)

@@ -49,7 +49,7 @@ def wants_vint(argv: list[str]) -> bool:
 
 #: the commands that do not take Vint, and the tool of the games x tools matrix each is
 VINT_REFUSED = {"train": "flat_tree", "simulate": "play", "match-equity": "match_equity",
-                "demo": "play", "replay": None}
+                "demo": "play", "replay": None, "explore": "explore"}
 
 
 def refuse_game(argv: list[str]) -> str | None:
@@ -76,6 +76,10 @@ def refuse_vint(argv: list[str]) -> str | None:
         return None
     if argv[0] == "replay":
         return "vitou-ai replay: no --game option: a Vint history says game = \"vint\" itself"
+    if argv[0] == "explore":
+        from ..explore.model import VINT_NOT_COVERED
+
+        return f"vitou-ai explore: {VINT_NOT_COVERED}"
     if argv[0] in ("simulate", "demo"):
         return (f"vitou-ai {argv[0]}: Vint is not simulated by this command (Vint's kernel is "
                 "vitou_ai.vint): use vitou-ai tournament --game vint")

@@ -92,6 +92,9 @@ class Sweep:
             keeps results in memory only (no resume).
         fingerprint: what the results are for (a configuration hash); a result file
             with another fingerprint is refused, not overwritten.
+        accepts: earlier fingerprints of the same configuration whose results are
+            taken as they are (written under an earlier rules version that carries
+            over, :meth:`~vitou_ai.match_equity.two_player.TableConfig.earlier_fingerprints`).
         backend: one of :data:`BACKENDS`.
         address: ``HOST:PORT`` of an existing Ray cluster; ``None`` starts a local one.
         workers: CPUs of the local Ray runtime (default: all of this machine's).
@@ -107,7 +110,7 @@ class Sweep:
 
     def __init__(self, out: str | Path | None, fingerprint: str, backend: str = "auto",
                  address: str | None = None, workers: int | None = None,
-                 max_retries: int = 2, base_seed: int = 0):
+                 max_retries: int = 2, base_seed: int = 0, accepts: tuple[str, ...] = ()):
         if backend not in BACKENDS:
             raise SweepError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
         if workers is not None and workers < 1:
@@ -123,6 +126,7 @@ class Sweep:
             raise SweepError("--address is for the Ray backend, not the serial one")
         self.out = None if out is None else Path(out)
         self.fingerprint = fingerprint
+        self.accepts = (fingerprint, *accepts)
         self.backend = backend
         self.address = address
         self.workers = workers or os.cpu_count() or 1
@@ -214,7 +218,7 @@ class Sweep:
             raise SweepError(f"{path}: not a task result of this sweep (expected a JSON object "
                              f"with format {RESULT_FORMAT!r} and a result); delete it to "
                              "recompute that task")
-        if rec.get("fingerprint") != self.fingerprint:
+        if rec.get("fingerprint") not in self.accepts:
             raise SweepError(f"{path}: written for another configuration (fingerprint "
                              f"{rec.get('fingerprint')!r}, this run {self.fingerprint!r}); use "
                              "another --out folder")

@@ -58,7 +58,7 @@ import numpy as np
 
 from ..bots.tabular import read_npz
 from ..capabilities import UnsupportedGameError, require
-from ..rules.params import RULES_VERSION, VitouParams
+from ..rules.params import RULES_VERSION, VitouParams, carried_over_versions
 from ..solvers.payoffs import KIND_TERMINAL, with_terminal_utility
 
 SOLVERS = ("flat", "public")
@@ -108,12 +108,19 @@ class TableConfig:
         """What else a stored result is for, besides the fields (none here)."""
         return {}
 
-    def fingerprint(self) -> str:
+    def fingerprint(self, rules_version: str = RULES_VERSION) -> str:
         """SHA-256 (first 16 hex digits) of the configuration, :meth:`_fingerprint_extra`
-        and ``RULES_VERSION`` (what a stored result is for)."""
+        and the rules version (what a stored result is for)."""
         text = json.dumps({**self.as_dict(), **self._fingerprint_extra(),
-                           "rules_version": RULES_VERSION}, sort_keys=True)
+                           "rules_version": rules_version}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def earlier_fingerprints(self) -> tuple[str, ...]:
+        """The fingerprints this configuration had under the earlier rules versions whose
+        files carry over (:func:`~vitou_ai.rules.params.carried_over_versions`): a task
+        folder written under them resumes (a stored deal was solved by the same rules)."""
+        players = VitouParams(profile=self.profile).players
+        return tuple(self.fingerprint(v) for v in carried_over_versions(players))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,12 @@ _RULES_CHANGES = {
 _CARRIES_OVER = ("vitou-rules-1.1", "vitou-rules-1.2")
 
 
+def carried_over_versions(players: int | None) -> tuple[str, ...]:
+    """The earlier rules versions whose files a game of ``players`` players takes as they
+    are (:func:`check_rules_version` returns ``True`` for them)."""
+    return _CARRIES_OVER + (("vitou-rules-1.0",) if players == 2 else ())
+
+
 def check_rules_version(version: str | None, players: int | None, where: str) -> bool:
     """Check a file's ``rules_version`` against :data:`RULES_VERSION`.
 

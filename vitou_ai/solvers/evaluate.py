@@ -21,14 +21,15 @@ from ..rules import layout as L
 from ..rules.observe import infostate_key
 from . import cfr_kernels as CK
 from .infoset_table import pack_key
+from .public_team import TeamBracket
 from .tree import (
     KIND_DECISION,
     KIND_TERMINAL,
     MAX_INFOSET_ACTIONS,
     GameTree,
-    _first_deal,
     _grow1,
     _grow2,
+    _replay_children,
 )
 
 
@@ -186,23 +187,8 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
                     owner[j] = iset
                     k_out += 1
                 pooled[node] = num_infosets + j
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                K.apply_action(params, st_states[sp], is_actions[iset, c])
-                st_node[sp] = f + c
-                sp += 1
-        else:
-            merged = _first_deal(state)
-            if not merged:
-                K.chance_outcomes(params, state, acts, probs)
-            for c in range(m):
-                K.copy_state(state, st_states[sp])
-                if merged:
-                    K.apply_deal(params, st_states[sp], deal_hands[c])
-                else:
-                    K.apply_action(params, st_states[sp], acts[c])
-                st_node[sp] = f + c
-                sp += 1
+        sp = _replay_children(params, state, kind[node] == KIND_DECISION, infoset[node], m, f,
+                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
     return owner[:k_out].copy()
 
 
@@ -234,6 +220,48 @@ def pooled_team_best_response(tree: GameTree, policy: np.ndarray, team: int) -> 
         tree.kind, player, infoset, tree.first, tree.nchild, tree.prob, tree.util, 4,
         is_player, is_nact, is_depth, pol, team, np.empty(n), np.empty(n), np.empty(n),
         np.empty(len(is_player), np.int64), np.zeros((len(is_player), MAX_INFOSET_ACTIONS))))
+
+
+def team_bracket(tree: GameTree, policy: np.ndarray, team: int,
+                 max_rounds: int = 20) -> TeamBracket:
+    """Team ``team``'s value under ``policy`` on the flat tree, and the alternating
+    (lower) and pooled (upper) bounds on its best response to the other team's part of
+    ``policy``: the flat-tree twin of
+    :func:`vitou_ai.solvers.public_team.team_bracket`, for the four-player games the
+    public tree does not take (``truc_1912``'s fresh deal, F2.3; partnership Put's
+    hand-over, P6.2-P6.3) and for checking the public tree on small variants.
+
+    Args:
+        tree: a four-player flat tree (:func:`~vitou_ai.solvers.tree.build_tree`).
+        policy: ``float64[tree.num_infosets, 5]``, every seat's policy (e.g. a solver's
+            average policy, or :func:`uniform_policy`).
+        team: 0 (seats 0, 2) or 1 (seats 1, 3).
+        max_rounds: rounds of the alternating partners' best responses.
+
+    Returns:
+        :class:`~vitou_ai.solvers.public_team.TeamBracket`, in points per deal.
+
+    Raises:
+        ValueError: a tree of two players; ``team`` not 0 or 1; a policy of another shape.
+
+    Examples:
+        >>> from vitou_ai import VitouParams
+        >>> from vitou_ai.solvers.tree import build_tree
+        >>> tree = build_tree(VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1,
+        ...                               target=3, dealer=0))
+        >>> b = team_bracket(tree, uniform_policy(tree), team=0)
+        >>> bool(b.value <= b.alternating <= b.pooled + 1e-12)
+        True
+    """
+    if tree.num_players != 4:
+        raise ValueError(f"team brackets need four players (two teams of two), the tree has "
+                         f"{tree.num_players}")
+    if isinstance(team, bool) or team not in (0, 1):
+        raise ValueError(f"team must be 0 or 1, not {team!r}")
+    _check_policy(tree, policy)
+    alt = team_best_response(tree, policy, team, max_rounds=max_rounds)
+    pooled = pooled_team_best_response(tree, policy, team)
+    return TeamBracket(team, alt.baseline, alt.value, pooled, alt.rounds)
 
 
 def _pooled_layout(tree: GameTree, team: int) -> tuple[np.ndarray, ...]:

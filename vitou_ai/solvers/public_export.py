@@ -28,7 +28,8 @@ from .public_tree import (
     check_entry_array,
     infoset_table,
 )
-from .tree import GameTree
+from .tree import KIND_DECISION as FLAT_DECISION
+from .tree import GameTree, _grow1, _grow2, _replay_children
 
 
 def entry_children(tree: PublicTree) -> np.ndarray:
@@ -182,6 +183,14 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                                               ent, hands, deal0, node, state, st_states, st_node,
                                               sp, played)
 
+def _check_made_for(tree, policy) -> None:
+    """Refuse a policy made for other game parameters than ``tree``'s (ValueError)."""
+    own = getattr(policy, "params", None)
+    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
+        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
+                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+
+
 def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
     a policy over the public tree's entries, with its exact action probabilities
@@ -197,10 +206,7 @@ def bot_policy(tree: PublicTree, policy) -> np.ndarray:
     from ..bots.policy import RandomPolicy
     from .public_cfr import entry_policy
 
-    own = getattr(policy, "params", None)
-    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
-        raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
-                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+    _check_made_for(tree, policy)
     if isinstance(policy, RandomPolicy):
         # uniform over each (decision, hand)'s entries: the kernel replay's
         # 1 / n_legal, renormalised over the entries present, is the same policy
@@ -224,3 +230,83 @@ def _replayed_policy(tree: PublicTree, policy) -> np.ndarray:
                     out)
     # entries of information sets no deal reaches may have lost actions: renormalise
     return entry_policy(tree, out)
+
+
+@jit
+def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, deal_hands,
+                      pack, pi, bounds, na, out):
+    """Replay the flat tree on the kernel (children in the builder's order, as
+    :func:`vitou_ai.solvers.evaluate._pooled_infosets`) and write, at the first node
+    of each information set reached, policy ``pi``'s probability of each of the set's
+    actions into ``out[infoset, slot]``."""
+    n = kind.shape[0]
+    done = np.zeros(out.shape[0], np.bool_)
+    cap = 4096
+    st_states = np.empty((cap, L.STATE_SIZE), np.int32)
+    st_node = np.empty(cap, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    sp = 1
+    acts = np.empty(max(na, L.MAX_CHANCE_OUTCOMES), np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    legal = np.empty(na, np.int64)
+    row = np.empty(na)
+    keybuf = np.empty(L.KEY_SIZE, np.int8)
+    iwork = np.zeros(IWORK_SIZE, np.int64)
+    script = np.zeros(2 + MAX_DRAWS, np.uint64)
+    state = np.empty(L.STATE_SIZE, np.int32)
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        m = nchild[node]
+        if m == 0 or node >= n:
+            continue
+        if sp + m > st_states.shape[0]:
+            st_states = _grow2(st_states, sp + m)
+            st_node = _grow1(st_node, sp + m)
+        f = first[node]
+        if kind[node] == FLAT_DECISION:
+            iset = infoset[node]
+            if not done[iset]:
+                n_legal = K.legal_actions(params, state, legal)
+                policy_probs(pack, pi, params, state, player[node], legal, n_legal, bounds,
+                             keybuf, iwork, script, row)
+                for c in range(m):
+                    out[iset, c] = row[is_actions[iset, c]]
+                done[iset] = True
+        sp = _replay_children(params, state, kind[node] == FLAT_DECISION, infoset[node], m, f,
+                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
+    return done
+
+
+def flat_bot_policy(tree: GameTree, policy) -> np.ndarray:
+    """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
+    a policy over the flat tree's information sets, with its exact action probabilities
+    (:func:`vitou_ai.bots.exact.policy_probs`), played by every seat: the flat-tree twin
+    of :func:`bot_policy`, e.g. for :func:`vitou_ai.solvers.evaluate.team_bracket` of a
+    named bot in the games the public tree does not take.
+
+    Returns:
+        ``float64[num_infosets, width]`` (the flat tree's ``is_actions`` width),
+        normalised per information set.
+
+    Raises:
+        ValueError: a neural policy; a policy for other game parameters.
+    """
+    from ..bots.exact import breakpoints
+    from ..bots.policy import pack_policies
+
+    _check_made_for(tree, policy)
+    from .tree import enumerate_deals
+
+    pack = pack_policies([policy], signals=tree.params.signals)
+    out = np.zeros(tree.is_actions.shape, np.float64)
+    hands, _ = enumerate_deals(tree.params)
+    done = _flat_policy_rows(tree.params.to_array(), tree.kind, tree.player, tree.infoset,
+                             tree.first, tree.nchild, tree.is_actions, hands, pack, 0,
+                             breakpoints(pack.fparams[0]), tree.params.num_actions, out)
+    if not done.all():  # every information set of a built tree is reached by some deal
+        raise AssertionError("flat_bot_policy: an information set the replay did not reach")
+    total = out.sum(1, keepdims=True)
+    return out / np.where(total > 0, total, 1.0)

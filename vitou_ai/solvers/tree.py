@@ -204,6 +204,35 @@ def _first_deal(state):
 
 
 @jit
+def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands, acts, probs,
+                     st_states, st_node, sp):
+    """Push the ``m`` children of a built flat tree's node (``f`` its first child) onto a
+    replay stack, in the builder's order (:func:`_build`): at a decision of information
+    set ``iset``, its actions; at a chance node, the enumerated deals (the first deal,
+    :func:`_first_deal`) or the kernel's chance outcomes. The stack must have room for
+    ``m`` more; returns the new stack size. ``acts``, ``probs``: the chance buffers."""
+    if decision:
+        for c in range(m):
+            K.copy_state(state, st_states[sp])
+            K.apply_action(params, st_states[sp], is_actions[iset, c])
+            st_node[sp] = f + c
+            sp += 1
+        return sp
+    merged = _first_deal(state)
+    if not merged:
+        K.chance_outcomes(params, state, acts, probs)
+    for c in range(m):
+        K.copy_state(state, st_states[sp])
+        if merged:
+            K.apply_deal(params, st_states[sp], deal_hands[c])
+        else:
+            K.apply_action(params, st_states[sp], acts[c])
+        st_node[sp] = f + c
+        sp += 1
+    return sp
+
+
+@jit
 def _build(params, deal_hands, deal_probs, max_nodes):
     cap = 1024
     kind = np.empty(cap, np.int8)

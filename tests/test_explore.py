@@ -1,0 +1,473 @@
+"""The strategy explorer (issue 25): its numbers are the policy's, computed here
+independently on the built public tree; the web routes, the command's bad inputs and
+the notebook helpers. The browser test is tests/test_explore_browser.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vitou_ai.rules.params import VitouParams
+from vitou_ai.solvers.public_tree import KIND_DEAL, KIND_DECISION, build_public_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
+
+
+def make_run(folder: Path, params: VitouParams, iterations: int = 40, name: str = "run") -> Path:
+    """A run folder as ``vitou-ai train --solver public-dcfr`` writes it (policy.npz and
+    run.json with its params), without the training command's evaluations."""
+    from vitou_ai.solvers.public_cfr import PublicCFR
+    from vitou_ai.solvers.public_export import to_tabular_policy
+
+    solver = PublicCFR(params, "dcfr")
+    solver.iterate(iterations)
+    folder.mkdir(parents=True)
+    to_tabular_policy(solver.tree, solver.average_policy(), name=name).save(folder / "policy.npz")
+    knobs = {"profile": params.profile, **params.knobs()}
+    (folder / "run.json").write_text(json.dumps({"solver": "public-dcfr", "params": knobs}))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("explore")
+    params = VitouParams(**SMALL)
+    return {"a": make_run(base / "a", params, 40, "a"), "b": make_run(base / "b", params, 3, "b"),
+            "other": make_run(base / "other", VitouParams(**{**SMALL, "ranks": 3}), 2),
+            "base": base}
+
+
+@pytest.fixture(scope="module")
+def strategy(runs):
+    from vitou_ai.explore import load_strategy
+
+    return load_strategy(runs["a"])
+
+
+# ---- the numbers, computed independently on the built tree ----------------------------------
+
+
+class Reference:
+    """The policy over the built tree's entries (bot_policy) and a walk by node ids."""
+
+    def __init__(self, strategy):
+        from vitou_ai.solvers.public_export import bot_policy
+
+        self.tree = t = build_public_tree(strategy.params)
+        self.pol = bot_policy(t, strategy.policy)
+
+    def walk(self, path):
+        """(tree node, per seat {hand: own reach}) at ``path``."""
+        t = self.tree
+        H = t.num_hands
+        reach = [{H: 1.0} for _ in range(t.num_players)]
+        node, i = 0, 0
+        while True:
+            if t.kind[node] == KIND_DEAL:
+                reach = [{h: r[H] for h in range(H)} for r in reach]
+                node = int(t.first[node])
+                continue
+            if i == len(path):
+                return node, reach
+            f, m = int(t.first[node]), int(t.nchild[node])
+            c = next(f + k for k in range(m) if int(t.action[f + k]) == path[i])
+            if t.kind[node] == KIND_DECISION:
+                p = int(t.player[node])
+                o, n = int(t.actor_off[c]), int(t.actor_len[c])
+                reach[p] = {int(t.entries[e]): reach[p][int(t.entries[e])] * self.pol[e]
+                            for e in range(o, o + n)}
+            node, i = c, i + 1
+
+    def policy_at(self, node):
+        """{hand: {action: probability}} of the actor at a decision node."""
+        t = self.tree
+        out: dict[int, dict[int, float]] = {}
+        for k in range(int(t.nchild[node])):
+            c = int(t.first[node]) + k
+            for e in range(int(t.actor_off[c]), int(t.actor_off[c]) + int(t.actor_len[c])):
+                out.setdefault(int(t.entries[e]), {})[int(t.action[c])] = float(self.pol[e])
+        return out
+
+
+def _decision_paths(strategy, limit=60):
+    """Decision nodes breadth first from the root (paths)."""
+    out, frontier = [], [strategy.root]
+    while frontier and len(out) < limit:
+        nxt = []
+        for node in frontier:
+            if node.kind == KIND_DECISION:
+                out.append(node.path)
+            for k in range(len(strategy.children(node))):
+                nxt.append(strategy.child(node, k))
+        frontier = nxt
+    return out[:limit]
+
+
+def test_grid_is_the_policy_with_card_removal(strategy):
+    ref = Reference(strategy)
+    P = strategy.pair_p
+    paths = _decision_paths(strategy)
+    assert len(paths) == 60 and any(len(p) >= 4 for p in paths)
+    for path in paths:
+        node = strategy.node(path)
+        tid, reach = ref.walk(path)
+        assert ref.tree.kind[tid] == KIND_DECISION and ref.tree.player[tid] == node.player
+        p, o = node.player, 1 - node.player
+        grid = strategy.hand_grid(node)
+        pol = ref.policy_at(tid)
+        acts = [c.action for c in strategy.children(node)]
+        # P(h | history) = r_p(h) sum_h' P(h, h') r_o(h') / Z, card removal in P
+        H = ref.tree.num_hands
+        if H in reach[p]:
+            want = {H: 1.0}
+        else:
+            w = {h: rp * sum(P[h, g] * ro for g, ro in reach[o].items())
+                 for h, rp in reach[p].items()}
+            z = sum(w.values())
+            want = {h: x / z for h, x in w.items()}
+        for row in grid["rows"]:
+            h = row["hand"]
+            assert row["reach"] == pytest.approx(want.get(h, 0.0), abs=1e-12), (path, h)
+            if not row["in_range"]:
+                assert h not in pol
+                continue
+            for a, x in zip(acts, row["probs"], strict=True):
+                if x is None:
+                    assert a not in pol[h]
+                else:
+                    assert x == pytest.approx(pol[h][a], abs=1e-12), (path, h, a)
+
+
+def test_values_add_up_to_the_game_value(strategy):
+    from vitou_ai.solvers.public_cfr import expected_returns
+
+    V = strategy.values()
+    assert V is not None
+    want = expected_returns(V.tree, V.policy)[0]
+    total = 0.0
+    for k in range(len(strategy.children(strategy.root))):  # the dealer draw
+        node = strategy.child(strategy.root, k)
+        row = strategy.hand_grid(node)["rows"][0]  # "not dealt": one cell
+        sign = 1.0 if node.player == 0 else -1.0
+        total += strategy.children(strategy.root)[k].prob * sign * row["value"]
+    assert total == pytest.approx(want, abs=1e-9)
+    # below the deal, a hand's value averaged over the range is the node's value
+    path = strategy.parse_history("dealer 1, p0 pass, p1 pass")
+    node = strategy.node(path)
+    grid = strategy.hand_grid(node)
+    assert all(r["value"] is not None for r in grid["rows"] if r["in_range"])
+
+
+def test_aggregate_and_child_reach(strategy):
+    node = strategy.node(strategy.parse_history("dealer 0, p1 pass, p0 pass"))
+    agg = strategy.aggregate(node)
+    assert sum(agg) == pytest.approx(1.0)
+    kids = [strategy.child(node, k) for k in range(len(agg))]
+    here = strategy.reach_probability(node)
+    for a, kid in zip(agg, kids, strict=True):
+        assert strategy.reach_probability(kid) == pytest.approx(here * a, rel=1e-12)
+
+
+def test_search_box_history(strategy):
+    from vitou_ai.explore import HistorySearchError
+
+    path = strategy.parse_history("dealer 1, p0 pass, p1 pass, p0 raise")
+    assert strategy.node(path).labels == ("dealer 1", "p0 pass", "p1 pass", "p0 raise")
+    cases = {
+        "dealer 1, p1 pass": "R9.2",  # out of turn in the blind window
+        "dealer 1, p0 pass, p1 pass, p0 play X": "R10",  # not an action
+        "dealer 1, p0 pass, p1 pass, p0 play T, p1 play T, p0 play T": "R3.2",  # over
+        "dealer 3": "R1.4",
+    }
+    for text, rule in cases.items():
+        with pytest.raises(HistorySearchError) as info:
+            strategy.parse_history(text)
+        assert info.value.rule == rule, (text, str(info.value))
+        assert "\n" not in str(info.value)
+
+
+def test_bluffs_and_sorting(strategy):
+    from vitou_ai.explore.views import grid_rows, node_view
+
+    v = node_view([strategy], strategy.parse_history("dealer 1, p0 pass, p1 pass"))
+    g = v["grids"][0]
+    by_raise = grid_rows(g, "raise")
+    rf = [r["raise"] or 0.0 for r in by_raise]
+    assert rf == sorted(rf, reverse=True)
+    for r in grid_rows(g, "hand", "bluffs"):
+        assert r["raise"] >= 0.05 and r["showdown"] < 0.5
+    assert [r["hand"] for r in grid_rows(g)] == sorted(r["hand"] for r in g["rows"])
+    # the showdown share: the opponent's range weighted by reach and the deal, compared
+    # card by card (sorted rank tuples, 0 the highest)
+    node = strategy.node(strategy.parse_history("dealer 1, p0 pass, p1 pass"))
+    hands = [tuple(h) for h in strategy.hands]
+    for h in node.ranges[0]:
+        w = {q: strategy.pair_p[h, q] * r for q, r in zip(node.ranges[1], node.reach[1],
+                                                             strict=True)}
+        share = sum(x * (1.0 if hands[h] < hands[q] else 0.5 if h == q else 0.0)
+                    for q, x in w.items()) / sum(w.values())
+        assert g["rows"][int(h)]["showdown"] == pytest.approx(share, abs=1e-12)
+
+
+def test_two_strategies_differences(runs):
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    a, b = load_strategy(runs["a"]), load_strategy(runs["b"])
+    v = node_view([a, b], a.parse_history("dealer 1, p0 pass, p1 pass"))
+    tv = {int(h): x for h, x in v["diff"]["tv"].items()}
+    ga, gb = v["grids"]
+    for ra, rb in zip(ga["rows"], gb["rows"], strict=True):
+        want = 0.5 * sum(abs((x or 0) - (y or 0)) for x, y in zip(ra["probs"], rb["probs"],
+                                                                  strict=True))
+        assert tv[ra["hand"]] == pytest.approx(want)
+    hot = v["diff"]["hot"]
+    assert hot and tv[hot[0]] == max(tv.values())
+
+
+def test_four_players_exact_and_sampled(monkeypatch):
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import model as M
+
+    params = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1, dealer=0)
+    s = M.Strategy(named_bot("cautious"), params)
+    node = s.root
+    while node.kind != KIND_DECISION or len(node.path) < 2:
+        node = s.child(node, int(np.argmax(s.aggregate(node))))
+    exact = s.hand_grid(node)
+    assert exact["exact_reach"] and not exact["values"]
+    assert sum(r["reach"] for r in exact["rows"]) == pytest.approx(1.0)
+    monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 0)
+    monkeypatch.setattr(M, "REACH_SAMPLES", 20000)
+    s2 = M.Strategy(named_bot("cautious"), params)
+    sampled = s2.hand_grid(s2.node(node.path))
+    assert not sampled["exact_reach"] and 0 < sampled["samples"] <= 20000
+    assert sampled["samples_drawn"] == 20000, sampled["samples"]
+    for r0, r1 in zip(exact["rows"], sampled["rows"], strict=True):
+        assert r1["reach"] == pytest.approx(r0["reach"], abs=0.03), sampled["samples"]
+
+
+def test_the_matrix_refusals():
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import Strategy
+
+    with pytest.raises(ValueError, match="fresh deal"):
+        Strategy(named_bot("random"), VitouParams(profile="truc_1912", ranks=2, copies=4,
+                                                  hand_size=1, target=3))
+
+
+# ---- the web routes (no browser) ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client(runs):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    import warnings
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.app import make_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    both = [load_strategy(runs["a"]), load_strategy(runs["b"])]
+    app = make_app(both)  # starts the exact values in the background
+    for s in both:
+        s.values()  # wait for them: the routes do not
+        assert not s.values_pending()
+    return TestClient(app)
+
+
+def test_values_are_built_in_the_background(runs):
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"])
+    s.start_values()
+    v = node_view([s], (), block=False)  # never waits
+    assert v["values_pending"] in (True, False)
+    s.values()
+    v = node_view([s], s.parse_history("dealer 1"), block=False)
+    assert not v["values_pending"] and v["grids"][0]["values"]
+    assert v["values_note"].startswith("values: exact")
+
+
+def test_routes(client, strategy):
+    assert "vitou-ai explore" in client.get("/").text
+    info = client.get("/api/info").json()
+    assert info["names"] == ["a", "b"] and info["players"] == 2
+    root = client.get("/api/view", params={"path": ""}).json()
+    assert [c["label"] for c in root["children"]] == ["dealer 0", "dealer 1"]
+    found = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass"}).json()
+    v = client.get("/api/view", params={"path": found["path"]}).json()
+    want = strategy.hand_grid(strategy.node(strategy.parse_history("dealer 1, p0 pass, p1 pass")))
+    assert v["grids"][0]["rows"] == want["rows"]
+    assert v["breadcrumb"][-1]["label"] == "p1 pass" and v["diff"]["tv"]
+    bad = client.get("/api/search", params={"history": "dealer 1, p1 raise"})
+    assert bad.status_code == 200 and bad.json()["rule"] == "R9.2"
+    assert client.get("/api/view", params={"path": "99"}).status_code == 404
+    assert client.get("/api/view", params={"path": "x"}).status_code == 404
+    csv = client.get("/api/export.csv", params={"path": found["path"], "sort": "raise"})
+    lines = csv.text.strip().splitlines()
+    assert lines[0].startswith("history,strategy,hand,in_range,reach,value")
+    assert len(lines) == 1 + strategy.H
+    png = client.get("/api/export.png", params={"path": found["path"], "which": "1"})
+    assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 404
+
+
+# ---- the command ------------------------------------------------------------------------
+
+
+def _explore(argv, capsys):
+    from vitou_ai.commands.cli import main
+
+    code = main(["explore", *argv])
+    err = capsys.readouterr().err.strip()
+    return code, err
+
+
+def test_bad_inputs_one_line_exit_2(runs, capsys, tmp_path):
+    pytest.importorskip("uvicorn")
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "policy.npz").write_bytes(b"not a zip")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "policy.npz").write_bytes((runs["other"] / "policy.npz").read_bytes())
+    (mixed / "run.json").write_text((runs["a"] / "run.json").read_text())
+    badjson = tmp_path / "badjson"
+    badjson.mkdir()
+    (badjson / "policy.npz").write_bytes((runs["a"] / "policy.npz").read_bytes())
+    (badjson / "run.json").write_text("{")
+    cases = [
+        ([str(tmp_path / "missing"), "--port", "0"], "no such run folder"),
+        ([str(tmp_path), "--port", "0"], "no policy.npz"),
+        ([str(damaged), "--port", "0"], "cannot read the policy"),
+        ([str(badjson), "--port", "0"], "damaged run record"),
+        ([str(mixed), "--port", "0"], "other game"),
+        ([str(runs["a"]), str(runs["other"]), "--port", "0"], "another game"),
+        (["--game", "vint"], "Vint is not covered"),
+    ]
+    for argv, words in cases:
+        code, err = _explore(argv, capsys)
+        assert code == 2 and len(err.splitlines()) == 1 and words in err, (argv, err)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        code, err = _explore([str(runs["a"]), "--port", str(busy.getsockname()[1])], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "in use" in err, err
+
+
+def test_without_the_extra(monkeypatch, runs, capsys):
+    import vitou_ai.explore.app as app
+
+    def missing():
+        raise ImportError(app.EXTRA_HINT)
+
+    monkeypatch.setattr(app, "require_web", missing)
+    code, err = _explore([str(runs["a"])], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "'explore' extra" in err
+
+
+def test_serves_prints_its_url_and_stops_on_ctrl_c(runs):
+    pytest.importorskip("uvicorn")
+    import urllib.request
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "vitou_ai", "explore", str(runs["a"]),
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert " at http://127.0.0.1:" in line, line + proc.stderr.read()
+        url = line.split(" at ")[1].split()[0]
+        with urllib.request.urlopen(url + "api/info", timeout=20) as r:
+            assert json.loads(r.read())["names"] == ["a"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130  # the toolkit's Ctrl-C code
+        err = proc.stderr.read().strip()
+        assert err.splitlines() == ["vitou-ai explore: stopped"], err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+# ---- Jupyter -------------------------------------------------------------------------------
+
+
+def test_notebook_helpers(runs):
+    from vitou_ai.explore import grid_frame, show
+
+    df = grid_frame(str(runs["a"]), "dealer 1, p0 pass, p1 pass", sort="raise")
+    assert len(df) == 4 and {"reach", "value", "p(raise)"} <= set(df.columns)
+    assert df["reach"].sum() == pytest.approx(1.0)
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("IPython")
+    import urllib.request
+
+    from vitou_ai.explore import notebook
+
+    frame = show(runs["a"], history="dealer 1")
+    try:
+        assert frame.src.startswith("http://127.0.0.1:") and frame.src.endswith("#11")
+        with urllib.request.urlopen(frame.src.split("#")[0] + "api/info", timeout=20) as r:
+            assert json.loads(r.read())["names"] == ["a"]
+    finally:
+        for s in notebook._SERVERS:
+            s.stop()
+        notebook._SERVERS.clear()
+
+
+def test_memory_mapped_policy_is_the_same_policy(runs, strategy, tmp_path):
+    import shutil
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    run = tmp_path / "mapped"
+    shutil.copytree(runs["a"], run)
+    m = load_strategy(run, mapped=True)
+    assert (run / "policy.npz.explore" / "index.json").is_file()
+    again = load_strategy(run, mapped=True)  # the index is reused
+    assert again.policy.rows == m.policy.rows == len(strategy.policy)
+    for path in _decision_paths(strategy, 30):
+        a = node_view([strategy], path)["grids"][0]
+        b = node_view([m], path)["grids"][0]
+        assert a["rows"] == b["rows"], path
+    # a damaged file is refused in one line, mapped or not
+    (run / "policy.npz").write_bytes(b"PK\x03\x04 damaged")
+    from vitou_ai.explore import ExploreError
+
+    with pytest.raises(ExploreError, match="cannot read the policy") as info:
+        load_strategy(run, mapped=True)
+    assert "\n" not in str(info.value)
+
+
+def test_scores_and_table_coverage(runs, capsys):
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"])
+    v = node_view([s], s.parse_history("dealer 1, p0 pass, p1 pass"))
+    assert v["not_in_table"] == [0]
+    assert all(r["in_table"] for r in v["grids"][0]["rows"] if r["in_range"])
+    # the points policy was trained at 0:0: at 5:3 no hand is in its table
+    s53 = load_strategy(runs["a"], scores=(5, 3))
+    assert s53.params.scores == (5, 3)
+    v = node_view([s53], s53.parse_history("dealer 1, p0 pass, p1 pass"))
+    assert v["not_in_table"] == [4]
+    code, err = _explore([str(runs["a"]), "--scores", "5-3", "--port", "0"], capsys)
+    assert code == 2 and "--scores takes A:B" in err
+    code, err = _explore([str(runs["a"]), "--scores", "99:0", "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "--scores 99:0" in err, err

@@ -1,0 +1,186 @@
+"""The explorer's web application (Starlette, served by uvicorn on 127.0.0.1).
+
+Routes (all ``GET``):
+
+- ``/``: the page (``static/index.html``, vanilla JavaScript, no build step);
+- ``/api/info``: the strategies and the game;
+- ``/api/view?path=ID,ID,...``: :func:`vitou_ai.explore.views.node_view` as JSON
+  (404 with ``{"error": ...}`` for a path not in the tree);
+- ``/api/search?history=TEXT``: ``{"path": ...}``, or ``{"error": ..., "rule": ...}``
+  for a history the rules refuse (HTTP 200: the page shows it and keeps running);
+- ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0 or 1),
+  ``sort`` and ``filter``: the grid in view.
+
+Needs the ``explore`` extra (``pip install 'vitou_ai[explore]'``).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+from .model import ExploreError, HistorySearchError, Strategy
+from .views import grid_csv, grid_png, node_view, parse_path
+
+EXTRA_HINT = ("the explorer needs the 'explore' extra: pip install 'vitou_ai[explore]' "
+              "(starlette, uvicorn)")
+STATIC = Path(__file__).parent / "static"
+
+
+def require_web() -> None:
+    """Raise ``ImportError`` with :data:`EXTRA_HINT` when starlette or uvicorn is missing."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise ImportError(EXTRA_HINT) from None
+
+
+def make_app(strategies: list[Strategy]):
+    """The Starlette application over one or two strategies of the same game.
+
+    Raises:
+        ImportError: the ``explore`` extra is not installed (:data:`EXTRA_HINT`).
+        ValueError: no strategy, more than two, or two of different games.
+    """
+    require_web()
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse, JSONResponse, Response
+    from starlette.routing import Route
+
+    if not 1 <= len(strategies) <= 2:
+        raise ValueError("the explorer shows one or two strategies")
+    if len(strategies) == 2 and strategies[0].params.knobs() != strategies[1].params.knobs():
+        raise ValueError(f"{strategies[1].name} is a policy of another game "
+                         f"({strategies[1].params.knobs()}) than {strategies[0].name} "
+                         f"({strategies[0].params.knobs()})")
+    lock = threading.Lock()  # the strategies' caches are not thread-safe
+    for s in strategies:
+        s.start_values()  # exact values built in the background; the page polls
+    page = (STATIC / "index.html").read_text()
+
+    def _view(request):
+        path = parse_path(request.query_params.get("path"))
+        with lock:
+            return node_view(strategies, path, block=False)
+
+    def _which(request) -> int:
+        w = request.query_params.get("which", "0")
+        if w not in ("0", "1") or int(w) >= len(strategies):
+            raise ExploreError(f"which must be 0 .. {len(strategies) - 1}")
+        return int(w)
+
+    async def index(request):
+        return HTMLResponse(page)
+
+    async def info(request):
+        from .views import game_line
+
+        s = strategies[0]
+        return JSONResponse({"names": [x.name for x in strategies], "game": game_line(s),
+                             "players": s.n, "sources": [x.source for x in strategies]})
+
+    def view(request):
+        try:
+            return JSONResponse(_view(request))
+        except ExploreError as e:
+            return JSONResponse({"error": str(e)}, status_code=404)
+
+    def search(request):
+        text = request.query_params.get("history", "")
+        try:
+            with lock:
+                path = strategies[0].parse_history(text)
+        except HistorySearchError as e:
+            return JSONResponse({"error": str(e), "rule": e.rule, "index": e.index})
+        return JSONResponse({"path": ",".join(str(a) for a in path)})
+
+    def export_csv(request):
+        try:
+            v = _view(request)
+            text = grid_csv(v, _which(request), request.query_params.get("sort", "hand"),
+                            request.query_params.get("filter", "all"))
+        except ExploreError as e:
+            return JSONResponse({"error": str(e)}, status_code=404)
+        return Response(text, media_type="text/csv", headers={
+            "Content-Disposition": 'attachment; filename="vitou-grid.csv"'})
+
+    def export_png(request):
+        try:
+            v = _view(request)
+            which = _which(request)
+            with lock:
+                data = grid_png(v, which, request.query_params.get("sort", "hand"),
+                                request.query_params.get("filter", "all"))
+        except ExploreError as e:
+            return JSONResponse({"error": str(e)}, status_code=404)
+        return Response(data, media_type="image/png", headers={
+            "Content-Disposition": 'inline; filename="vitou-grid.png"'})
+
+    async def internal(request, exc):  # the page shows it and keeps running
+        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
+                            status_code=500)
+
+    return Starlette(exception_handlers={500: internal}, routes=[
+        Route("/", index), Route("/api/info", info), Route("/api/view", view),
+        Route("/api/search", search), Route("/api/export.csv", export_csv),
+        Route("/api/export.png", export_png),
+    ])
+
+
+def bind(port: int, host: str = "127.0.0.1") -> socket.socket:
+    """A listening socket on ``host:port`` (0: a free port).
+
+    Raises:
+        OSError: the port is in use (or not allowed).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Server:
+    """The app served by uvicorn on a bound socket.
+
+    ``run()`` serves until Ctrl-C (uvicorn's own shutdown); ``start()`` serves from a
+    daemon thread (notebooks, tests) and ``stop()`` ends it.
+    """
+
+    def __init__(self, strategies: list[Strategy], sock: socket.socket):
+        import uvicorn
+
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        config = uvicorn.Config(make_app(strategies), log_level="warning", lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        self.server.run(sockets=[self.sock])
+
+    def start(self) -> Server:
+        import time
+
+        self.server.config.install_signal_handlers = False  # uvicorn < 0.29 spelling too
+        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        for _ in range(200):
+            if self.server.started:
+                break
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        self.sock.close()
