@@ -118,7 +118,10 @@ def test_bad_values_refused(spec, words):
 
 
 def test_unknown_or_mistyped_parameter_refused():
-    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'players'"):
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'seats'"):
+        pyspiel.load_game("python_vitou(seats=3)")
+    # ``players`` is Willughby's Put's knob (docs/RULES_family.md P7.0), refused elsewhere
+    with pytest.raises(ValueError, match="P7.0"):
         pyspiel.load_game("python_vitou(players=3)")
     with pytest.raises(pyspiel.SpielError, match="Wrong type for parameter ranks"):
         pyspiel.load_game("python_vitou(ranks=many)")
