@@ -36,7 +36,7 @@ LAYERS = [
     {"sim"},
     {"solvers", "eval"},
     {"vint"},
-    {"envs", "match_equity"},
+    {"envs", "match_equity", "explore"},
     {"commands", "__init__", "__main__"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -44,7 +44,7 @@ LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 #: the package root: plumbing modules and the subpackages, nothing else
 ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
-               "match_equity", "vint", "commands"}
+               "match_equity", "vint", "commands", "explore"}
 
 #: pairs of modules allowed to import each other, with the reason; each must still exist
 KNOWN_CYCLES = {

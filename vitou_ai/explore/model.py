@@ -37,6 +37,10 @@ three other ranges when they are small (:data:`EXACT_JOINT_LIMIT` combinations),
 else it is estimated from :data:`REACH_SAMPLES` deals drawn once from the deck, each
 weighted by the other seats' own reach (``samples`` in the grid: those consistent with
 the history).
+
+One module because a :class:`Node`'s ranges, reaches and values are computed together by
+the :class:`Strategy` that caches them (the reach of a child is its parent's times the
+action's probability); split, the node and the strategy would call back into each other.
 """
 
 from __future__ import annotations
