@@ -1545,3 +1545,23 @@ def test_team_exploitability_keeps_each_profile_in_its_own_folder(tmp_path, caps
     with open(tmp_path / "results" / "team_exploitability_family" / "trut" /
               "evaluation.csv", newline="") as f:
         assert {r["profile"] for r in csv.DictReader(f)} == {"trut"}
+
+
+@pytest.mark.parametrize("profile, share", [
+    ("put_partnership", "three quarters of the deals"), ("vitou", "three quarters of the deals"),
+    ("vitou_2p", "half the deals")])
+def test_a_fixed_dealer_policy_refusal_gives_the_share_of_deals(profile, share):
+    """Found by a new user: a four-player dealer-0 policy, used where the dealer is drawn,
+    'would play at random in half the deals': with four seats it is three quarters."""
+    from types import SimpleNamespace
+
+    from vitou_ai.bots.tabular import check_fits
+
+    knobs = {"profile": profile, "ranks": 3, "copies": 3, "hand_size": 2}
+    trained = VitouParams(**knobs, dealer=0)
+    policy = SimpleNamespace(name="p", path="p.npz", params=trained)
+    with pytest.raises(ValueError, match=f"at random in {share} ") as e:
+        check_fits(policy, VitouParams(**knobs, dealer=-1))
+    assert "\n" not in str(e.value) and "--dealer -1" in str(e.value)
+    with pytest.raises(ValueError, match="seat 1 deals first"):
+        check_fits(policy, VitouParams(**knobs, dealer=1))

@@ -659,8 +659,13 @@ def _build_tree(plan: _Plan):
     try:  # decisions wider than the tree's tables (truc_1912, F3.3): refused before the build
         check_tree_actions(plan.params)
     except ValueError as e:
-        if need or s["exact"] == "yes":
+        if need:
             raise _BadInput(str(e)) from None
+        if s["exact"] == "yes":  # the sampling solver runs without the tree: --exact is the cause
+            why = str(e).partition(": use ")[0]
+            raise _BadInput(f"--exact yes needs the game tree, and {why}: drop --exact yes "
+                            f"({s['solver']} trains without it), or use --hand-size 2 or "
+                            "fewer") from None
         return None
     # with a sampling solver, "auto" only builds trees that are quick to build
     limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(
