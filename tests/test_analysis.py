@@ -150,3 +150,22 @@ def test_plot_summary_on_a_four_player_one_trick_game():
     fig = A.plot_summary(df, "four players")
     bars = fig.axes[0].patches
     assert len(bars) == len(A.raise_frequencies(df)) > 0
+
+
+@pytest.mark.parametrize("profile, per_trick", [
+    ("put_partnership", 2), ("vitou", 4), ("trut", 4), ("vitou_2p", 2), ("put", 2)])
+def test_trick_counts_the_cards_of_a_trick(profile, per_trick):
+    """Found by a new user: partnership Put's tricks have two cards (the active players',
+    P6.4), but every decision was labelled trick 1 (cards played / four players)."""
+    tree = build_tree(VitouParams(profile=profile, ranks=2, copies=4, hand_size=2, dealer=0))
+    df = A.infoset_table(tree, uniform_policy(tree))
+    plays = []
+    for key in tree.is_keys:
+        toks = key[L.K_TOK:L.K_TOK + int(key[L.K_NTOK])]
+        plays.append(sum(1 for t in toks if A._is_card(int(t))))
+    plays = np.array(plays)
+    assert (df["trick"].to_numpy() == plays // per_trick + 1).all()
+    assert set(df["trick"]) == {1, 2}
+    if profile == "put_partnership":
+        assert (df["trick"][(plays >= 2) & (plays <= 3)] == 2).all()
+        assert ((plays >= 2) & (plays <= 3)).any()

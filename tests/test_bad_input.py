@@ -1511,3 +1511,57 @@ def test_team_exploitability_takes_1912_on_the_flat_tree_and_refuses_its_counts(
         b = E.team_bracket(tree, E.uniform_policy(tree), int(r["team"]))
         assert float(r["gain_lower"]) == pytest.approx(b.gain_lower, abs=1e-9)
         assert float(r["gain_upper"]) == pytest.approx(b.gain_upper, abs=1e-9)
+
+
+def test_team_exploitability_keeps_each_profile_in_its_own_folder(tmp_path, capsys):
+    """Found by a new user: ``--profile put_partnership`` with no ``--out`` added its rows
+    to Vitou's committed results/team_exploitability/evaluation.csv. The default --out is
+    the profile's, and a file holding another profile's rows is refused before any tree."""
+    import csv
+
+    mod = _team_exploitability()
+    root = mod.ROOT
+    assert mod.default_out("vitou") == root / "results" / "team_exploitability"
+    for p in ("truc_1912", "put_partnership", "trut", "truc_catalan"):
+        folder = mod.default_out(p)
+        assert folder == root / "results" / "team_exploitability_family" / p
+        with open(folder / "evaluation.csv", newline="") as f:  # the published ones
+            assert {r["profile"] for r in csv.DictReader(f)} == {p}
+    mod.build_public_tree = lambda *a, **k: pytest.fail("built a tree")
+    (tmp_path / "evaluation.csv").write_bytes(
+        (root / "results" / "team_exploitability" / "evaluation.csv").read_bytes())
+    before = (tmp_path / "evaluation.csv").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--profile", "trut", "--variants", "3,2,1", "--bots", "random",
+                  "--out", str(tmp_path)])
+    one_line_error(capsys, e.value.code, "holds rows of vitou, not trut",
+                   "results/team_exploitability_family/trut")
+    assert (tmp_path / "evaluation.csv").read_bytes() == before
+    # with no --out, a family game's rows go to its own folder
+    mod = _team_exploitability()
+    mod.ROOT = tmp_path
+    assert mod.main(["--profile", "trut", "--variants", "3,2,1", "--bots", "random",
+                     "--no-bracket"]) == 0
+    with open(tmp_path / "results" / "team_exploitability_family" / "trut" /
+              "evaluation.csv", newline="") as f:
+        assert {r["profile"] for r in csv.DictReader(f)} == {"trut"}
+
+
+@pytest.mark.parametrize("profile, share", [
+    ("put_partnership", "three quarters of the deals"), ("vitou", "three quarters of the deals"),
+    ("vitou_2p", "half the deals")])
+def test_a_fixed_dealer_policy_refusal_gives_the_share_of_deals(profile, share):
+    """Found by a new user: a four-player dealer-0 policy, used where the dealer is drawn,
+    'would play at random in half the deals': with four seats it is three quarters."""
+    from types import SimpleNamespace
+
+    from vitou_ai.bots.tabular import check_fits
+
+    knobs = {"profile": profile, "ranks": 3, "copies": 3, "hand_size": 2}
+    trained = VitouParams(**knobs, dealer=0)
+    policy = SimpleNamespace(name="p", path="p.npz", params=trained)
+    with pytest.raises(ValueError, match=f"at random in {share} ") as e:
+        check_fits(policy, VitouParams(**knobs, dealer=-1))
+    assert "\n" not in str(e.value) and "--dealer -1" in str(e.value)
+    with pytest.raises(ValueError, match="seat 1 deals first"):
+        check_fits(policy, VitouParams(**knobs, dealer=1))

@@ -32,6 +32,9 @@ def test_array_fields():
         (dict(hand_size=4), "hand_size must be in [1, 3]"),
         (dict(copies=0), "copies must be in [1, 8]"),
         (dict(ranks=2, copies=2), "fewer than the 12 needed"),
+        # a new user's: "16 needed for 4 hands of 2" without the fresh deal (F2.3)
+        (dict(profile="truc_1912", ranks=3, copies=4, hand_size=2),
+         "16 needed for 4 hands of 2 and the fresh deal's second set of hands"),
         (dict(scores=(21, 0)), "scores[0] must be in [0, 20]"),
         (dict(scores=(0, -1)), "scores[1] must be in [0, 20]"),
         (dict(scores=(0, 0, 0)), "two team scores"),

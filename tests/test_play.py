@@ -134,3 +134,23 @@ def test_cli_play(monkeypatch, capsys):
     assert main(["play", "--seat", "7"]) == 2
     assert main(["play", "--opponents", "nobody"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_put_games_speak_their_own_words():
+    """Found by a new user: partnership Put's header said "Vitou (put_partnership)", the
+    answer to a put offered "accept, raise or refuse" (only accept / refuse are legal), a
+    bot's put was shown as "raise", and help did not list the offered `discard R`."""
+    out = io.StringIO()
+    inp = io.StringIO("take\nhelp\n" + "1\n" * 40)
+    assert play_match(profile="put_partnership", seed=1, inp=inp, out=out, ranks=3, copies=3,
+                      hand_size=2) == 0
+    text = out.getvalue()
+    assert text.startswith("Partnership Put (put_partnership), a match to 5.")
+    assert "A raise waits for your answer: accept or refuse." in text
+    assert "accept, raise or refuse" not in text
+    assert "seat 3 (opponent, counter): put" in text and ": raise" not in text
+    assert "1) discard 3  2) discard A" in text and "discard R" in text  # help, when offered
+    out = io.StringIO()
+    assert play_match(profile="truc_1912", seed=1, inp=io.StringIO("quit\n"), out=out,
+                      ranks=4, copies=4, hand_size=2) == 0
+    assert out.getvalue().startswith("French Truc of 1912 (truc_1912), a match to")

@@ -92,6 +92,21 @@ def test_flat_tree_refuses_wider_decisions_before_any_work(tmp_path, capsys):
     assert not (out / "run.json").exists()
 
 
+def test_sampling_solver_with_exact_yes_names_exact_as_the_cause(tmp_path, capsys):
+    """Found by a new user: es-mccfr with --exact yes on 3-card 1912 suggested 'a sampling
+    solver (es-mccfr, ...)', the one in use; the cause is --exact yes (the flat tree)."""
+    out = tmp_path / "run"
+    code = main(["train", "--profile", "truc_1912", "--ranks", "6", "--copies", "4",
+                 "--hand-size", "3", "--solver", "es-mccfr", "--exact", "yes",
+                 "--iterations", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1, err
+    assert "drop --exact yes" in lines[0] and "up to 6 legal actions" in lines[0]
+    assert "sampling solver" not in lines[0]
+    assert not (out / "run.json").exists()
+
+
 def test_abstract_trainer_refuses_two_players_in_one_line(tmp_path, capsys):
     code = main(["train", "--profile", "put", "--solver", "abstract-mccfr", "--iterations", "2",
                  "--out", str(tmp_path / "run")])

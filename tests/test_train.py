@@ -450,3 +450,25 @@ def test_abstract_resume_keeps_the_runs_settings_and_records_itself(tmp_path):
     with open(run / "curve.csv") as f:
         its = [int(r["iteration"]) for r in csv.DictReader(f)]
     assert its == sorted(set(its)) and len(its) >= 2
+
+
+def test_partnership_put_defaults_to_a_full_game_solver(tmp_path, capsys):
+    """Found by a new user: with no --solver, four-player games default to abstract-mccfr,
+    which refuses partnership Put; that game defaults to es-mccfr, said in the first line."""
+    out = tmp_path / "pp"
+    code = main(["train", "--profile", "put_partnership", "--ranks", "2", "--copies", "4",
+                 "--hand-size", "2", "--dealer", "0", "--iterations", "20", "--exact", "no",
+                 "--eval-deals", "40", "--bots", "random", "--no-progress", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    first = captured.out.splitlines()[0]
+    assert "es-mccfr" in first and "abstract-mccfr" in first and "put_partnership" in first
+    assert json.loads((out / "run.json").read_text())["solver"] == "es-mccfr"
+
+
+def test_solver_help_gives_the_four_player_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "four-player profiles default to abstract-mccfr" in text
+    assert "put_partnership" in text and "to es-mccfr" in text

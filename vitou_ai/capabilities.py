@@ -137,7 +137,7 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m["truc_1912", "team_bracket"] = _works(_FLAT_BRACKET + "; hands of 1 or 2 cards")
     for g in _TWO_PLAYER:
         m[g, "team_bracket"] = _refused(_WHY_TEAM_2P)
-        m[g, "abstract"] = _works("library only (`experiments/abstraction_cost.py`); "
+        m[g, "abstract"] = _works("library only (`solvers.mccfr_abstract.AbstractMCCFR`); "
                                   "`vitou-ai train` solves two players exactly")
     m["vitou_2p", "match_equity"] = _works("exact table (`vitou-ai match-equity`)")
     for g in ("vitou", "vitou_cason"):

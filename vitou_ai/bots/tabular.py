@@ -359,10 +359,17 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
         raise ValueError(signals_mismatch(policy.path or f"policy {policy.name!r}",
                                           bool(t.signals)))
     if t.dealer >= 0 and params.dealer != t.dealer:
+        if params.dealer >= 0:
+            where = (f"seat {params.dealer} deals first, so it would play at random in "
+                     "the deals it was not trained for")
+        else:
+            n = params.players  # the other seats deal (n - 1) / n of the deals
+            share = {2: "half the deals", 4: "three quarters of the deals"}.get(
+                n, f"{n - 1} of {n} deals")
+            where = f"the dealer rotates, so it would play at random in {share}"
         raise ValueError(
-            f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here the "
-            "dealer rotates, so it would play at random in half the deals (train it with "
-            "--dealer -1)")
+            f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here "
+            f"{where} (train it with --dealer -1)")
 
 
 def signals_mismatch(where: str, trained: bool) -> str:

@@ -45,6 +45,12 @@ HELP = """Answer with the number of an action, or the action itself:
   quit            leave the match"""
 
 
+#: The games' names, for the match header (docs/RULES_family.md's section titles).
+GAME_NAMES = {"truc_catalan": "Catalan Truc", "truc_catalan_2p": "Catalan Truc",
+              "truc_1912": "French Truc of 1912", "trut": "Trut", "put": "Put",
+              "put_partnership": "Partnership Put"}
+
+
 def help_text(params: VitouParams) -> str:
     """:data:`HELP` for Vitou; for a family profile (docs/RULES_family.md), the help with
     the game's own rank labels and verbs (its raise names, concede, rest, ...)."""
@@ -60,6 +66,7 @@ def help_text(params: VitouParams) -> str:
         "  raise" + "".join(f" | {w}" for w in named)
         + "   raise the stake one step (or re-raise an opponent's raise)",
         "  accept | refuse  answer a raise",
+        *(["  discard R       lay a card away, face down (P6.3)"] if params.partnership else []),
         f"  {' | '.join(_FAMILY_VERBS)}   the game's other decisions, where offered "
         "(docs/RULES_family.md)",
         "  help            this text",
@@ -108,6 +115,18 @@ class TerminalMatch:
 
     def team_name(self, team: int) -> str:
         return "your team" if team == self.team_of(self.human) else "the other team"
+
+    def action_name(self, action: int) -> str:
+        """An action as the hand histories write it: a raise by the game's name for the
+        step it raises to (``truc``, ``retruc``, ``trut``, ``put``; else ``raise``)."""
+        if action == L.A_RAISE:
+            from ..rules.game import RAISE_NAMES
+
+            ladder = self.params.ladder_labels
+            nxt = int(self.state.array[L.S_STAKE]) + 1
+            if nxt < len(ladder) and ladder[nxt] in RAISE_NAMES:
+                return ladder[nxt]
+        return self.game.action_string(action)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out)
@@ -170,8 +189,11 @@ class TerminalMatch:
             lines.append("A raise waits for your answer: play a card to accept, "
                          + ("raise to re-raise, " if self.state.legal_actions().count(L.A_RAISE)
                             else "") + "or refuse.")
-        if a[L.S_PHASE] == L.PH_ANSWER:
-            lines.append("A raise waits for your answer: accept, raise or refuse.")
+        if a[L.S_PHASE] == L.PH_ANSWER:  # the answers offered (a top raise has no re-raise)
+            names = [self.action_name(x) for x in self.state.legal_actions()]
+            lines.append("A raise waits for your answer: "
+                         + (", ".join(names[:-1]) + " or " if len(names) > 1 else "")
+                         + names[-1] + ".")
         if a[L.S_PHASE] == L.PH_ABANDON:
             lines.append("Your opponent wants to abandon the deal: agree or reject.")
         return "\n".join(lines)
@@ -256,7 +278,7 @@ class TerminalMatch:
                 self.say("")
                 self.say(self.render())
                 x = self.ask(legal)
-                self.say(f"You: {self.game.action_string(x)}")
+                self.say(f"You: {self.action_name(x)}")
             else:
                 for i, v in enumerate(legal):
                     self.legal[i] = v
@@ -270,7 +292,7 @@ class TerminalMatch:
                     # partnership Put P6.3: laid away face down, not shown
                     self.say(f"{self.who(seat)}: lays a card away")
                 else:
-                    self.say(f"{self.who(seat)}: {self.game.action_string(x)}")
+                    self.say(f"{self.who(seat)}: {self.action_name(x)}")
             st.apply_action(x)
         if int(a[L.S_DEALS]) != deals_before or st.is_terminal():
             self.report_deal()
@@ -297,7 +319,7 @@ class TerminalMatch:
         """Play to the end of the match; return the exit code (0; 130 on Ctrl-C)."""
         p = self.params
         others = ", ".join(f"{self.who(s)}" for s in sorted(self.bots))
-        self.say(f"Vitou ({p.profile}), a match to {p.target}. You are seat {self.human}, "
+        self.say(f"{GAME_NAMES.get(p.profile, 'Vitou')} ({p.profile}), a match to {p.target}. You are seat {self.human}, "
                  f"team {self.team_of(self.human)}; with {others}. Type 'help' for help.")
         try:
             while not self.state.is_terminal():
@@ -335,7 +357,7 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     """Play a match in the terminal; return the exit code (0 done or left, 130 Ctrl-C).
 
     Args:
-        profile: ``vitou``, ``vitou_cason`` or ``vitou_2p``.
+        profile: any kernel profile (:data:`vitou_ai.rules.params.ALL_PROFILES`).
         human_seat: the person's seat.
         partner, opponents: bot specs (:func:`vitou_ai.bots.named.parse_bot`);
             ``partner`` defaults to ``counter`` in four-player profiles and must be

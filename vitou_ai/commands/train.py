@@ -120,6 +120,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         # default None: a flag left out is told apart from one given, for --resume
         default = RUN_DEFAULTS[flag[2:].replace("-", "_")]
         shown = ("the profile's" if flag == "--target" else
+                 f"{default} for two-player profiles" if flag == "--solver" else
                  "the profile's whole deck" if flag == "--ranks" else _show(default))
         p.add_argument(flag, default=None, help=f"{text} (default: {shown}; with --resume: "
                        "the run's)", **kw)
@@ -143,7 +144,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     setting("--signal-seen", "probability that an opponent catches a gesture (R7.2)",
             type=float)
     setting("--solver", "native CFR / CFR+ / DCFR on the game tree or (public-*) on the public "
-            "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers",
+            "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers; "
+            f"four-player profiles default to {ABSTRACT}, and put_partnership (which the "
+            f"abstract trainer refuses) to {FULL_GAME_DEFAULT}",
             choices=SOLVERS)
     setting("--seed", f"random seed of the MCCFR samples and of the evaluation deals, "
             f"{SEED_RANGE}", type=int)
@@ -395,6 +398,7 @@ def run(args: argparse.Namespace, out=None) -> int:
 
         return train_match.run(args, RUN_DEFAULTS, out)
     try:
+        args = _full_game_default(args, out)
         abstract = _abstract_route(args)
         if abstract is not None:
             from . import train_abstract
@@ -417,6 +421,30 @@ def run(args: argparse.Namespace, out=None) -> int:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
     return _train(plan, out)
+
+
+#: the default solver of a four-player game the abstract trainer refuses (it samples the
+#: full game: no abstraction, no tree)
+FULL_GAME_DEFAULT = "es-mccfr"
+
+
+def _full_game_default(args: argparse.Namespace, out) -> argparse.Namespace:
+    """``args`` with ``--solver es-mccfr`` when none is given, the run is new and the game
+    has four players but the abstract trainer (the four-player default) refuses it
+    (:mod:`vitou_ai.capabilities`: partnership Put); that choice is printed on ``out`` as
+    the first line. Otherwise ``args`` unchanged."""
+    from ..capabilities import cell
+
+    profile = args.profile or RUN_DEFAULTS["profile"]
+    if args.solver is not None or args.resume or not _four_players(profile):
+        return args
+    c = cell(profile, "abstract")
+    if c.works:
+        return args
+    print(f"vitou-ai train: solver {FULL_GAME_DEFAULT} (the four-player default, "
+          f"{ABSTRACT}, does not take {profile}: {c.reason}); pass --solver to choose another",
+          file=out, flush=True)
+    return argparse.Namespace(**{**vars(args), "solver": FULL_GAME_DEFAULT})
 
 
 def _abstract_route(args: argparse.Namespace):
@@ -639,8 +667,13 @@ def _build_tree(plan: _Plan):
     try:  # decisions wider than the tree's tables (truc_1912, F3.3): refused before the build
         check_tree_actions(plan.params)
     except ValueError as e:
-        if need or s["exact"] == "yes":
+        if need:
             raise _BadInput(str(e)) from None
+        if s["exact"] == "yes":  # the sampling solver runs without the tree: --exact is the cause
+            why = str(e).partition(": use ")[0]
+            raise _BadInput(f"--exact yes needs the game tree, and {why}: drop --exact yes "
+                            f"({s['solver']} trains without it), or use --hand-size 2 or "
+                            "fewer") from None
         return None
     # with a sampling solver, "auto" only builds trees that are quick to build
     limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(

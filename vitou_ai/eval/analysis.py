@@ -112,8 +112,9 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
 
     Columns: ``infoset``, ``seat``, ``team``, ``position`` (0 = dealer's left),
     ``best_card`` (letter; ``-`` before the deal), ``trick`` (1-based, the trick
-    being played), ``stake`` (ladder label standing at the decision: for an
-    answer, the raise being answered), ``score0``,
+    being played: from the cards played, as many to a trick as players, two in
+    partnership Put, P6.4), ``stake`` (ladder label standing at the decision: for
+    an answer, the raise being answered), ``score0``,
     ``score1``, ``reach`` (probability the information set is reached),
     ``p_win``, ``p_lose``, ``equity`` (``p_win - p_lose``), ``can_raise``,
     ``raise``, ``answering`` (a raise awaits this player's answer),
@@ -127,6 +128,8 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     p = tree.params
     check_game(p)
     n_players = p.players
+    # cards to a trick: every player's, but partnership Put's two active players only (P6.4)
+    per_trick = 2 if p.partnership else n_players
     reach, win0, win1 = _reach_and_chances(tree, policy)
     dec = np.nonzero(tree.kind == KIND_DECISION)[0]
     iset = tree.infoset[dec]
@@ -159,7 +162,7 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
             "infoset": i, "seat": seat, "team": team,
             "position": (seat - int(key[L.K_DEALER]) - 1) % n_players,
             "best_card": ranks[min(hand)] if hand else "-",
-            "trick": plays // n_players + 1,
+            "trick": plays // per_trick + 1,
             "stake": labels[stake],
             "score0": int(key[L.K_SCORE0]), "score1": int(key[L.K_SCORE1]),
             "reach": r_sum[i], "p_win": pw, "p_lose": pl, "equity": pw - pl,

@@ -312,6 +312,8 @@ class VitouParams:
             raise ValueError(
                 f"deck of {self.ranks} ranks x {self.copies} copies has {self.ranks * self.copies}"
                 f" cards, fewer than the {need} needed for {self.players} hands of {self.hand_size}"
+                + (" and the fresh deal's second set of hands (docs/RULES_family.md F2.3)"
+                   if self.profile == "truc_1912" else "")
             )
 
     def _check_willughby_knobs(self) -> None:
