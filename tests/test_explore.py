@@ -471,3 +471,29 @@ def test_scores_and_table_coverage(runs, capsys):
     assert code == 2 and "--scores takes A:B" in err
     code, err = _explore([str(runs["a"]), "--scores", "99:0", "--port", "0"], capsys)
     assert code == 2 and len(err.splitlines()) == 1 and "--scores 99:0" in err, err
+
+
+def test_two_runs_of_different_games_are_refused_at_start(runs, capsys):
+    """Fresh-user report 25, item 1: the whole game is compared (profile and knobs), not
+    only the deck: vitou_2p vs truc_catalan_2p (same deck) and 2 vs 4 players."""
+    pytest.importorskip("uvicorn")
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import ExploreError, load_strategy
+    from vitou_ai.explore.model import Strategy, check_same_game
+
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    code, err = _explore([str(runs["a"]), str(tc), "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "truc_catalan_2p" in err and "vitou_2p" in err and "another game" in err, err
+    four = Strategy(named_bot("random"), VitouParams(**{**SMALL, "profile": "vitou"}),
+                    "v4", values_budget=0)
+    with pytest.raises(ExploreError, match="another game") as info:
+        check_same_game(load_strategy(runs["a"], values_budget=0), four)
+    assert "vitou " in str(info.value) and "vitou_2p" in str(info.value)
+    pytest.importorskip("starlette")
+    from vitou_ai.explore.app import make_app
+
+    with pytest.raises(ExploreError, match="another game"):
+        make_app([load_strategy(runs["a"], values_budget=0), load_strategy(tc, values_budget=0)])

@@ -63,7 +63,7 @@ def command(args, out=None, err=None) -> int:
             return fail(f"--scores takes A:B, two integers (team 0 : team 1), got "
                         f"{args.scores!r}")
     from ..explore.app import Server, bind
-    from ..explore.model import ExploreError, load_strategy
+    from ..explore.model import ExploreError, check_same_game, load_strategy
 
     try:
         sock = bind(args.port)
@@ -74,11 +74,7 @@ def command(args, out=None, err=None) -> int:
         strategies = [load_strategy(args.run, values_budget=args.values_budget, scores=scores)]
         if args.run2 is not None:
             s2 = load_strategy(args.run2, values_budget=args.values_budget, scores=scores)
-            if s2.params.knobs() != strategies[0].params.knobs():
-                raise ExploreError(f"{args.run2} is a policy of another game "
-                                   f"({s2.params.profile} {s2.params.knobs()}) than {args.run} "
-                                   f"({strategies[0].params.profile} "
-                                   f"{strategies[0].params.knobs()})")
+            check_same_game(strategies[0], s2)  # the whole game: profile and knobs
             if s2.name == strategies[0].name:
                 s2.name += " (2)"
             strategies.append(s2)

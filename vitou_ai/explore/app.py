@@ -20,7 +20,7 @@ import socket
 import threading
 from pathlib import Path
 
-from .model import ExploreError, HistorySearchError, Strategy
+from .model import ExploreError, HistorySearchError, Strategy, check_same_game
 from .views import grid_csv, grid_png, node_view, parse_path
 
 EXTRA_HINT = ("the explorer needs the 'explore' extra: pip install 'vitou_ai[explore]' "
@@ -51,10 +51,8 @@ def make_app(strategies: list[Strategy]):
 
     if not 1 <= len(strategies) <= 2:
         raise ValueError("the explorer shows one or two strategies")
-    if len(strategies) == 2 and strategies[0].params.knobs() != strategies[1].params.knobs():
-        raise ValueError(f"{strategies[1].name} is a policy of another game "
-                         f"({strategies[1].params.knobs()}) than {strategies[0].name} "
-                         f"({strategies[0].params.knobs()})")
+    if len(strategies) == 2:
+        check_same_game(strategies[0], strategies[1])  # an ExploreError, a ValueError
     lock = threading.Lock()  # the strategies' caches are not thread-safe
     for s in strategies:
         s.start_values()  # exact values built in the background; the page polls

@@ -251,6 +251,26 @@ def load_strategy(source: str | Path, name: str | None = None,
     return Strategy(policy, params, label, str(source), values_budget=values_budget)
 
 
+def game_name(params: VitouParams) -> str:
+    """The game in one phrase: the profile and its knobs (``vitou_2p {'ranks': 3}``)."""
+    knobs = params.knobs()
+    return f"{params.profile} {knobs}" if knobs else params.profile
+
+
+def check_same_game(first: Strategy, second: Strategy) -> None:
+    """Refuse two strategies of different games: the whole game is compared (profile and
+    every knob: players, deck, hand size, target, scores, ...), not only the deck.
+
+    Raises:
+        ExploreError: one line naming both games.
+    """
+    if first.params != second.params:
+        raise ExploreError(f"{second.source or second.name} is a policy of another game "
+                           f"({game_name(second.params)}) than "
+                           f"{first.source or first.name} ({game_name(first.params)}); "
+                           "two strategies are compared on the same game")
+
+
 #: why Vint is not explored (docs/guide/explore.md)
 VINT_NOT_COVERED = ("Vint is not covered: it writes no policy files (its bots search or follow "
                     "rules of thumb), and its hands are 13 of 52 distinct cards after an "
