@@ -137,9 +137,10 @@ def test_grid_is_the_policy_with_card_removal(strategy):
         for row in grid["rows"]:
             h = row["hand"]
             assert row["reach"] == pytest.approx(want.get(h, 0.0), abs=1e-12), (path, h)
-            if not row["in_range"]:
-                assert h not in pol
+            if not row["in_range"]:  # not an entry, or no deal with the other's range
+                assert h not in pol or want.get(h, 0.0) == 0.0
                 continue
+            assert want[h] > 0
             for a, x in zip(acts, row["probs"], strict=True):
                 if x is None:
                     assert a not in pol[h]
@@ -497,3 +498,91 @@ def test_two_runs_of_different_games_are_refused_at_start(runs, capsys):
 
     with pytest.raises(ExploreError, match="another game"):
         make_app([load_strategy(runs["a"], values_budget=0), load_strategy(tc, values_budget=0)])
+
+
+def _crawl_rows(s, limit):
+    """(node, grid) of the first ``limit`` decision nodes, breadth first."""
+    for path in _decision_paths(s, limit):
+        node = s.node(path)
+        yield node, s.hand_grid(node)
+
+
+def test_card_removal_and_zero_reach_are_out_of_range(monkeypatch):
+    """Report 25, item 2: a hand the cards shown rule out (or that the strategy never
+    plays to the node) is out of range: greyed, no mix, not counted as "not in the
+    policy's table"; in_range=0 in the CSV."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import model as M
+    from vitou_ai.explore.views import grid_csv, node_view
+
+    s = M.Strategy(named_bot("random"), VitouParams(profile="vitou_2p", ranks=3, copies=2,
+                                                    hand_size=2, dealer=-1), values_budget=0)
+    v = node_view([s], s.parse_history("dealer 0, p1 raise, p0 accept, p1 play T"))
+    tt = next(r for r in v["grids"][0]["rows"] if r["label"] == "T T")
+    assert not tt["in_range"] and tt["probs"] == [None] * len(tt["probs"])
+    assert tt["in_table"] is None and tt["raise"] is None and v["not_in_table"] == [0]
+    import csv
+
+    line = next(x for x in csv.reader(grid_csv(v).splitlines()) if x[2] == "T T")
+    assert line[3] == "0", line
+    ruled_out = 0
+    for node, g in _crawl_rows(s, 150):
+        ruled_out += len(node.ranges[node.player]) - sum(r["in_range"] for r in g["rows"])
+        for r in g["rows"]:
+            assert r["in_range"] == (r["reach"] > 0), (node.labels, r)
+            if not r["in_range"]:
+                assert all(x is None for x in r["probs"]) and r["in_table"] is None
+    assert ruled_out > 0  # in the node's range (its own cards allow it), not in a deal
+    # four players: the card shown by two seats, exact and sampled reach alike
+    for limit in (M.EXACT_JOINT_LIMIT, 0):
+        monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", limit)
+        s4 = M.Strategy(named_bot("cautious"), VitouParams(profile="vitou", ranks=4, copies=2,
+                                                           hand_size=1, dealer=-1))
+        v = node_view([s4], s4.parse_history("dealer 0, p1 play 9, p2 play 9"))
+        g = v["grids"][0]
+        assert g["exact_reach"] == (limit > 0)
+        nine = next(r for r in g["rows"] if r["label"] == "9")
+        assert not nine["in_range"] and nine["probs"] == [None] * len(nine["probs"])
+        assert v["not_in_table"] == [0]
+        for node, g in _crawl_rows(s4, 40):
+            for r in g["rows"]:
+                if r["in_range"]:
+                    assert r["own_reach"] > 0, (node.labels, r)
+                    if g["exact_reach"]:
+                        assert r["reach"] > 0, (node.labels, r)
+                else:
+                    assert all(x is None for x in r["probs"])
+
+
+def test_four_players_exact_up_to_the_documented_limit(monkeypatch):
+    """Report 25, item 3: the reach is exact when the three other ranges give at most
+    EXACT_JOINT_LIMIT combinations (whatever the actor's range), and the children's
+    frequency and reach come from the same numbers, sampled or exact (said on both)."""
+    import math
+
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import model as M
+    from vitou_ai.explore.views import node_view
+
+    params = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=2, dealer=0)
+    s = M.Strategy(named_bot("cautious"), params)
+    assert s.H == 10
+    monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 10 ** 3)  # exactly the 3 ranges' 10 ** 3
+    v = node_view([s], ())  # the first decision (dealer 0: no draw)
+    assert v["kind"] == "decision"
+    g = v["grids"][0]
+    assert g["exact_reach"] and v["sampled"] == [None]
+    # nothing is public yet: the reach is the marginal deal probability of the hand
+    for r, counts in zip(g["rows"], s.counts, strict=True):
+        want = math.prod(math.comb(2, int(k)) for k in counts) / math.comb(8, 2)
+        assert r["reach"] == pytest.approx(want, abs=1e-12), r
+    for view in (v, None):
+        if view is None:  # the same, sampled
+            monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 0)
+            s2 = M.Strategy(named_bot("cautious"), params)
+            view = node_view([s2], ())
+            assert view["sampled"][0] and not view["grids"][0]["exact_reach"]
+        here = view["reach"][0]
+        assert sum(c["reach"][0] for c in view["children"]) == pytest.approx(here, rel=1e-12)
+        for c in view["children"]:
+            assert c["reach"][0] == pytest.approx(here * c["prob"][0], rel=1e-12)

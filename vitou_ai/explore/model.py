@@ -129,6 +129,7 @@ class Node:
     sigma: np.ndarray | None = None  # float64[R_actor, nchildren]
     legal: np.ndarray | None = None  # bool[R_actor, nchildren]
     hit: np.ndarray | None = None  # bool[R_actor]: the policy's table has the hand's row
+    weights: dict = field(default_factory=dict, repr=False)  # seat -> _other_weights
 
 
 @dataclass
@@ -578,15 +579,22 @@ class Strategy:
     def _other_weights(self, node: Node, p: int) -> tuple[np.ndarray, dict]:
         """``float64[R_p]``: for each hand of ``p``'s range, the joint probability mass of
         the other seats' ranges (their reach times the exact deal probability), and a
-        note on how it was computed."""
+        note on how it was computed (``{"exact": bool, "samples": n}``). Kept on the
+        node: the grid, the children's frequencies and their reach use the same numbers."""
+        memo = node.weights.get(p)
+        if memo is not None:
+            return memo
         if not self.dealt(node):
-            return np.full(1, math.prod(float(node.reach[s][0]) for s in range(self.n)
-                                        if s != p)), {"exact": True}
-        if self.n == 2:
+            out = np.full(1, math.prod(float(node.reach[s][0]) for s in range(self.n)
+                                       if s != p)), {"exact": True}
+        elif self.n == 2:
             o = 1 - p
             P = self.pair_p[np.ix_(node.ranges[p], node.ranges[o])]
-            return P @ node.reach[o], {"exact": True}
-        return self._other_weights_4p(node, p)
+            out = P @ node.reach[o], {"exact": True}
+        else:
+            out = self._other_weights_4p(node, p)
+        node.weights[p] = out
+        return out
 
     def _other_weights_4p(self, node: Node, p: int) -> tuple[np.ndarray, dict]:
         from ..solvers.public_cfr import _joint_factors
@@ -595,7 +603,7 @@ class Strategy:
         nz = [np.nonzero(node.reach[s] > 0)[0] for s in others]
         combos = math.prod(len(z) for z in nz)
         Rp = len(node.ranges[p])
-        if combos * Rp <= EXACT_JOINT_LIMIT * 4:
+        if combos <= EXACT_JOINT_LIMIT:  # the documented bound: the three other ranges
             jf = _joint_factors(self)  # duck-typed: params, counts, num_hands
             grids = np.meshgrid(*[node.ranges[s][z] for s, z in zip(others, nz, strict=True)],
                                 indexing="ij")
@@ -606,10 +614,14 @@ class Strategy:
             cnt_o = sum(self.counts[h] for h in hs)  # [M, ranks]
             f1 = np.prod([jf[1, h] for h in hs], axis=0)
             out = np.zeros(Rp)
-            for i, h in enumerate(node.ranges[p]):
-                k = cnt_o + self.counts[h][None, :]
-                pk = np.prod(jf[0, k], axis=1)
-                out[i] = float(np.sum(pk * f1 * w_others)) * jf[1, h] * jf[2, 0]
+            if combos:
+                # the deal probability depends on the others' hands through their rank
+                # counts only: sum the weights per distinct count vector first
+                uniq, inv = np.unique(cnt_o, axis=0, return_inverse=True)
+                mass = np.bincount(inv.ravel(), weights=f1 * w_others, minlength=len(uniq))
+                k = uniq[None, :, :] + self.counts[node.ranges[p]][:, None, :]  # [Rp, U, r]
+                pk = np.prod(jf[0, k], axis=2)
+                out = (pk @ mass) * jf[1, node.ranges[p]] * jf[2, 0]
             return out, {"exact": True}
         # sampled deals (uniform from the deck, drawn once per strategy), weighted by the
         # others' own reach: the mean estimates the exact branch's sum
@@ -625,6 +637,30 @@ class Strategy:
             w *= node.reach[s][js[s][ok]]
         out = np.bincount(js[p][ok], weights=w, minlength=Rp)[:Rp] / hid.shape[0]
         return out, {"exact": False, "samples": int(ok.sum())}
+
+    def possible(self, node: Node, p: int) -> np.ndarray:
+        """``bool[R_p]``: the hands of ``p``'s range that the public history leaves
+        possible under the strategy: a positive own reach, and a deal with the other
+        seats' ranges (card removal: the cards they have shown). Exact where the reach is
+        (two players, small four-player ranges); with sampled reach, a hand is ruled out
+        when it needs more copies of a rank than the deck has beside the cards every hand
+        of another seat's range holds (the cards shown)."""
+        if not self.dealt(node):
+            return node.reach[p] > 0
+        w, info = self._other_weights(node, p)
+        if info["exact"]:
+            return (node.reach[p] * w) > 0
+        known = np.zeros(self.params.ranks, np.int64)
+        for s in range(self.n):
+            if s == p:
+                continue
+            live = node.ranges[s][node.reach[s] > 0]
+            if len(live) == 0:
+                return np.zeros(len(node.ranges[p]), np.bool_)
+            known += self.counts[live].min(axis=0)
+        fits = np.all(self.counts[node.ranges[p]] + known[None, :] <= self.params.copies,
+                      axis=1)
+        return (node.reach[p] > 0) & fits
 
     def _sampled_deals(self) -> np.ndarray:
         """``int64[REACH_SAMPLES, players]``: hand indices of deals drawn uniformly from
@@ -705,7 +741,9 @@ class Strategy:
             "exact_reach": bool, "samples": sampled deals consistent with the history
             (four players, large ranges) or None, "samples_drawn": deals drawn or None,
             "values": bool}``; a row is
-            ``{"hand": index, "label", "in_range": bool, "in_table": whether the policy's
+            ``{"hand": index, "label", "in_range": whether the history leaves the hand
+            possible under the strategy (:meth:`possible`: card removal, its own reach;
+            else no mix and no value), "in_table": whether the policy's
             table has the hand's information state (else it plays its fallback),
             "reach": P(hand | history),
             "own_reach": product of its own action probabilities, "probs": [per action],
@@ -733,7 +771,8 @@ class Strategy:
         showdown = self._showdown(node, p) if self.n == 2 and self.dealt(node) else None
         rows = []
         dealt = self.dealt(node)
-        pos = {int(h): i for i, h in enumerate(node.ranges[p])}
+        live = self.possible(node, p)
+        pos = {int(h): i for i, h in enumerate(node.ranges[p]) if live[i]}
         hand_ids = range(self.H) if dealt else [self.H]
         for h in hand_ids:
             i = pos.get(h)

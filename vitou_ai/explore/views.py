@@ -67,7 +67,9 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
 
     Returns:
         a JSON-ready dict: ``path``, ``breadcrumb`` (``[{label, path}]``), ``kind``,
-        ``player``, ``reach`` (probability of the node, per strategy), ``util``,
+        ``player``, ``reach`` (probability of the node, per strategy), ``sampled`` (per strategy: the
+        sampled deals behind the reach, the frequencies and the children's reach, or
+        ``None`` where they are exact), ``util``,
         ``stake``, ``children`` (``[{label, path, prob (per strategy: chance
         probability, or the actor's frequency aggregated over hands), reach (per
         strategy: probability of the child node)}]``), ``grids`` (per strategy,
@@ -84,13 +86,15 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
         crumbs.append({"label": lab, "path": _fmt_path(na.path[:i + 1])})
     children = []
     aggs = [s.aggregate(n) for s, n in zip(strategies, nodes, strict=True)]
+    here = [s.reach_probability(n) for s, n in zip(strategies, nodes, strict=True)]
     for k, ch in enumerate(a.children(na)):
         kids = [s.child(n, k) for s, n in zip(strategies, nodes, strict=True)]
         children.append({
             "label": ch.label, "path": _fmt_path(na.path + (ch.action,)),
             "prob": [_num(g[k]) for g in aggs],
-            "reach": [_num(s.reach_probability(c)) for s, c in zip(strategies, kids,
-                                                                    strict=True)],
+            # the child's probability from this node's numbers (the same reach, exact or
+            # the same sample, as the frequency): the node's times the frequency
+            "reach": [_num(r * g[k]) for r, g in zip(here, aggs, strict=True)],
             "terminal": kids[0].kind == KIND_TERMINAL,
         })
     grids = [s.hand_grid(n, block) for s, n in zip(strategies, nodes, strict=True)]
@@ -98,7 +102,8 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
     out = {
         "path": _fmt_path(na.path), "not_in_table": missing, "breadcrumb": crumbs, "kind": KIND_NAMES[na.kind],
         "player": na.player, "history": ", ".join(na.labels),
-        "reach": [_num(s.reach_probability(n)) for s, n in zip(strategies, nodes, strict=True)],
+        "reach": [_num(r) for r in here],
+        "sampled": [_sampled(s, n) for s, n in zip(strategies, nodes, strict=True)],
         "util": na.util, "stake": _stake_ladder(a, na), "children": children,
         "grids": grids, "names": [s.name for s in strategies],
         "values_note": _values_note(a),
@@ -107,6 +112,15 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
     if len(strategies) == 2 and na.kind == KIND_DECISION:
         out["diff"] = grid_diff(grids[0], grids[1])
     return out
+
+
+def _sampled(s: Strategy, node) -> int | None:
+    """The deals of the sample behind the node's reach, frequencies and children's reach
+    (four players, large ranges), or ``None`` where they are exact."""
+    if node.kind != KIND_DECISION:
+        return None
+    _, info = s._other_weights(node, node.player)
+    return None if info["exact"] else int(info["samples"])
 
 
 def _values_note(s: Strategy) -> str:
