@@ -321,7 +321,7 @@ def test_routes(client, strategy):
     csv = client.get("/api/export.csv", params={"path": found["path"], "sort": "raise"})
     lines = csv.text.strip().splitlines()
     assert lines[0].startswith("history,strategy,hand,in_range,reach,value")
-    assert len(lines) == 1 + strategy.H
+    assert len(lines) == 1 + 2 * strategy.H  # both strategies in view
     png = client.get("/api/export.png", params={"path": found["path"], "which": "1"})
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
     assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 404
@@ -586,3 +586,26 @@ def test_four_players_exact_up_to_the_documented_limit(monkeypatch):
         assert sum(c["reach"][0] for c in view["children"]) == pytest.approx(here, rel=1e-12)
         for c in view["children"]:
             assert c["reach"][0] == pytest.approx(here * c["prob"][0], rel=1e-12)
+
+
+def test_compare_mode_exports_both_strategies(client, strategy):
+    """Report 25, item 4: with two strategies the page's export links (no ``which``)
+    give both grids: the CSV's strategy column names both, the PNG draws both."""
+    import csv
+    import io
+
+    from PIL import Image
+
+    path = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass"}).json()
+    q = {"path": path["path"]}
+    rows = list(csv.DictReader(io.StringIO(client.get("/api/export.csv", params=q).text)))
+    assert [r["strategy"] for r in rows] == ["a"] * strategy.H + ["b"] * strategy.H
+    one = list(csv.DictReader(io.StringIO(
+        client.get("/api/export.csv", params={**q, "which": "1"}).text)))
+    assert {r["strategy"] for r in one} == {"b"} and len(one) == strategy.H
+    both = Image.open(io.BytesIO(client.get("/api/export.png", params=q).content))
+    first = Image.open(io.BytesIO(client.get("/api/export.png",
+                                             params={**q, "which": "0"}).content))
+    assert both.size[1] > 1.6 * first.size[1]
+    page = client.get("/").text
+    assert "which=" not in page  # the links export what is in view

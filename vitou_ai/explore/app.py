@@ -8,8 +8,9 @@ Routes (all ``GET``):
   (404 with ``{"error": ...}`` for a path not in the tree);
 - ``/api/search?history=TEXT``: ``{"path": ...}``, or ``{"error": ..., "rule": ...}``
   for a history the rules refuse (HTTP 200: the page shows it and keeps running);
-- ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0 or 1),
-  ``sort`` and ``filter``: the grid in view.
+- ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0, 1 or
+  ``all``, the default: both grids when two strategies are compared), ``sort`` and
+  ``filter``: the grids in view.
 
 Needs the ``explore`` extra (``pip install 'vitou_ai[explore]'``).
 """
@@ -63,10 +64,12 @@ def make_app(strategies: list[Strategy]):
         with lock:
             return node_view(strategies, path, block=False)
 
-    def _which(request) -> int:
-        w = request.query_params.get("which", "0")
+    def _which(request) -> int | None:
+        w = request.query_params.get("which", "all")
+        if w == "all":
+            return None  # every grid in view (both strategies when two are compared)
         if w not in ("0", "1") or int(w) >= len(strategies):
-            raise ExploreError(f"which must be 0 .. {len(strategies) - 1}")
+            raise ExploreError(f"which must be 0 .. {len(strategies) - 1} or all")
         return int(w)
 
     async def index(request):

@@ -189,22 +189,31 @@ def grid_rows(grid: dict, sort: str = "hand", filt: str = "all",
     return sorted(rows, key=lambda r: (key(r), r["hand"]))
 
 
-def grid_csv(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") -> str:
-    """The grid of strategy ``which`` in ``view`` (:func:`node_view`) as CSV text: one
-    line per hand, its reach, value, raise frequency, showdown share, bluff flag and one
-    column per action (empty where the action is not legal for the hand)."""
-    grid = view["grids"][which]
+def _which_grids(view: dict, which: int | None) -> list[int]:
+    return list(range(len(view["grids"]))) if which is None else [which]
+
+
+def grid_csv(view: dict, which: int | None = None, sort: str = "hand",
+             filt: str = "all") -> str:
+    """The grid of strategy ``which`` in ``view`` (:func:`node_view`), or every grid in
+    view (``None``: both strategies when two are compared, one after the other, told
+    apart by the ``strategy`` column) as CSV text: one line per hand, its reach, value,
+    raise frequency, showdown share, bluff flag and one column per action (empty where
+    the action is not legal for the hand)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["history", "strategy", "hand", "in_range", "reach", "value", "raise",
-                "showdown", "bluff"] + [f"p({a})" for a in grid["actions"]]
-               + (["diff"] if view.get("diff") else []))
     tv = (view.get("diff") or {}).get("tv", {})
-    for r in grid_rows(grid, sort, filt, view.get("diff")):
-        w.writerow([view["history"], view["names"][which], r["label"], int(r["in_range"]),
-                    _fmt(r["reach"]), _fmt(r["value"]), _fmt(r["raise"]), _fmt(r["showdown"]),
-                    int(r["bluff"])] + [_fmt(x) for x in r["probs"]]
-                   + ([_fmt(tv.get(str(r["hand"])))] if view.get("diff") else []))
+    for n, k in enumerate(_which_grids(view, which)):
+        grid = view["grids"][k]
+        if n == 0:
+            w.writerow(["history", "strategy", "hand", "in_range", "reach", "value", "raise",
+                        "showdown", "bluff"] + [f"p({a})" for a in grid["actions"]]
+                       + (["diff"] if view.get("diff") else []))
+        for r in grid_rows(grid, sort, filt, view.get("diff")):
+            w.writerow([view["history"], view["names"][k], r["label"], int(r["in_range"]),
+                        _fmt(r["reach"]), _fmt(r["value"]), _fmt(r["raise"]),
+                        _fmt(r["showdown"]), int(r["bluff"])] + [_fmt(x) for x in r["probs"]]
+                       + ([_fmt(tv.get(str(r["hand"])))] if view.get("diff") else []))
     return buf.getvalue()
 
 
@@ -232,20 +241,35 @@ def action_colors(actions: list[str]) -> list[str]:
     return out
 
 
-def grid_png(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") -> bytes:
+def grid_png(view: dict, which: int | None = None, sort: str = "hand",
+             filt: str = "all") -> bytes:
     """The grid as a PNG (matplotlib): one cell per hand, its action mix as a stacked bar,
-    its reach and value under it; the compared cells framed in red."""
+    its reach and value under it; the compared cells framed in red. ``which=None``:
+    every grid in view (both strategies when two are compared, one above the other)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    grid = view["grids"][which]
-    rows = grid_rows(grid, sort, filt, view.get("diff"))
+    ks = _which_grids(view, which)
     hot = set((view.get("diff") or {}).get("hot", []))
-    cols = max(1, min(10, int(np.ceil(np.sqrt(max(len(rows), 1)) * 1.4))))
+    rows_of = [grid_rows(view["grids"][k], sort, filt, view.get("diff")) for k in ks]
+    most = max(len(r) for r in rows_of)
+    cols = max(1, min(10, int(np.ceil(np.sqrt(max(most, 1)) * 1.4))))
+    heights = [max(1, int(np.ceil(len(r) / cols))) + 1.2 for r in rows_of]
+    fig, axes = plt.subplots(len(ks), 1, figsize=(1.3 * cols + 0.4, sum(heights)), dpi=100,
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, k, rows in zip(axes[:, 0], ks, rows_of, strict=True):
+        _draw_grid(plt, ax, view, k, rows, cols, hot)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _draw_grid(plt, ax, view: dict, which: int, rows: list[dict], cols: int, hot: set) -> None:
+    grid = view["grids"][which]
     nrows = max(1, int(np.ceil(len(rows) / cols)))
-    fig, ax = plt.subplots(figsize=(1.3 * cols + 0.4, 1.0 * nrows + 1.2), dpi=100)
     ax.set_xlim(0, cols)
     ax.set_ylim(nrows, -0.6)
     ax.axis("off")
@@ -272,7 +296,3 @@ def grid_png(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") 
     if handles:
         ax.legend(handles, grid["actions"], loc="lower center", ncol=min(6, len(handles)),
                   fontsize=7, frameon=False, bbox_to_anchor=(0.5, -0.02 - 0.25 / nrows))
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
