@@ -609,3 +609,28 @@ def test_compare_mode_exports_both_strategies(client, strategy):
     assert both.size[1] > 1.6 * first.size[1]
     page = client.get("/").text
     assert "which=" not in page  # the links export what is in view
+
+
+def test_family_games_use_their_own_raise_verbs(runs):
+    """Report 25, item 7: Truc's truc / retruc and Put's put, as the hand histories write
+    them (rules.history.action_name), in the breadcrumb, the history box, the children."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import Strategy, load_strategy
+    from vitou_ai.explore.views import node_view
+
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    s = load_strategy(tc, values_budget=0)
+    v = node_view([s], s.parse_history("dealer 1, p0 truc, p1 retruc"))
+    assert [c["label"] for c in v["breadcrumb"]] == ["root", "dealer 1", "p0 truc", "p1 retruc"]
+    assert v["history"] == "dealer 1, p0 truc, p1 retruc"
+    assert v["stake"].endswith("[retruc]")
+    kids = [c["label"] for c in node_view([s], s.parse_history("dealer 1"))["children"]]
+    assert "p0 truc" in kids and not any("raise" in k for k in kids), kids
+    # a copied history is searchable again
+    assert s.parse_history(v["history"]) == tuple(int(x) for x in v["path"].split(","))
+    put = Strategy(named_bot("random"), VitouParams(**{**SMALL, "profile": "put"}),
+                   values_budget=0)
+    kids = [c["label"] for c in node_view([put], put.parse_history("dealer 1"))["children"]]
+    assert "p0 put" in kids and not any("raise" in k for k in kids), kids

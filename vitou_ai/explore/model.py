@@ -430,7 +430,10 @@ class Strategy:
         sig = np.where(tot > 0, sig / np.where(tot > 0, tot, 1.0), lg / np.maximum(cnt, 1))
         node.sigma = sig
         node.legal = lg
-        node.children = [Child(int(a), f"p{p} {self.game.action_string(int(a))}") for a in kept]
+        from ..rules.history import action_name
+
+        here = State(self.game, node.state)  # a raise by the game's name (truc, put, ...)
+        node.children = [Child(int(a), f"p{p} {action_name(here, int(a))}") for a in kept]
 
     def child(self, node: Node, k: int) -> Node:
         """The ``k``-th child node of ``node``."""
