@@ -634,3 +634,32 @@ def test_family_games_use_their_own_raise_verbs(runs):
                    values_budget=0)
     kids = [c["label"] for c in node_view([put], put.parse_history("dealer 1"))["children"]]
     assert "p0 put" in kids and not any("raise" in k for k in kids), kids
+
+
+def test_search_errors_list_what_is_legal_publicly(strategy, runs):
+    """Report 25, item 5: the legal actions named are those of the public node (any card
+    the player may hold), not one hidden deal's; a bad verb does not list Vitou's whole
+    deck and gestures; the game's rank labels and verbs."""
+    from vitou_ai.explore import HistorySearchError, load_strategy
+
+    here = "dealer 1, p0 pass, p1 pass"
+    public = ", ".join(c.label.split(" ", 1)[1]
+                       for c in strategy.children(strategy.node(strategy.parse_history(here))))
+    assert public.startswith("play T, play 9, play A, play K")
+    for item in ("p0 play Q", "p0 signal ten", "p0 fly"):
+        with pytest.raises(HistorySearchError) as info:
+            strategy.parse_history(f"{here}, {item}")
+        msg = str(info.value)
+        assert msg.endswith(f"legal here: {public}"), msg
+        assert "signal G" not in msg and "J 8 7" not in msg and "nohigh" not in msg, msg
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    s = load_strategy(tc, values_budget=0)
+    with pytest.raises(HistorySearchError) as info:
+        s.parse_history("dealer 1, p0 truc, p1 retruc, p0 truc")
+    assert "'truc' by seat 0" in str(info.value) and "legal here: accept, refuse" in str(
+        info.value), str(info.value)
+    with pytest.raises(HistorySearchError) as info:
+        s.parse_history("dealer 1, p0 fly")
+    assert str(info.value).endswith("legal here: play 3, play 2, play 1, play 12, truc")

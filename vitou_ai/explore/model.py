@@ -539,8 +539,10 @@ class Strategy:
             except HistoryError as e:
                 raise HistorySearchError(str(e).replace("action ", "item ", 1), i, e.rule) \
                     from None
-            except ValueError as e:
-                raise HistorySearchError(f"item {i} {item!r}: {e}", i,
+            except ValueError as e:  # not an action: say what is legal here, publicly
+                what = str(e).split("; expected")[0]
+                raise HistorySearchError(f"item {i} {item!r}: {what}; legal here: "
+                                         f"{self.public_legal(node)}", i,
                                          "H" if self.params.family else "R10") from None
             ks = [k for k, c in enumerate(self.children(node)) if c.action == action]
             if ks:
@@ -548,6 +550,11 @@ class Strategy:
                 continue
             raise self._why_not(node, action, item, i)
         return node.path
+
+    def public_legal(self, node: Node) -> str:
+        """The actions legal at ``node`` for some hand the actor may hold (its children:
+        ``play R`` over the ranks still possible, a raise by the game's name)."""
+        return ", ".join(c.label.split(" ", 1)[1] for c in self.children(node)) or "none"
 
     def _why_not(self, node: Node, action: int, item: str, i: int) -> HistorySearchError:
         """The rule an action absent from the node's children breaks: the kernel's
@@ -573,7 +580,10 @@ class Strategy:
                 f"item {i} {item!r}: no deal consistent with the public history lets seat "
                 f"{p} do this (card removal: the deck has {self.params.copies} of each rank, "
                 "R1.1)", i, "R1.1")
-        msg = str(first_error)
+        # the kernel's "legal: ..." is one hidden deal's; say what is legal publicly
+        msg = str(first_error).split("; legal:")[0] + f"; legal here: {self.public_legal(node)}"
+        said = " ".join(item.split()[1:])  # the kernel names a raise "raise": say the item's
+        msg = msg.replace(f"'{self.game.action_string(action)}' by", f"'{said}' by", 1)
         if self.dealt(node) and "holds no" in msg:
             msg = msg.replace(f"by seat {p}", f"by seat {p} (no hand of its range holds it)")
         return HistorySearchError(f"item {i} {item!r}: {msg}", i, first_error.rule)
