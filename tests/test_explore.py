@@ -663,3 +663,21 @@ def test_search_errors_list_what_is_legal_publicly(strategy, runs):
     with pytest.raises(HistorySearchError) as info:
         s.parse_history("dealer 1, p0 fly")
     assert str(info.value).endswith("legal here: play 3, play 2, play 1, play 12, truc")
+
+
+def test_help_lists_game_vint_and_docs_cover_match_runs(capsys):
+    """Report 25, items 8 and 6: ``--game vint`` is in ``vitou-ai explore --help``; the
+    guide does not list match-objective runs among the refusals (they are explored at a
+    score, the tour's steps 1 and 5)."""
+    from vitou_ai.commands.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["explore", "--help"])
+    assert info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--game {vint}" in out and "Vint is not explored" in out, out
+    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
+    covers = guide.split("## What it covers")[1].split("## How it works")[0]
+    refused = covers.split("Not covered")[1].split("Match-objective runs are covered")[0]
+    assert "match" not in refused.lower(), refused
+    assert "--scores" in guide.split("## What it covers")[0]

@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scores", default=None, metavar="A:B",
                    help="explore the deal at this score, team 0 : team 1 (a match-objective "
                    "run holds every score's strategy; None: the run's)")
+    p.add_argument("--game", choices=["vint"], default=None,
+                   help="--game vint: says why Vint is not explored (one line, exit code 2); "
+                   "leave it out for Vitou and its family (the game is the run's)")
     p.add_argument("--values-budget", type=int, default=VALUES_BUDGET,
                    help="build the whole public tree for exact values per hand when it has at "
                    "most this many nodes (two players; 0: never)")
@@ -44,6 +47,10 @@ def command(args, out=None, err=None) -> int:
         print(f"vitou-ai explore: error: {msg}", file=err, flush=True)
         return EXIT_ERROR
 
+    if getattr(args, "game", None) == "vint":
+        from ..explore.model import VINT_NOT_COVERED
+
+        return fail(VINT_NOT_COVERED)
     try:
         from ..explore.app import require_web
 
