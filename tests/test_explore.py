@@ -317,14 +317,14 @@ def test_routes(client, strategy):
     bad = client.get("/api/search", params={"history": "dealer 1, p1 raise"})
     assert bad.status_code == 200 and bad.json()["rule"] == "R9.2"
     assert client.get("/api/view", params={"path": "99"}).status_code == 404
-    assert client.get("/api/view", params={"path": "x"}).status_code == 404
+    assert client.get("/api/view", params={"path": "x"}).status_code == 400
     csv = client.get("/api/export.csv", params={"path": found["path"], "sort": "raise"})
     lines = csv.text.strip().splitlines()
     assert lines[0].startswith("history,strategy,hand,in_range,reach,value")
     assert len(lines) == 1 + 2 * strategy.H  # both strategies in view
     png = client.get("/api/export.png", params={"path": found["path"], "which": "1"})
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
-    assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 404
+    assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 400
 
 
 # ---- the command ------------------------------------------------------------------------
@@ -681,3 +681,54 @@ def test_help_lists_game_vint_and_docs_cover_match_runs(capsys):
     refused = covers.split("Not covered")[1].split("Match-objective runs are covered")[0]
     assert "match" not in refused.lower(), refused
     assert "--scores" in guide.split("## What it covers")[0]
+
+
+def test_search_box_and_parameters_small_fixes(client, strategy, runs):
+    """Report 25, item 9: a valid placeholder; any case; ';' and empty items refused;
+    the rule once; no "difference" sort with one strategy; malformed parameters 400;
+    a port in use one clear message from show()."""
+    from vitou_ai.explore import ExploreError, HistorySearchError, load_strategy
+
+    info = client.get("/api/info").json()
+    assert strategy.parse_history(info["example"])  # the placeholder is a valid history
+    assert info["example"].startswith("dealer 0, p1 ")
+    page = client.get("/").text
+    assert "info.example" in page and "p0 raise, p0 play T, ..." not in page
+    want = strategy.parse_history("dealer 1, p0 pass, p1 pass, p0 play T")
+    assert strategy.parse_history("DEALER 1, P0 PASS, p1 Pass, p0 PLAY t") == want
+    for text, words in (("dealer 1; p0 pass", "not ';'"), ("dealer 1,,p0 pass", "empty"),
+                        ("dealer 1, p0 pass,", "empty")):
+        with pytest.raises(HistorySearchError, match=words):
+            strategy.parse_history(text)
+    # the page prefixes the rule only when the message does not cite it already
+    assert "!r.error.includes(r.rule)" in page
+    r = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass, p0 play Q"})
+    assert r.json()["rule"] == "R1.1" and "(R1.1:" in r.json()["error"]
+    for params in ({"path": "abc"}, {"path": "", "sort": "bogus"}, {"path": "", "which": "2"},
+                   {"path": "", "filter": "x"}):
+        route = "/api/export.csv" if set(params) - {"path"} else "/api/view"
+        assert client.get(route, params=params).status_code == 400, params
+    assert client.get("/api/view", params={"path": "99"}).status_code == 404
+    # one strategy: no "difference" sort (the page removes it, the API refuses it)
+    pytest.importorskip("starlette")
+    import warnings
+
+    from vitou_ai.explore.app import make_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    one = TestClient(make_app([load_strategy(runs["a"], values_budget=0)]))
+    assert 'option[value="diff"]' in one.get("/").text
+    r = one.get("/api/export.csv", params={"path": "11", "sort": "diff"})
+    assert r.status_code == 400 and "two strategies" in r.json()["error"]
+    pytest.importorskip("IPython")
+    from vitou_ai.explore import show
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        with pytest.raises(ExploreError, match=f"port {port} on 127.0.0.1 is in use") as e:
+            show(runs["a"], port=port)
+    assert "\n" not in str(e.value)

@@ -74,9 +74,8 @@ def command(args, out=None, err=None) -> int:
 
     try:
         sock = bind(args.port)
-    except OSError as e:
-        return fail(f"port {args.port} on 127.0.0.1 is in use or not allowed ({e.strerror}); "
-                    "give another with --port (0: any free port)")
+    except ExploreError as e:
+        return fail(str(e).replace("another port", "another with --port"))
     try:
         strategies = [load_strategy(args.run, values_budget=args.values_budget, scores=scores)]
         if args.run2 is not None:

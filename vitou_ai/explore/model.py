@@ -506,11 +506,20 @@ class Strategy:
             _verb_only,
         )
 
-        items = [t.strip() for t in text.replace(";", ",").replace("\n", ",").split(",")]
-        items = [t for t in items if t]
+        rule = "H" if self.params.family else "R10"
+        items = [t.strip() for t in text.replace("\n", ",").split(",")]
+        if items == [""]:
+            items = []  # the root
+        for i, item in enumerate(items):
+            if ";" in item:
+                raise HistorySearchError(f"item {i} {item!r}: separate the actions with commas, "
+                                         "not ';' (dealer 1, p0 pass, ...)", i, rule)
+            if not item:
+                raise HistorySearchError(f"item {i} is empty (two commas in a row, or a comma "
+                                         "at an end): one action between two commas", i, rule)
         node = self.root
         for i, item in enumerate(items):
-            low = " ".join(item.split())
+            low = self._canonical(item)
             if node.kind == KIND_TERMINAL:
                 raise HistorySearchError(f"item {i} {item!r}: the deal is already over",
                                          i, "R3.2")
@@ -550,6 +559,18 @@ class Strategy:
                 continue
             raise self._why_not(node, action, item, i)
         return node.path
+
+    def _canonical(self, item: str) -> str:
+        """An item with its case normalised (the search box takes any case: ``P0 PASS``,
+        ``DEALER 1``, ``p0 play t``): the seat and verb lower case, an argument as the
+        game writes it (its rank labels, its ladder labels, the gestures)."""
+        words = item.split()
+        from ..rules.game import RANK_LETTERS  # Vitou's deck: "rank Q is not in this deck"
+
+        canon = {x.lower(): x for x in (*RANK_LETTERS, *self.params.ladder_labels,
+                                        *self.labels)}
+        return " ".join(w.lower() if k < 2 else canon.get(w.lower(), w.lower())
+                        for k, w in enumerate(words))
 
     def public_legal(self, node: Node) -> str:
         """The actions legal at ``node`` for some hand the actor may hold (its children:

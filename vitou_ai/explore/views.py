@@ -25,6 +25,11 @@ HOT_CELLS = 8
 HOT_MIN = 0.05
 
 
+class BadRequest(ExploreError):
+    """A malformed request parameter (a path that is no list of ids, an unknown sort or
+    filter, a strategy index out of range): HTTP 400, where a path not in the tree is 404."""
+
+
 def parse_path(text: str | None) -> tuple[int, ...]:
     """``"10,8,3"`` -> ``(10, 8, 3)``; ``""`` is the root.
 
@@ -36,7 +41,7 @@ def parse_path(text: str | None) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise ExploreError(f"bad path {text!r}: action ids separated by commas") from None
+        raise BadRequest(f"bad path {text!r}: action ids separated by commas") from None
 
 
 def _fmt_path(path) -> str:
@@ -167,12 +172,14 @@ def grid_rows(grid: dict, sort: str = "hand", filt: str = "all",
             (hands that raise and beat less than half of the opponent's range card by card).
 
     Raises:
-        ExploreError: an unknown sort or filter.
+        BadRequest: an unknown sort or filter; ``"diff"`` without a comparison.
     """
     if sort not in SORTS:
-        raise ExploreError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+        raise BadRequest(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     if filt not in FILTERS:
-        raise ExploreError(f"unknown filter {filt!r}; expected one of {', '.join(FILTERS)}")
+        raise BadRequest(f"unknown filter {filt!r}; expected one of {', '.join(FILTERS)}")
+    if sort == "diff" and not diff:
+        raise BadRequest("sort 'diff' compares two strategies: give a second run")
     rows = list(grid["rows"])
     if filt == "range":
         rows = [r for r in rows if r["in_range"] and r["reach"] > 0]
