@@ -37,6 +37,13 @@ three other ranges when they are small (:data:`EXACT_JOINT_LIMIT` combinations),
 else it is estimated from :data:`REACH_SAMPLES` deals drawn once from the deck, each
 weighted by the other seats' own reach (``samples`` in the grid: those consistent with
 the history).
+
+One module because :class:`Strategy` is one object over one node cache: the nodes'
+kernel states, ranges and own reach are what the children, the hand grid, the history
+search and the values (:class:`Values`, which reads the strategy's built tree) all use;
+the loading beside it (:func:`load_strategy`, :func:`check_same_game`) makes it. The web
+routes (:mod:`~vitou_ai.explore.views`, :mod:`~vitou_ai.explore.app`), the notebook
+helpers and the jitted kernels are their own modules.
 """
 
 from __future__ import annotations
