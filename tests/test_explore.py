@@ -137,9 +137,10 @@ def test_grid_is_the_policy_with_card_removal(strategy):
         for row in grid["rows"]:
             h = row["hand"]
             assert row["reach"] == pytest.approx(want.get(h, 0.0), abs=1e-12), (path, h)
-            if not row["in_range"]:
-                assert h not in pol
+            if not row["in_range"]:  # not an entry, or no deal with the other's range
+                assert h not in pol or want.get(h, 0.0) == 0.0
                 continue
+            assert want[h] > 0
             for a, x in zip(acts, row["probs"], strict=True):
                 if x is None:
                     assert a not in pol[h]
@@ -316,14 +317,14 @@ def test_routes(client, strategy):
     bad = client.get("/api/search", params={"history": "dealer 1, p1 raise"})
     assert bad.status_code == 200 and bad.json()["rule"] == "R9.2"
     assert client.get("/api/view", params={"path": "99"}).status_code == 404
-    assert client.get("/api/view", params={"path": "x"}).status_code == 404
+    assert client.get("/api/view", params={"path": "x"}).status_code == 400
     csv = client.get("/api/export.csv", params={"path": found["path"], "sort": "raise"})
     lines = csv.text.strip().splitlines()
     assert lines[0].startswith("history,strategy,hand,in_range,reach,value")
-    assert len(lines) == 1 + strategy.H
+    assert len(lines) == 1 + 2 * strategy.H  # both strategies in view
     png = client.get("/api/export.png", params={"path": found["path"], "which": "1"})
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
-    assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 404
+    assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 400
 
 
 # ---- the command ------------------------------------------------------------------------
@@ -471,3 +472,263 @@ def test_scores_and_table_coverage(runs, capsys):
     assert code == 2 and "--scores takes A:B" in err
     code, err = _explore([str(runs["a"]), "--scores", "99:0", "--port", "0"], capsys)
     assert code == 2 and len(err.splitlines()) == 1 and "--scores 99:0" in err, err
+
+
+def test_two_runs_of_different_games_are_refused_at_start(runs, capsys):
+    """Fresh-user report 25, item 1: the whole game is compared (profile and knobs), not
+    only the deck: vitou_2p vs truc_catalan_2p (same deck) and 2 vs 4 players."""
+    pytest.importorskip("uvicorn")
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import ExploreError, load_strategy
+    from vitou_ai.explore.model import Strategy, check_same_game
+
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    code, err = _explore([str(runs["a"]), str(tc), "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "truc_catalan_2p" in err and "vitou_2p" in err and "another game" in err, err
+    four = Strategy(named_bot("random"), VitouParams(**{**SMALL, "profile": "vitou"}),
+                    "v4", values_budget=0)
+    with pytest.raises(ExploreError, match="another game") as info:
+        check_same_game(load_strategy(runs["a"], values_budget=0), four)
+    assert "vitou " in str(info.value) and "vitou_2p" in str(info.value)
+    pytest.importorskip("starlette")
+    from vitou_ai.explore.app import make_app
+
+    with pytest.raises(ExploreError, match="another game"):
+        make_app([load_strategy(runs["a"], values_budget=0), load_strategy(tc, values_budget=0)])
+
+
+def _crawl_rows(s, limit):
+    """(node, grid) of the first ``limit`` decision nodes, breadth first."""
+    for path in _decision_paths(s, limit):
+        node = s.node(path)
+        yield node, s.hand_grid(node)
+
+
+def test_card_removal_and_zero_reach_are_out_of_range(monkeypatch):
+    """Report 25, item 2: a hand the cards shown rule out (or that the strategy never
+    plays to the node) is out of range: greyed, no mix, not counted as "not in the
+    policy's table"; in_range=0 in the CSV."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import model as M
+    from vitou_ai.explore.views import grid_csv, node_view
+
+    s = M.Strategy(named_bot("random"), VitouParams(profile="vitou_2p", ranks=3, copies=2,
+                                                    hand_size=2, dealer=-1), values_budget=0)
+    v = node_view([s], s.parse_history("dealer 0, p1 raise, p0 accept, p1 play T"))
+    tt = next(r for r in v["grids"][0]["rows"] if r["label"] == "T T")
+    assert not tt["in_range"] and tt["probs"] == [None] * len(tt["probs"])
+    assert tt["in_table"] is None and tt["raise"] is None and v["not_in_table"] == [0]
+    import csv
+
+    line = next(x for x in csv.reader(grid_csv(v).splitlines()) if x[2] == "T T")
+    assert line[3] == "0", line
+    ruled_out = 0
+    for node, g in _crawl_rows(s, 150):
+        ruled_out += len(node.ranges[node.player]) - sum(r["in_range"] for r in g["rows"])
+        for r in g["rows"]:
+            assert r["in_range"] == (r["reach"] > 0), (node.labels, r)
+            if not r["in_range"]:
+                assert all(x is None for x in r["probs"]) and r["in_table"] is None
+    assert ruled_out > 0  # in the node's range (its own cards allow it), not in a deal
+    # four players: the card shown by two seats, exact and sampled reach alike
+    for limit in (M.EXACT_JOINT_LIMIT, 0):
+        monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", limit)
+        s4 = M.Strategy(named_bot("cautious"), VitouParams(profile="vitou", ranks=4, copies=2,
+                                                           hand_size=1, dealer=-1))
+        v = node_view([s4], s4.parse_history("dealer 0, p1 play 9, p2 play 9"))
+        g = v["grids"][0]
+        assert g["exact_reach"] == (limit > 0)
+        nine = next(r for r in g["rows"] if r["label"] == "9")
+        assert not nine["in_range"] and nine["probs"] == [None] * len(nine["probs"])
+        assert v["not_in_table"] == [0]
+        for node, g in _crawl_rows(s4, 40):
+            for r in g["rows"]:
+                if r["in_range"]:
+                    assert r["own_reach"] > 0, (node.labels, r)
+                    if g["exact_reach"]:
+                        assert r["reach"] > 0, (node.labels, r)
+                else:
+                    assert all(x is None for x in r["probs"])
+
+
+def test_four_players_exact_up_to_the_documented_limit(monkeypatch):
+    """Report 25, item 3: the reach is exact when the three other ranges give at most
+    EXACT_JOINT_LIMIT combinations (whatever the actor's range), and the children's
+    frequency and reach come from the same numbers, sampled or exact (said on both)."""
+    import math
+
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import model as M
+    from vitou_ai.explore.views import node_view
+
+    params = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=2, dealer=0)
+    s = M.Strategy(named_bot("cautious"), params)
+    assert s.H == 10
+    monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 10 ** 3)  # exactly the 3 ranges' 10 ** 3
+    v = node_view([s], ())  # the first decision (dealer 0: no draw)
+    assert v["kind"] == "decision"
+    g = v["grids"][0]
+    assert g["exact_reach"] and v["sampled"] == [None]
+    # nothing is public yet: the reach is the marginal deal probability of the hand
+    for r, counts in zip(g["rows"], s.counts, strict=True):
+        want = math.prod(math.comb(2, int(k)) for k in counts) / math.comb(8, 2)
+        assert r["reach"] == pytest.approx(want, abs=1e-12), r
+    for view in (v, None):
+        if view is None:  # the same, sampled
+            monkeypatch.setattr(M, "EXACT_JOINT_LIMIT", 0)
+            s2 = M.Strategy(named_bot("cautious"), params)
+            view = node_view([s2], ())
+            assert view["sampled"][0] and not view["grids"][0]["exact_reach"]
+        here = view["reach"][0]
+        assert sum(c["reach"][0] for c in view["children"]) == pytest.approx(here, rel=1e-12)
+        for c in view["children"]:
+            assert c["reach"][0] == pytest.approx(here * c["prob"][0], rel=1e-12)
+
+
+def test_compare_mode_exports_both_strategies(client, strategy):
+    """Report 25, item 4: with two strategies the page's export links (no ``which``)
+    give both grids: the CSV's strategy column names both, the PNG draws both."""
+    import csv
+    import io
+
+    from PIL import Image
+
+    path = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass"}).json()
+    q = {"path": path["path"]}
+    rows = list(csv.DictReader(io.StringIO(client.get("/api/export.csv", params=q).text)))
+    assert [r["strategy"] for r in rows] == ["a"] * strategy.H + ["b"] * strategy.H
+    one = list(csv.DictReader(io.StringIO(
+        client.get("/api/export.csv", params={**q, "which": "1"}).text)))
+    assert {r["strategy"] for r in one} == {"b"} and len(one) == strategy.H
+    both = Image.open(io.BytesIO(client.get("/api/export.png", params=q).content))
+    first = Image.open(io.BytesIO(client.get("/api/export.png",
+                                             params={**q, "which": "0"}).content))
+    assert both.size[1] > 1.6 * first.size[1]
+    page = client.get("/").text
+    assert "which=" not in page  # the links export what is in view
+
+
+def test_family_games_use_their_own_raise_verbs(runs):
+    """Report 25, item 7: Truc's truc / retruc and Put's put, as the hand histories write
+    them (rules.history.action_name), in the breadcrumb, the history box, the children."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore import Strategy, load_strategy
+    from vitou_ai.explore.views import node_view
+
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    s = load_strategy(tc, values_budget=0)
+    v = node_view([s], s.parse_history("dealer 1, p0 truc, p1 retruc"))
+    assert [c["label"] for c in v["breadcrumb"]] == ["root", "dealer 1", "p0 truc", "p1 retruc"]
+    assert v["history"] == "dealer 1, p0 truc, p1 retruc"
+    assert v["stake"].endswith("[retruc]")
+    kids = [c["label"] for c in node_view([s], s.parse_history("dealer 1"))["children"]]
+    assert "p0 truc" in kids and not any("raise" in k for k in kids), kids
+    # a copied history is searchable again
+    assert s.parse_history(v["history"]) == tuple(int(x) for x in v["path"].split(","))
+    put = Strategy(named_bot("random"), VitouParams(**{**SMALL, "profile": "put"}),
+                   values_budget=0)
+    kids = [c["label"] for c in node_view([put], put.parse_history("dealer 1"))["children"]]
+    assert "p0 put" in kids and not any("raise" in k for k in kids), kids
+
+
+def test_search_errors_list_what_is_legal_publicly(strategy, runs):
+    """Report 25, item 5: the legal actions named are those of the public node (any card
+    the player may hold), not one hidden deal's; a bad verb does not list Vitou's whole
+    deck and gestures; the game's rank labels and verbs."""
+    from vitou_ai.explore import HistorySearchError, load_strategy
+
+    here = "dealer 1, p0 pass, p1 pass"
+    public = ", ".join(c.label.split(" ", 1)[1]
+                       for c in strategy.children(strategy.node(strategy.parse_history(here))))
+    assert public.startswith("play T, play 9, play A, play K")
+    for item in ("p0 play Q", "p0 signal ten", "p0 fly"):
+        with pytest.raises(HistorySearchError) as info:
+            strategy.parse_history(f"{here}, {item}")
+        msg = str(info.value)
+        assert msg.endswith(f"legal here: {public}"), msg
+        assert "signal G" not in msg and "J 8 7" not in msg and "nohigh" not in msg, msg
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    s = load_strategy(tc, values_budget=0)
+    with pytest.raises(HistorySearchError) as info:
+        s.parse_history("dealer 1, p0 truc, p1 retruc, p0 truc")
+    assert "'truc' by seat 0" in str(info.value) and "legal here: accept, refuse" in str(
+        info.value), str(info.value)
+    with pytest.raises(HistorySearchError) as info:
+        s.parse_history("dealer 1, p0 fly")
+    assert str(info.value).endswith("legal here: play 3, play 2, play 1, play 12, truc")
+
+
+def test_help_lists_game_vint_and_docs_cover_match_runs(capsys):
+    """Report 25, items 8 and 6: ``--game vint`` is in ``vitou-ai explore --help``; the
+    guide does not list match-objective runs among the refusals (they are explored at a
+    score, the tour's steps 1 and 5)."""
+    from vitou_ai.commands.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["explore", "--help"])
+    assert info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--game {vint}" in out and "Vint is not explored" in out, out
+    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
+    covers = guide.split("## What it covers")[1].split("## How it works")[0]
+    refused = covers.split("Not covered")[1].split("Match-objective runs are covered")[0]
+    assert "match" not in refused.lower(), refused
+    assert "--scores" in guide.split("## What it covers")[0]
+
+
+def test_search_box_and_parameters_small_fixes(client, strategy, runs):
+    """Report 25, item 9: a valid placeholder; any case; ';' and empty items refused;
+    the rule once; no "difference" sort with one strategy; malformed parameters 400;
+    a port in use one clear message from show()."""
+    from vitou_ai.explore import ExploreError, HistorySearchError, load_strategy
+
+    info = client.get("/api/info").json()
+    assert strategy.parse_history(info["example"])  # the placeholder is a valid history
+    assert info["example"].startswith("dealer 0, p1 ")
+    page = client.get("/").text
+    assert "info.example" in page and "p0 raise, p0 play T, ..." not in page
+    want = strategy.parse_history("dealer 1, p0 pass, p1 pass, p0 play T")
+    assert strategy.parse_history("DEALER 1, P0 PASS, p1 Pass, p0 PLAY t") == want
+    for text, words in (("dealer 1; p0 pass", "not ';'"), ("dealer 1,,p0 pass", "empty"),
+                        ("dealer 1, p0 pass,", "empty")):
+        with pytest.raises(HistorySearchError, match=words):
+            strategy.parse_history(text)
+    # the page prefixes the rule only when the message does not cite it already
+    assert "!r.error.includes(r.rule)" in page
+    r = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass, p0 play Q"})
+    assert r.json()["rule"] == "R1.1" and "(R1.1:" in r.json()["error"]
+    for params in ({"path": "abc"}, {"path": "", "sort": "bogus"}, {"path": "", "which": "2"},
+                   {"path": "", "filter": "x"}):
+        route = "/api/export.csv" if set(params) - {"path"} else "/api/view"
+        assert client.get(route, params=params).status_code == 400, params
+    assert client.get("/api/view", params={"path": "99"}).status_code == 404
+    # one strategy: no "difference" sort (the page removes it, the API refuses it)
+    pytest.importorskip("starlette")
+    import warnings
+
+    from vitou_ai.explore.app import make_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    one = TestClient(make_app([load_strategy(runs["a"], values_budget=0)]))
+    assert 'option[value="diff"]' in one.get("/").text
+    r = one.get("/api/export.csv", params={"path": "11", "sort": "diff"})
+    assert r.status_code == 400 and "two strategies" in r.json()["error"]
+    pytest.importorskip("IPython")
+    from vitou_ai.explore import show
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        with pytest.raises(ExploreError, match=f"port {port} on 127.0.0.1 is in use") as e:
+            show(runs["a"], port=port)
+    assert "\n" not in str(e.value)

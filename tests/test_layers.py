@@ -3,7 +3,7 @@
 The folders name the architecture: ``rules/`` (the kernel, hand histories),
 ``openspiel/`` (the game ``python_vitou``), ``abstraction/``, ``bots/``, ``sim/``,
 ``solvers/``, ``eval/`` (tournaments, statistics, LBR, the bluff analysis), ``envs/``,
-``match_equity/``, ``vint/`` (the Vint game) and ``commands/`` (the ``vitou-ai`` command
+``match_equity/``, ``vint/`` (the Vint game), ``explore/`` (the strategy explorer) and ``commands/`` (the ``vitou-ai`` command
 line and what only it uses); the root holds only plumbing (numba options, random streams,
 atomic file writes), the games x tools matrix (``capabilities``), ``__init__`` and
 ``__main__``.
@@ -11,7 +11,7 @@ atomic file writes), the games x tools matrix (``capabilities``), ``__init__`` a
 Layers, bottom first: the plumbing; the rules kernel; the OpenSpiel adapter and the
 information abstraction; bots; the simulator; solvers and evaluation; Vint (its own
 rules and bots, over the shared plumbing and statistics); environments (Vitou's and
-Vint's) and match equity; the commands
+Vint's), match equity and the strategy explorer (``explore/``); the commands
 and the package's ``__init__``. No module imports from a layer above its own, and no
 module imports one that imports it back. A bot drawing random numbers from the
 simulator's module was the one import that ran up the layers; the trainers
@@ -44,7 +44,7 @@ LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 #: the package root: plumbing modules and the subpackages, nothing else
 ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
-               "match_equity", "vint", "commands", "explore"}
+               "match_equity", "vint", "explore", "commands"}
 
 #: pairs of modules allowed to import each other, with the reason; each must still exist
 KNOWN_CYCLES = {

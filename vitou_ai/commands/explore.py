@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scores", default=None, metavar="A:B",
                    help="explore the deal at this score, team 0 : team 1 (a match-objective "
                    "run holds every score's strategy; None: the run's)")
+    p.add_argument("--game", choices=["vint"], default=None,
+                   help="--game vint: says why Vint is not explored (one line, exit code 2); "
+                   "leave it out for Vitou and its family (the game is the run's)")
     p.add_argument("--values-budget", type=int, default=VALUES_BUDGET,
                    help="build the whole public tree for exact values per hand when it has at "
                    "most this many nodes (two players; 0: never)")
@@ -44,6 +47,10 @@ def command(args, out=None, err=None) -> int:
         print(f"vitou-ai explore: error: {msg}", file=err, flush=True)
         return EXIT_ERROR
 
+    if getattr(args, "game", None) == "vint":
+        from ..explore.model import VINT_NOT_COVERED
+
+        return fail(VINT_NOT_COVERED)
     try:
         from ..explore.app import require_web
 
@@ -63,22 +70,17 @@ def command(args, out=None, err=None) -> int:
             return fail(f"--scores takes A:B, two integers (team 0 : team 1), got "
                         f"{args.scores!r}")
     from ..explore.app import Server, bind
-    from ..explore.model import ExploreError, load_strategy
+    from ..explore.model import ExploreError, check_same_game, load_strategy
 
     try:
         sock = bind(args.port)
-    except OSError as e:
-        return fail(f"port {args.port} on 127.0.0.1 is in use or not allowed ({e.strerror}); "
-                    "give another with --port (0: any free port)")
+    except ExploreError as e:
+        return fail(str(e).replace("another port", "another with --port"))
     try:
         strategies = [load_strategy(args.run, values_budget=args.values_budget, scores=scores)]
         if args.run2 is not None:
             s2 = load_strategy(args.run2, values_budget=args.values_budget, scores=scores)
-            if s2.params.knobs() != strategies[0].params.knobs():
-                raise ExploreError(f"{args.run2} is a policy of another game "
-                                   f"({s2.params.profile} {s2.params.knobs()}) than {args.run} "
-                                   f"({strategies[0].params.profile} "
-                                   f"{strategies[0].params.knobs()})")
+            check_same_game(strategies[0], s2)  # the whole game: profile and knobs
             if s2.name == strategies[0].name:
                 s2.name += " (2)"
             strategies.append(s2)

@@ -119,14 +119,9 @@ class TerminalMatch:
     def action_name(self, action: int) -> str:
         """An action as the hand histories write it: a raise by the game's name for the
         step it raises to (``truc``, ``retruc``, ``trut``, ``put``; else ``raise``)."""
-        if action == L.A_RAISE:
-            from ..rules.game import RAISE_NAMES
+        from ..rules.history import action_name
 
-            ladder = self.params.ladder_labels
-            nxt = int(self.state.array[L.S_STAKE]) + 1
-            if nxt < len(ladder) and ladder[nxt] in RAISE_NAMES:
-                return ladder[nxt]
-        return self.game.action_string(action)
+        return action_name(self.state, action)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out)

@@ -5,11 +5,13 @@ Routes (all ``GET``):
 - ``/``: the page (``static/index.html``, vanilla JavaScript, no build step);
 - ``/api/info``: the strategies and the game;
 - ``/api/view?path=ID,ID,...``: :func:`vitou_ai.explore.views.node_view` as JSON
-  (404 with ``{"error": ...}`` for a path not in the tree);
+  (404 with ``{"error": ...}`` for a path not in the tree, 400 for a malformed
+  parameter);
 - ``/api/search?history=TEXT``: ``{"path": ...}``, or ``{"error": ..., "rule": ...}``
   for a history the rules refuse (HTTP 200: the page shows it and keeps running);
-- ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0 or 1),
-  ``sort`` and ``filter``: the grid in view.
+- ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0, 1 or
+  ``all``, the default: both grids when two strategies are compared), ``sort`` and
+  ``filter``: the grids in view.
 
 Needs the ``explore`` extra (``pip install 'vitou_ai[explore]'``).
 """
@@ -20,8 +22,8 @@ import socket
 import threading
 from pathlib import Path
 
-from .model import ExploreError, HistorySearchError, Strategy
-from .views import grid_csv, grid_png, node_view, parse_path
+from .model import ExploreError, HistorySearchError, Strategy, check_same_game
+from .views import BadRequest, grid_csv, grid_png, node_view, parse_path
 
 EXTRA_HINT = ("the explorer needs the 'explore' extra: pip install 'vitou_ai[explore]' "
               "(starlette, uvicorn)")
@@ -51,10 +53,8 @@ def make_app(strategies: list[Strategy]):
 
     if not 1 <= len(strategies) <= 2:
         raise ValueError("the explorer shows one or two strategies")
-    if len(strategies) == 2 and strategies[0].params.knobs() != strategies[1].params.knobs():
-        raise ValueError(f"{strategies[1].name} is a policy of another game "
-                         f"({strategies[1].params.knobs()}) than {strategies[0].name} "
-                         f"({strategies[0].params.knobs()})")
+    if len(strategies) == 2:
+        check_same_game(strategies[0], strategies[1])  # an ExploreError, a ValueError
     lock = threading.Lock()  # the strategies' caches are not thread-safe
     for s in strategies:
         s.start_values()  # exact values built in the background; the page polls
@@ -65,11 +65,30 @@ def make_app(strategies: list[Strategy]):
         with lock:
             return node_view(strategies, path, block=False)
 
-    def _which(request) -> int:
-        w = request.query_params.get("which", "0")
+    def _which(request) -> int | None:
+        w = request.query_params.get("which", "all")
+        if w == "all":
+            return None  # every grid in view (both strategies when two are compared)
         if w not in ("0", "1") or int(w) >= len(strategies):
-            raise ExploreError(f"which must be 0 .. {len(strategies) - 1}")
+            raise BadRequest(f"which must be 0 .. {len(strategies) - 1} or all")
         return int(w)
+
+    def _error(e: ExploreError):
+        # a malformed parameter is 400; a path not in the tree 404
+        return JSONResponse({"error": str(e)},
+                            status_code=400 if isinstance(e, BadRequest) else 404)
+
+    def _example() -> str:
+        """A valid history of this game for the search box: the first children down to
+        the third decision (``dealer 1, p0 pass, p1 pass``)."""
+        s, node, labels = strategies[0], strategies[0].root, []
+        with lock:
+            while len(labels) < 4 and s.children(node):
+                node = s.child(node, 0)
+                labels = list(node.labels)
+        return ", ".join(labels)
+
+    example = _example()
 
     async def index(request):
         return HTMLResponse(page)
@@ -79,13 +98,14 @@ def make_app(strategies: list[Strategy]):
 
         s = strategies[0]
         return JSONResponse({"names": [x.name for x in strategies], "game": game_line(s),
-                             "players": s.n, "sources": [x.source for x in strategies]})
+                             "players": s.n, "sources": [x.source for x in strategies],
+                             "example": example})
 
     def view(request):
         try:
             return JSONResponse(_view(request))
         except ExploreError as e:
-            return JSONResponse({"error": str(e)}, status_code=404)
+            return _error(e)
 
     def search(request):
         text = request.query_params.get("history", "")
@@ -102,7 +122,7 @@ def make_app(strategies: list[Strategy]):
             text = grid_csv(v, _which(request), request.query_params.get("sort", "hand"),
                             request.query_params.get("filter", "all"))
         except ExploreError as e:
-            return JSONResponse({"error": str(e)}, status_code=404)
+            return _error(e)
         return Response(text, media_type="text/csv", headers={
             "Content-Disposition": 'attachment; filename="vitou-grid.csv"'})
 
@@ -114,7 +134,7 @@ def make_app(strategies: list[Strategy]):
                 data = grid_png(v, which, request.query_params.get("sort", "hand"),
                                 request.query_params.get("filter", "all"))
         except ExploreError as e:
-            return JSONResponse({"error": str(e)}, status_code=404)
+            return _error(e)
         return Response(data, media_type="image/png", headers={
             "Content-Disposition": 'inline; filename="vitou-grid.png"'})
 
@@ -133,14 +153,17 @@ def bind(port: int, host: str = "127.0.0.1") -> socket.socket:
     """A listening socket on ``host:port`` (0: a free port).
 
     Raises:
-        OSError: the port is in use (or not allowed).
+        ExploreError: the port is in use (or not allowed), one line.
     """
+    if not 0 <= port <= 65535:
+        raise ExploreError(f"the port must be in 0 .. 65535, got {port}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.bind((host, port))
-    except OSError:
+    except OSError as e:
         sock.close()
-        raise
+        raise ExploreError(f"port {port} on {host} is in use or not allowed ({e.strerror}); "
+                           "give another port (0: any free port)") from None
     sock.listen(64)
     sock.set_inheritable(True)
     return sock

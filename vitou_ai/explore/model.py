@@ -38,9 +38,12 @@ else it is estimated from :data:`REACH_SAMPLES` deals drawn once from the deck, 
 weighted by the other seats' own reach (``samples`` in the grid: those consistent with
 the history).
 
-One module because a :class:`Node`'s ranges, reaches and values are computed together by
-the :class:`Strategy` that caches them (the reach of a child is its parent's times the
-action's probability); split, the node and the strategy would call back into each other.
+One module because :class:`Strategy` is one object over one node cache: the nodes'
+kernel states, ranges and own reach are what the children, the hand grid, the history
+search and the values (:class:`Values`, which reads the strategy's built tree) all use;
+the loading beside it (:func:`load_strategy`, :func:`check_same_game`) makes it. The web
+routes (:mod:`~vitou_ai.explore.views`, :mod:`~vitou_ai.explore.app`), the notebook
+helpers and the jitted kernels are their own modules.
 """
 
 from __future__ import annotations
@@ -133,6 +136,7 @@ class Node:
     sigma: np.ndarray | None = None  # float64[R_actor, nchildren]
     legal: np.ndarray | None = None  # bool[R_actor, nchildren]
     hit: np.ndarray | None = None  # bool[R_actor]: the policy's table has the hand's row
+    weights: dict = field(default_factory=dict, repr=False)  # seat -> _other_weights
 
 
 @dataclass
@@ -253,6 +257,26 @@ def load_strategy(source: str | Path, name: str | None = None,
                            f"({params.profile}): {why}") from None
     label = name or (path.name if path.is_dir() else f"{path.parent.name}/{path.name}")
     return Strategy(policy, params, label, str(source), values_budget=values_budget)
+
+
+def game_name(params: VitouParams) -> str:
+    """The game in one phrase: the profile and its knobs (``vitou_2p {'ranks': 3}``)."""
+    knobs = params.knobs()
+    return f"{params.profile} {knobs}" if knobs else params.profile
+
+
+def check_same_game(first: Strategy, second: Strategy) -> None:
+    """Refuse two strategies of different games: the whole game is compared (profile and
+    every knob: players, deck, hand size, target, scores, ...), not only the deck.
+
+    Raises:
+        ExploreError: one line naming both games.
+    """
+    if first.params != second.params:
+        raise ExploreError(f"{second.source or second.name} is a policy of another game "
+                           f"({game_name(second.params)}) than "
+                           f"{first.source or first.name} ({game_name(first.params)}); "
+                           "two strategies are compared on the same game")
 
 
 #: why Vint is not explored (docs/guide/explore.md)
@@ -413,7 +437,10 @@ class Strategy:
         sig = np.where(tot > 0, sig / np.where(tot > 0, tot, 1.0), lg / np.maximum(cnt, 1))
         node.sigma = sig
         node.legal = lg
-        node.children = [Child(int(a), f"p{p} {self.game.action_string(int(a))}") for a in kept]
+        from ..rules.history import action_name
+
+        here = State(self.game, node.state)  # a raise by the game's name (truc, put, ...)
+        node.children = [Child(int(a), f"p{p} {action_name(here, int(a))}") for a in kept]
 
     def child(self, node: Node, k: int) -> Node:
         """The ``k``-th child node of ``node``."""
@@ -486,11 +513,20 @@ class Strategy:
             _verb_only,
         )
 
-        items = [t.strip() for t in text.replace(";", ",").replace("\n", ",").split(",")]
-        items = [t for t in items if t]
+        rule = "H" if self.params.family else "R10"
+        items = [t.strip() for t in text.replace("\n", ",").split(",")]
+        if items == [""]:
+            items = []  # the root
+        for i, item in enumerate(items):
+            if ";" in item:
+                raise HistorySearchError(f"item {i} {item!r}: separate the actions with commas, "
+                                         "not ';' (dealer 1, p0 pass, ...)", i, rule)
+            if not item:
+                raise HistorySearchError(f"item {i} is empty (two commas in a row, or a comma "
+                                         "at an end): one action between two commas", i, rule)
         node = self.root
         for i, item in enumerate(items):
-            low = " ".join(item.split())
+            low = self._canonical(item)
             if node.kind == KIND_TERMINAL:
                 raise HistorySearchError(f"item {i} {item!r}: the deal is already over",
                                          i, "R3.2")
@@ -519,8 +555,10 @@ class Strategy:
             except HistoryError as e:
                 raise HistorySearchError(str(e).replace("action ", "item ", 1), i, e.rule) \
                     from None
-            except ValueError as e:
-                raise HistorySearchError(f"item {i} {item!r}: {e}", i,
+            except ValueError as e:  # not an action: say what is legal here, publicly
+                what = str(e).split("; expected")[0]
+                raise HistorySearchError(f"item {i} {item!r}: {what}; legal here: "
+                                         f"{self.public_legal(node)}", i,
                                          "H" if self.params.family else "R10") from None
             ks = [k for k, c in enumerate(self.children(node)) if c.action == action]
             if ks:
@@ -528,6 +566,23 @@ class Strategy:
                 continue
             raise self._why_not(node, action, item, i)
         return node.path
+
+    def _canonical(self, item: str) -> str:
+        """An item with its case normalised (the search box takes any case: ``P0 PASS``,
+        ``DEALER 1``, ``p0 play t``): the seat and verb lower case, an argument as the
+        game writes it (its rank labels, its ladder labels, the gestures)."""
+        words = item.split()
+        from ..rules.game import RANK_LETTERS  # Vitou's deck: "rank Q is not in this deck"
+
+        canon = {x.lower(): x for x in (*RANK_LETTERS, *self.params.ladder_labels,
+                                        *self.labels)}
+        return " ".join(w.lower() if k < 2 else canon.get(w.lower(), w.lower())
+                        for k, w in enumerate(words))
+
+    def public_legal(self, node: Node) -> str:
+        """The actions legal at ``node`` for some hand the actor may hold (its children:
+        ``play R`` over the ranks still possible, a raise by the game's name)."""
+        return ", ".join(c.label.split(" ", 1)[1] for c in self.children(node)) or "none"
 
     def _why_not(self, node: Node, action: int, item: str, i: int) -> HistorySearchError:
         """The rule an action absent from the node's children breaks: the kernel's
@@ -553,7 +608,10 @@ class Strategy:
                 f"item {i} {item!r}: no deal consistent with the public history lets seat "
                 f"{p} do this (card removal: the deck has {self.params.copies} of each rank, "
                 "R1.1)", i, "R1.1")
-        msg = str(first_error)
+        # the kernel's "legal: ..." is one hidden deal's; say what is legal publicly
+        msg = str(first_error).split("; legal:")[0] + f"; legal here: {self.public_legal(node)}"
+        said = " ".join(item.split()[1:])  # the kernel names a raise "raise": say the item's
+        msg = msg.replace(f"'{self.game.action_string(action)}' by", f"'{said}' by", 1)
         if self.dealt(node) and "holds no" in msg:
             msg = msg.replace(f"by seat {p}", f"by seat {p} (no hand of its range holds it)")
         return HistorySearchError(f"item {i} {item!r}: {msg}", i, first_error.rule)
@@ -562,15 +620,22 @@ class Strategy:
     def _other_weights(self, node: Node, p: int) -> tuple[np.ndarray, dict]:
         """``float64[R_p]``: for each hand of ``p``'s range, the joint probability mass of
         the other seats' ranges (their reach times the exact deal probability), and a
-        note on how it was computed."""
+        note on how it was computed (``{"exact": bool, "samples": n}``). Kept on the
+        node: the grid, the children's frequencies and their reach use the same numbers."""
+        memo = node.weights.get(p)
+        if memo is not None:
+            return memo
         if not self.dealt(node):
-            return np.full(1, math.prod(float(node.reach[s][0]) for s in range(self.n)
-                                        if s != p)), {"exact": True}
-        if self.n == 2:
+            out = np.full(1, math.prod(float(node.reach[s][0]) for s in range(self.n)
+                                       if s != p)), {"exact": True}
+        elif self.n == 2:
             o = 1 - p
             P = self.pair_p[np.ix_(node.ranges[p], node.ranges[o])]
-            return P @ node.reach[o], {"exact": True}
-        return self._other_weights_4p(node, p)
+            out = P @ node.reach[o], {"exact": True}
+        else:
+            out = self._other_weights_4p(node, p)
+        node.weights[p] = out
+        return out
 
     def _other_weights_4p(self, node: Node, p: int) -> tuple[np.ndarray, dict]:
         from ..solvers.public_cfr import _joint_factors
@@ -579,7 +644,7 @@ class Strategy:
         nz = [np.nonzero(node.reach[s] > 0)[0] for s in others]
         combos = math.prod(len(z) for z in nz)
         Rp = len(node.ranges[p])
-        if combos * Rp <= EXACT_JOINT_LIMIT * 4:
+        if combos <= EXACT_JOINT_LIMIT:  # the documented bound: the three other ranges
             jf = _joint_factors(self)  # duck-typed: params, counts, num_hands
             grids = np.meshgrid(*[node.ranges[s][z] for s, z in zip(others, nz, strict=True)],
                                 indexing="ij")
@@ -590,10 +655,14 @@ class Strategy:
             cnt_o = sum(self.counts[h] for h in hs)  # [M, ranks]
             f1 = np.prod([jf[1, h] for h in hs], axis=0)
             out = np.zeros(Rp)
-            for i, h in enumerate(node.ranges[p]):
-                k = cnt_o + self.counts[h][None, :]
-                pk = np.prod(jf[0, k], axis=1)
-                out[i] = float(np.sum(pk * f1 * w_others)) * jf[1, h] * jf[2, 0]
+            if combos:
+                # the deal probability depends on the others' hands through their rank
+                # counts only: sum the weights per distinct count vector first
+                uniq, inv = np.unique(cnt_o, axis=0, return_inverse=True)
+                mass = np.bincount(inv.ravel(), weights=f1 * w_others, minlength=len(uniq))
+                k = uniq[None, :, :] + self.counts[node.ranges[p]][:, None, :]  # [Rp, U, r]
+                pk = np.prod(jf[0, k], axis=2)
+                out = (pk @ mass) * jf[1, node.ranges[p]] * jf[2, 0]
             return out, {"exact": True}
         # sampled deals (uniform from the deck, drawn once per strategy), weighted by the
         # others' own reach: the mean estimates the exact branch's sum
@@ -609,6 +678,30 @@ class Strategy:
             w *= node.reach[s][js[s][ok]]
         out = np.bincount(js[p][ok], weights=w, minlength=Rp)[:Rp] / hid.shape[0]
         return out, {"exact": False, "samples": int(ok.sum())}
+
+    def possible(self, node: Node, p: int) -> np.ndarray:
+        """``bool[R_p]``: the hands of ``p``'s range that the public history leaves
+        possible under the strategy: a positive own reach, and a deal with the other
+        seats' ranges (card removal: the cards they have shown). Exact where the reach is
+        (two players, small four-player ranges); with sampled reach, a hand is ruled out
+        when it needs more copies of a rank than the deck has beside the cards every hand
+        of another seat's range holds (the cards shown)."""
+        if not self.dealt(node):
+            return node.reach[p] > 0
+        w, info = self._other_weights(node, p)
+        if info["exact"]:
+            return (node.reach[p] * w) > 0
+        known = np.zeros(self.params.ranks, np.int64)
+        for s in range(self.n):
+            if s == p:
+                continue
+            live = node.ranges[s][node.reach[s] > 0]
+            if len(live) == 0:
+                return np.zeros(len(node.ranges[p]), np.bool_)
+            known += self.counts[live].min(axis=0)
+        fits = np.all(self.counts[node.ranges[p]] + known[None, :] <= self.params.copies,
+                      axis=1)
+        return (node.reach[p] > 0) & fits
 
     def _sampled_deals(self) -> np.ndarray:
         """``int64[REACH_SAMPLES, players]``: hand indices of deals drawn uniformly from
@@ -689,7 +782,9 @@ class Strategy:
             "exact_reach": bool, "samples": sampled deals consistent with the history
             (four players, large ranges) or None, "samples_drawn": deals drawn or None,
             "values": bool}``; a row is
-            ``{"hand": index, "label", "in_range": bool, "in_table": whether the policy's
+            ``{"hand": index, "label", "in_range": whether the history leaves the hand
+            possible under the strategy (:meth:`possible`: card removal, its own reach;
+            else no mix and no value), "in_table": whether the policy's
             table has the hand's information state (else it plays its fallback),
             "reach": P(hand | history),
             "own_reach": product of its own action probabilities, "probs": [per action],
@@ -717,7 +812,8 @@ class Strategy:
         showdown = self._showdown(node, p) if self.n == 2 and self.dealt(node) else None
         rows = []
         dealt = self.dealt(node)
-        pos = {int(h): i for i, h in enumerate(node.ranges[p])}
+        live = self.possible(node, p)
+        pos = {int(h): i for i, h in enumerate(node.ranges[p]) if live[i]}
         hand_ids = range(self.H) if dealt else [self.H]
         for h in hand_ids:
             i = pos.get(h)

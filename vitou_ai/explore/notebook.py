@@ -28,7 +28,8 @@ def show(run, run2=None, port: int = 0, height: int = 760, history: str = ""):
 
     Raises:
         ImportError: the ``explore`` extra (or IPython) is missing.
-        ExploreError: bad runs, as ``vitou-ai explore``.
+        ExploreError: bad runs (or two of different games), a port in use: one line,
+            as ``vitou-ai explore``.
     """
     from IPython.display import IFrame
 

@@ -25,6 +25,11 @@ HOT_CELLS = 8
 HOT_MIN = 0.05
 
 
+class BadRequest(ExploreError):
+    """A malformed request parameter (a path that is no list of ids, an unknown sort or
+    filter, a strategy index out of range): HTTP 400, where a path not in the tree is 404."""
+
+
 def parse_path(text: str | None) -> tuple[int, ...]:
     """``"10,8,3"`` -> ``(10, 8, 3)``; ``""`` is the root.
 
@@ -36,7 +41,7 @@ def parse_path(text: str | None) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise ExploreError(f"bad path {text!r}: action ids separated by commas") from None
+        raise BadRequest(f"bad path {text!r}: action ids separated by commas") from None
 
 
 def _fmt_path(path) -> str:
@@ -67,7 +72,9 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
 
     Returns:
         a JSON-ready dict: ``path``, ``breadcrumb`` (``[{label, path}]``), ``kind``,
-        ``player``, ``reach`` (probability of the node, per strategy), ``util``,
+        ``player``, ``reach`` (probability of the node, per strategy), ``sampled`` (per strategy: the
+        sampled deals behind the reach, the frequencies and the children's reach, or
+        ``None`` where they are exact), ``util``,
         ``stake``, ``children`` (``[{label, path, prob (per strategy: chance
         probability, or the actor's frequency aggregated over hands), reach (per
         strategy: probability of the child node)}]``), ``grids`` (per strategy,
@@ -84,13 +91,15 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
         crumbs.append({"label": lab, "path": _fmt_path(na.path[:i + 1])})
     children = []
     aggs = [s.aggregate(n) for s, n in zip(strategies, nodes, strict=True)]
+    here = [s.reach_probability(n) for s, n in zip(strategies, nodes, strict=True)]
     for k, ch in enumerate(a.children(na)):
         kids = [s.child(n, k) for s, n in zip(strategies, nodes, strict=True)]
         children.append({
             "label": ch.label, "path": _fmt_path(na.path + (ch.action,)),
             "prob": [_num(g[k]) for g in aggs],
-            "reach": [_num(s.reach_probability(c)) for s, c in zip(strategies, kids,
-                                                                    strict=True)],
+            # the child's probability from this node's numbers (the same reach, exact or
+            # the same sample, as the frequency): the node's times the frequency
+            "reach": [_num(r * g[k]) for r, g in zip(here, aggs, strict=True)],
             "terminal": kids[0].kind == KIND_TERMINAL,
         })
     grids = [s.hand_grid(n, block) for s, n in zip(strategies, nodes, strict=True)]
@@ -98,7 +107,8 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
     out = {
         "path": _fmt_path(na.path), "not_in_table": missing, "breadcrumb": crumbs, "kind": KIND_NAMES[na.kind],
         "player": na.player, "history": ", ".join(na.labels),
-        "reach": [_num(s.reach_probability(n)) for s, n in zip(strategies, nodes, strict=True)],
+        "reach": [_num(r) for r in here],
+        "sampled": [_sampled(s, n) for s, n in zip(strategies, nodes, strict=True)],
         "util": na.util, "stake": _stake_ladder(a, na), "children": children,
         "grids": grids, "names": [s.name for s in strategies],
         "values_note": _values_note(a),
@@ -107,6 +117,15 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
     if len(strategies) == 2 and na.kind == KIND_DECISION:
         out["diff"] = grid_diff(grids[0], grids[1])
     return out
+
+
+def _sampled(s: Strategy, node) -> int | None:
+    """The deals of the sample behind the node's reach, frequencies and children's reach
+    (four players, large ranges), or ``None`` where they are exact."""
+    if node.kind != KIND_DECISION:
+        return None
+    _, info = s._other_weights(node, node.player)
+    return None if info["exact"] else int(info["samples"])
 
 
 def _values_note(s: Strategy) -> str:
@@ -153,12 +172,14 @@ def grid_rows(grid: dict, sort: str = "hand", filt: str = "all",
             (hands that raise and beat less than half of the opponent's range card by card).
 
     Raises:
-        ExploreError: an unknown sort or filter.
+        BadRequest: an unknown sort or filter; ``"diff"`` without a comparison.
     """
     if sort not in SORTS:
-        raise ExploreError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+        raise BadRequest(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     if filt not in FILTERS:
-        raise ExploreError(f"unknown filter {filt!r}; expected one of {', '.join(FILTERS)}")
+        raise BadRequest(f"unknown filter {filt!r}; expected one of {', '.join(FILTERS)}")
+    if sort == "diff" and not diff:
+        raise BadRequest("sort 'diff' compares two strategies: give a second run")
     rows = list(grid["rows"])
     if filt == "range":
         rows = [r for r in rows if r["in_range"] and r["reach"] > 0]
@@ -175,22 +196,31 @@ def grid_rows(grid: dict, sort: str = "hand", filt: str = "all",
     return sorted(rows, key=lambda r: (key(r), r["hand"]))
 
 
-def grid_csv(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") -> str:
-    """The grid of strategy ``which`` in ``view`` (:func:`node_view`) as CSV text: one
-    line per hand, its reach, value, raise frequency, showdown share, bluff flag and one
-    column per action (empty where the action is not legal for the hand)."""
-    grid = view["grids"][which]
+def _which_grids(view: dict, which: int | None) -> list[int]:
+    return list(range(len(view["grids"]))) if which is None else [which]
+
+
+def grid_csv(view: dict, which: int | None = None, sort: str = "hand",
+             filt: str = "all") -> str:
+    """The grid of strategy ``which`` in ``view`` (:func:`node_view`), or every grid in
+    view (``None``: both strategies when two are compared, one after the other, told
+    apart by the ``strategy`` column) as CSV text: one line per hand, its reach, value,
+    raise frequency, showdown share, bluff flag and one column per action (empty where
+    the action is not legal for the hand)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["history", "strategy", "hand", "in_range", "reach", "value", "raise",
-                "showdown", "bluff"] + [f"p({a})" for a in grid["actions"]]
-               + (["diff"] if view.get("diff") else []))
     tv = (view.get("diff") or {}).get("tv", {})
-    for r in grid_rows(grid, sort, filt, view.get("diff")):
-        w.writerow([view["history"], view["names"][which], r["label"], int(r["in_range"]),
-                    _fmt(r["reach"]), _fmt(r["value"]), _fmt(r["raise"]), _fmt(r["showdown"]),
-                    int(r["bluff"])] + [_fmt(x) for x in r["probs"]]
-                   + ([_fmt(tv.get(str(r["hand"])))] if view.get("diff") else []))
+    for n, k in enumerate(_which_grids(view, which)):
+        grid = view["grids"][k]
+        if n == 0:
+            w.writerow(["history", "strategy", "hand", "in_range", "reach", "value", "raise",
+                        "showdown", "bluff"] + [f"p({a})" for a in grid["actions"]]
+                       + (["diff"] if view.get("diff") else []))
+        for r in grid_rows(grid, sort, filt, view.get("diff")):
+            w.writerow([view["history"], view["names"][k], r["label"], int(r["in_range"]),
+                        _fmt(r["reach"]), _fmt(r["value"]), _fmt(r["raise"]),
+                        _fmt(r["showdown"]), int(r["bluff"])] + [_fmt(x) for x in r["probs"]]
+                       + ([_fmt(tv.get(str(r["hand"])))] if view.get("diff") else []))
     return buf.getvalue()
 
 
@@ -218,20 +248,35 @@ def action_colors(actions: list[str]) -> list[str]:
     return out
 
 
-def grid_png(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") -> bytes:
+def grid_png(view: dict, which: int | None = None, sort: str = "hand",
+             filt: str = "all") -> bytes:
     """The grid as a PNG (matplotlib): one cell per hand, its action mix as a stacked bar,
-    its reach and value under it; the compared cells framed in red."""
+    its reach and value under it; the compared cells framed in red. ``which=None``:
+    every grid in view (both strategies when two are compared, one above the other)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    grid = view["grids"][which]
-    rows = grid_rows(grid, sort, filt, view.get("diff"))
+    ks = _which_grids(view, which)
     hot = set((view.get("diff") or {}).get("hot", []))
-    cols = max(1, min(10, int(np.ceil(np.sqrt(max(len(rows), 1)) * 1.4))))
+    rows_of = [grid_rows(view["grids"][k], sort, filt, view.get("diff")) for k in ks]
+    most = max(len(r) for r in rows_of)
+    cols = max(1, min(10, int(np.ceil(np.sqrt(max(most, 1)) * 1.4))))
+    heights = [max(1, int(np.ceil(len(r) / cols))) + 1.2 for r in rows_of]
+    fig, axes = plt.subplots(len(ks), 1, figsize=(1.3 * cols + 0.4, sum(heights)), dpi=100,
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, k, rows in zip(axes[:, 0], ks, rows_of, strict=True):
+        _draw_grid(plt, ax, view, k, rows, cols, hot)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _draw_grid(plt, ax, view: dict, which: int, rows: list[dict], cols: int, hot: set) -> None:
+    grid = view["grids"][which]
     nrows = max(1, int(np.ceil(len(rows) / cols)))
-    fig, ax = plt.subplots(figsize=(1.3 * cols + 0.4, 1.0 * nrows + 1.2), dpi=100)
     ax.set_xlim(0, cols)
     ax.set_ylim(nrows, -0.6)
     ax.axis("off")
@@ -258,7 +303,3 @@ def grid_png(view: dict, which: int = 0, sort: str = "hand", filt: str = "all") 
     if handles:
         ax.legend(handles, grid["actions"], loc="lower center", ncol=min(6, len(handles)),
                   fontsize=7, frameon=False, bbox_to_anchor=(0.5, -0.02 - 0.25 / nrows))
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()

@@ -502,6 +502,19 @@ def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
         )
 
 
+def action_name(state: State, action: int) -> str:
+    """An action of the player to act at ``state`` as the hand histories write it: a
+    raise by the game's name for the step it raises to (``truc``, ``retruc``, ``trut``,
+    ``put``; else ``raise``), the inverse of :func:`_check_raise_step`'s named steps;
+    other actions by :meth:`Game.action_string` (the game's rank labels)."""
+    if action == L.A_RAISE:
+        ladder = state.game.params.ladder_labels
+        nxt = int(state.array[L.S_STAKE]) + 1
+        if nxt < len(ladder) and ladder[nxt] in RAISE_NAMES:
+            return ladder[nxt]
+    return state.game.action_string(action)
+
+
 def _verb_only(text: str) -> str:
     words = text.split()
     return "raise" if words and words[0] == "raise" else text
