@@ -9,6 +9,7 @@ legal actions, and the commands run it (simulate / tournament) or refuse it in o
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -293,3 +294,25 @@ def test_commands_refuse_in_one_line(argv, words, capsys, tmp_path, monkeypatch)
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and words in err, err
+
+
+def test_histories_refuse_team_expectations_and_scores(tmp_path, capsys):
+    """Found by a new user: Willughby's results have no teams or scores (P7.5, P7.6), so an
+    ``[expect] points = [0, 0]`` passed without checking anything and ``scores = [0, 0]``
+    was accepted; both are refused naming the rule, and replay prints the returns."""
+    from vitou_ai.commands.cli import main
+    from vitou_ai.rules.history import HandHistory, HistoryError
+
+    golden = Path(__file__).parent / "golden_family" / "p7_3_put_at_later_lead_one_folds.toml"
+    text = golden.read_text()
+    assert main(["replay", str(golden)]) == 0
+    line = capsys.readouterr().out
+    assert "seat 1, returns [0, 5, -5]" in line and "points" not in line
+    for extra, rule in (("\n[expect]\npoints = [0, 0]\n", "P7.5"), ("scores = [0, 0]\n", "P7.6")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(extra + text if extra.startswith("scores") else
+                       text.replace("[expect]", extra.strip() + "\n", 1)
+                       if "[expect]" in text else text + extra)
+        with pytest.raises(HistoryError) as info:
+            HandHistory.load(bad)
+        assert info.value.rule == rule, str(info.value)

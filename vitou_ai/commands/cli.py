@@ -111,9 +111,12 @@ def _emit(out, err, as_json: bool, record: dict[str, Any]) -> None:
         print(f"{record['file']}: error{where}: {e['message']}", file=err, flush=True)
         return
     status = "MISMATCH " + "; ".join(record["mismatch"]) if "mismatch" in record else "ok"
-    winner = "nobody" if record["winner"] is None else f"team {record['winner']}"
+    side = "seat" if record.get("profile") == "put_willughby" else "team"  # P7.5
+    winner = "nobody" if record["winner"] is None else f"{side} {record['winner']}"
+    paid = (f"points {record['points']}" if "points" in record
+            else f"returns {record['returns']}")
     print(
-        f"{record['file']}: end {record['end']}, {winner}, points {record['points']}, "
+        f"{record['file']}: end {record['end']}, {winner}, {paid}, "
         f"stake {record['stake']}, tricks {' '.join(record['tricks']) or '-'}: {status}",
         file=out, flush=True,
     )

@@ -39,6 +39,8 @@ KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "ha
 TOP_KEYS = ("profile", "dealer", "scores", "hands", "hands2", "actions", "expect",
             "expect_error") + KNOBS
 #: the ``[expect]`` keys and the kind of value of each (:data:`EXPECT_KINDS`)
+#: ``[expect]`` keys of the two-team result that Willughby's Put (P7.5) does not have
+WILLUGHBY_NO_EXPECT = ("points", "scores_after", "games_after")
 EXPECT_KEYS = {"points": "nums", "end": "str", "stake": "num|str", "tricks": "strs",
                "winner": "num", "returns": "nums", "scores_after": "nums",
                "games_after": "nums"}
@@ -175,6 +177,17 @@ class HandHistory:
             raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
                 from None
         expect = expect_table(data, EXPECT_KEYS)
+        if params.profile == "put_willughby":
+            # P7.5, P7.6: each for themselves, one deal, no teams or scores: the team
+            # fields of a result are always 0, so an [expect] of them checked nothing
+            if "scores" in data:
+                raise HistoryError("scores: Willughby's Put has no scores, it is paid deal by "
+                                   "deal (docs/RULES_family.md P7.6)", rule="P7.6")
+            team_keys = sorted(set(expect) & set(WILLUGHBY_NO_EXPECT))
+            if team_keys:
+                raise HistoryError(f"[expect] {', '.join(team_keys)}: Willughby's Put has no "
+                                   "teams or scores (docs/RULES_family.md P7.5, P7.6); expect "
+                                   "the per-seat returns", rule="P7.5")
         hands2 = data.get("hands2", [])
         if not isinstance(hands2, list) or not all(isinstance(h, str) for h in hands2):
             raise HistoryError("hands2 must be a list of strings (the fresh deal, F2.3)")
@@ -215,6 +228,8 @@ class HandHistory:
             "hands": list(self.hands),
             "actions": list(self.actions),
         }
+        if self.params.profile == "put_willughby":
+            del d["scores"]  # P7.6: no scores
         if self.hands2:
             d["hands2"] = list(self.hands2)
         for k, v in self.params.knobs().items():
@@ -525,7 +540,7 @@ def result_dict(hh: HandHistory, state: State) -> dict[str, Any]:
     d = state.last_deal()
     assert d is not None
     stake: int | str = int(d.stake) if d.stake.isdigit() else d.stake
-    return {
+    out = {
         "profile": hh.params.profile,
         "winner": d.winner,
         "points": list(d.points),
@@ -536,6 +551,10 @@ def result_dict(hh: HandHistory, state: State) -> dict[str, Any]:
         "scores_after": list(d.scores_after),
         "games_after": list(d.games_after),
     }
+    if hh.params.profile == "put_willughby":  # P7.5: a seat wins; no teams, no scores
+        for key in WILLUGHBY_NO_EXPECT:
+            del out[key]
+    return out
 
 
 def check_expect(hh: HandHistory, result: dict[str, Any]) -> list[str]:
