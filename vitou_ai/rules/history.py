@@ -15,6 +15,10 @@ through the rules kernel. A history that breaks a rule raises
 :class:`HistoryError` naming the action's 0-based index, the action and the
 rule. Optional ``[expect]`` keys: ``points``, ``end``, ``stake``, ``tricks``,
 ``winner``, ``returns``.
+
+One module because reading, writing, replaying and checking are one round trip over
+one format: the verbs parsed here are the verbs written by :func:`record` and named
+by :func:`action_name`, and the checks of each profile's keys sit beside the parser.
 """
 
 from __future__ import annotations
