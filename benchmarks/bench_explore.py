@@ -15,6 +15,11 @@
 Writes ``results/bench_explore.json``.
 
     python benchmarks/bench_explore.py [--walks 20] [--no-table]
+    python benchmarks/bench_explore.py --full-run RUN --only-full-run
+
+3. With ``--full-run RUN``, a solved full-game run (``vitou-ai train --profile vitou_2p
+   --hand-size 3 --dealer 0 --solver public-dcfr``, which writes the explorer's index at
+   its end): the first open in a fresh process, imports included, and the node views.
 """
 
 from __future__ import annotations
@@ -160,18 +165,99 @@ def table_scaling(iterations: int = 30) -> dict:
             "full_game_load_seconds_estimate": load / rows * full_rows}
 
 
+FIRST_OPEN = """
+import sys, time
+t0 = time.perf_counter()
+from vitou_ai.explore import load_strategy
+from vitou_ai.explore.views import node_view
+s = load_strategy(sys.argv[1], values_budget=0)
+v = node_view([s], ())
+print(time.perf_counter() - t0)
+"""
+
+
+def full_run(run: Path, walks: int, seed: int = 0) -> dict:
+    """A solved full-game run of ``vitou-ai train`` (its ``policy.npz`` with the index the
+    run wrote at its end): the first open in a fresh process, imports included (what a
+    user waits for after ``vitou-ai explore RUN``), then node views along random walks."""
+    import subprocess
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.mapped import _index_folder
+    from vitou_ai.explore.views import node_view
+
+    policy = run / "policy.npz"
+    index = _index_folder(policy)
+    had_index = (index / "index.json").is_file()
+    fresh = []
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", FIRST_OPEN, str(run)], capture_output=True,
+                           text=True, check=True,
+                           env={**__import__("os").environ,
+                                "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        fresh.append(float(r.stdout.split()[0]))
+    rss0 = _vmrss_mb()
+    t = time.perf_counter()
+    s = load_strategy(run, values_budget=0)
+    node_view([s], ())
+    in_process = time.perf_counter() - t
+    rng = np.random.default_rng(seed)
+    times = []
+    for _ in range(walks):
+        node = s.root
+        while s.children(node):
+            k = int(rng.integers(len(s.children(node))))
+            t = time.perf_counter()
+            node_view([s], node.path + (s.children(node)[k].action,))
+            times.append(time.perf_counter() - t)
+            node = s.child(node, k)
+    index_bytes = sum(f.stat().st_size for f in index.iterdir())
+    return {"run": str(run), "rows": len(s.policy) if hasattr(s.policy, "__len__") else None,
+            "policy_file_bytes": policy.stat().st_size,
+            "index_written_by_train": had_index, "index_bytes": index_bytes,
+            "first_open_root_seconds_fresh_process": fresh,
+            "first_open_root_seconds_median": float(np.median(fresh)),
+            "open_root_seconds_in_process": in_process, "node_views": len(times),
+            "node_view_seconds_median": float(np.median(times)),
+            "node_view_seconds_p95": float(np.percentile(times, 95)),
+            "node_view_seconds_max": float(np.max(times)),
+            "rss_before_open_mb": rss0, "rss_after_walks_mb": _vmrss_mb(),
+            "note": "page cache warm (the run was just written or read)"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--walks", type=int, default=20)
     ap.add_argument("--no-table", action="store_true")
+    ap.add_argument("--full-run", type=Path, default=None,
+                    help="a full-game vitou_2p run folder of vitou-ai train --solver "
+                    "public-dcfr: measure its first open (section full_game_solved)")
+    ap.add_argument("--only-full-run", action="store_true",
+                    help="with --full-run: measure only that, keeping the other sections of "
+                    "--out as they are")
     ap.add_argument("--out", default="results/bench_explore.json")
     args = ap.parse_args()
-    out = {"lazy_full_game": lazy_full_game(args.walks)}
-    print(json.dumps(out, indent=1), flush=True)
-    if not args.no_table:
-        out["table"] = table_scaling()
-        print(json.dumps(out["table"], indent=1), flush=True)
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    out_path = Path(args.out)
+    out = {}
+    if args.only_full_run:
+        if args.full_run is None:
+            ap.error("--only-full-run needs --full-run")
+        if out_path.is_file():
+            out = json.loads(out_path.read_text())
+    else:
+        out["lazy_full_game"] = lazy_full_game(args.walks)
+        print(json.dumps(out, indent=1), flush=True)
+        if not args.no_table:
+            out["table"] = table_scaling()
+            print(json.dumps(out["table"], indent=1), flush=True)
+    if args.full_run is not None:
+        out["full_game_solved"] = full_run(args.full_run, args.walks)
+        out["full_game_solved"]["command"] = "benchmarks/bench_explore.py " + " ".join(
+            sys.argv[1:])
+        print(json.dumps(out["full_game_solved"], indent=1), flush=True)
+    from vitou_ai.io import write_atomic
+
+    write_atomic(out_path, (json.dumps(out, indent=1) + "\n").encode())
 
 
 if __name__ == "__main__":

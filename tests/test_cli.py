@@ -221,6 +221,16 @@ def test_argparse_errors_are_one_line(argv, capsys):
     assert err.count("\n") == 1 and err.startswith("vitou-ai") and "--help" in err, err
 
 
+def test_a_value_starting_with_a_dash_is_told_how_to_write_it(capsys):
+    """argparse reads ``--scores -1:0`` as two options ("expected one argument"); the
+    line says how to pass such a value."""
+    with pytest.raises(SystemExit) as e:
+        main(["explore", "somewhere", "--scores", "-1:0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--scores=VALUE" in err, err
+
+
 def test_play_refuses_a_partner_in_a_two_player_game(capsys):
     assert main(["play", "--profile", "vitou_2p", "--partner", "bluffer", "--seed", "1"]) == 2
     err = capsys.readouterr().err

@@ -455,6 +455,39 @@ def test_memory_mapped_policy_is_the_same_policy(runs, strategy, tmp_path):
     assert "\n" not in str(info.value)
 
 
+def test_train_writes_the_index_of_a_large_policy(tmp_path, monkeypatch, capsys):
+    """``vitou-ai train`` writes the explorer's index at the end of a run with a large
+    table, so that the first open maps it (no inflation, no hash table built): here
+    with the threshold lowered to a small run's table."""
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.commands.cli import main
+    from vitou_ai.explore import load_strategy, mapped, model
+
+    monkeypatch.setattr(model, "MAP_ROWS", 10)
+    run = tmp_path / "run"
+    assert main(["train", "--profile", "vitou_2p", "--ranks", "3", "--copies", "2",
+                 "--hand-size", "2", "--solver", "public-dcfr", "--iterations", "4",
+                 "--eval-every", "2", "--eval-deals", "20", "--bots", "random",
+                 "--no-progress", "--out", str(run)]) == 0
+    assert "explorer index of" in capsys.readouterr().err
+    info = run / "policy.npz.explore" / "index.json"
+    stamp = info.stat().st_mtime_ns
+    monkeypatch.setattr(mapped, "_inflate", None)  # an open that rebuilt it would fail
+    s = load_strategy(run)
+    assert isinstance(s.policy, mapped.MappedPolicy) and info.stat().st_mtime_ns == stamp
+    table = TabularPolicy.load(run / "policy.npz")
+    assert s.policy.rows == len(table)
+    np.testing.assert_array_equal(np.asarray(s.policy._keys), table.keys)
+    np.testing.assert_array_equal(np.asarray(s.policy._probs), table.probs)
+    np.testing.assert_array_equal(np.asarray(s.policy._slots), table.slots)
+    assert s.policy.params == table.params and s.policy.name == table.name
+    # a policy rewritten after the index (another run into the folder) is indexed anew
+    monkeypatch.undo()
+    table.save(run / "policy.npz")
+    load_strategy(run, mapped=True)
+    assert info.stat().st_mtime_ns != stamp
+
+
 def test_scores_and_table_coverage(runs, capsys):
     from vitou_ai.explore import load_strategy
     from vitou_ai.explore.views import node_view

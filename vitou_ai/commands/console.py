@@ -38,6 +38,10 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
         import sys
 
+        if message.endswith(": expected one argument") and message.startswith("argument --"):
+            # argparse reads a value such as "-1:0" as an option of its own
+            opt = message[len("argument "):-len(": expected one argument")].split("/")[0]
+            message += f" (a value that starts with '-' is written {opt}=VALUE)"
         sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
         raise SystemExit(2)
 

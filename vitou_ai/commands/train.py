@@ -774,8 +774,11 @@ def _train(plan: _Plan, out) -> int:
                 bar.update(ran)
             row = _evaluate(adapter, plan.bots, s)
             rows.append(row)
+            last = adapter.iterations_done >= plan.iterations or bool(
+                plan.time and adapter.solver_seconds() >= plan.time)
             with interrupts_deferred():  # the checkpoint and its outputs, whole
-                _write_outputs(folder, adapter, rows, plan.bots, record, plan.params)
+                _write_outputs(folder, adapter, rows, plan.bots, record, plan.params,
+                               explore_index=last)
             if bar:
                 bar.set_postfix_str(_short(row))
             else:
@@ -904,11 +907,40 @@ def _evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, 
     return row
 
 
+def _explore_index(policy, path: Path, params: VitouParams) -> None:
+    """The explorer's index of a large policy (:func:`_write_outputs`); skipped, with a
+    note, where it cannot be written (the explorer then builds it on first open)."""
+    from ..capabilities import UnsupportedGameError, require
+    from ..explore.mapped import write_index
+    from ..explore.model import MAP_ROWS
+
+    if len(policy) < MAP_ROWS:
+        return
+    try:
+        require("explore", params)
+    except UnsupportedGameError:
+        return
+    t0 = time.perf_counter()
+    try:
+        index = write_index(policy, path)
+    except OSError as e:
+        note("train", f"the explorer's index was not written ({e}); vitou-ai explore "
+                      "builds it on first open")
+        return
+    note("train", f"explorer index of {len(policy):,} information sets written to {index} "
+                  f"({time.perf_counter() - t0:.0f} s)")
+
+
 def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params,
-                   checkpoint: bool = True) -> None:
+                   checkpoint: bool = True, explore_index: bool = False) -> None:
     """An evaluation's files, in the order that lets ``--resume`` tell a complete one
     from one cut short by a kill (:mod:`vitou_ai.commands.runs`): ``run.json`` marked
-    ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``."""
+    ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``.
+
+    With ``explore_index`` (the run's last evaluation), a policy of at least
+    :data:`vitou_ai.explore.model.MAP_ROWS` rows of a game the explorer takes also gets
+    its memory-mapped index (``policy.npz.explore/``, :func:`vitou_ai.explore.mapped.
+    write_index`), so that ``vitou-ai explore`` opens the run at once."""
     done = adapter.iterations_done
     if (folder / "run.json").exists():
         try:
@@ -918,7 +950,11 @@ def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params,
         mark_writing(folder, before if isinstance(before, dict) else record, done)
     else:
         mark_writing(folder, record, done)
-    adapter.tabular_policy(f"{params.profile}-{adapter.name}").save(folder / "policy.npz")
+    policy = adapter.tabular_policy(f"{params.profile}-{adapter.name}")
+    policy.save(folder / "policy.npz")
+    if explore_index:
+        _explore_index(policy, folder / "policy.npz", params)
+    del policy
     write_curve(folder, rows)
     _plot(rows, bots, folder / "curve.png", f"{params.profile} — {adapter.name}")
     if checkpoint and adapter.resumable:

@@ -154,6 +154,43 @@ def _inflate(zf: zipfile.ZipFile, member: str, out: Path) -> tuple:
     return shape, dtype
 
 
+def write_index(policy, source: str | Path) -> Path:
+    """Write the memory-mapped index of ``policy``, just saved as ``source``, from its
+    arrays in memory: no inflation of the file and no hash table to build (the policy's
+    own ``slots`` are the index's). ``vitou-ai train`` calls it at the end of a run whose
+    table is large (:data:`vitou_ai.explore.model.MAP_ROWS` rows or more), so that the
+    explorer's first open of that run is as fast as any later one.
+
+    Args:
+        policy: the :class:`~vitou_ai.bots.tabular.TabularPolicy` that was saved.
+        source: its ``policy.npz`` (written before this call: the index records its
+            size and modification time, and a changed file is indexed anew).
+
+    Returns:
+        The index folder. ``index.json`` is written last (atomically), so an index cut
+        short by a kill is not used: :func:`open_mapped` builds it again.
+
+    Raises:
+        OSError: the index cannot be written.
+    """
+    from ..io import write_atomic
+
+    source = Path(source)
+    index = _index_folder(source)
+    index.mkdir(parents=True, exist_ok=True)
+    info = index / "index.json"
+    if info.exists():
+        info.unlink()
+    for name, a in (("keys", policy.keys), ("probs", policy.probs), ("slots", policy.slots)):
+        np.save(index / f"{name}.npy", np.ascontiguousarray(a))
+    params = (None if policy.params is None else
+              {"profile": policy.params.profile, **policy.params.knobs()})
+    meta = {"format": INDEX_FORMAT, "source": _stat(source), "name": policy.name,
+            "params": json.loads(json.dumps(params)), "rules_version": RULES_VERSION}
+    write_atomic(info, json.dumps(meta).encode())
+    return index
+
+
 def open_mapped(source: str | Path) -> MappedPolicy:
     """The memory-mapped form of a tabular ``policy.npz``, indexing it first if needed.
 
