@@ -211,6 +211,41 @@ def test_openspiel_observation_strings_of_long_hands():
     assert "see or fold" in obs.string_from(s, 0) and "put by p" in obs.string_from(s, 0)
 
 
+def test_strings_show_the_put_and_the_folds_and_no_scores():
+    """P7.6: no scores or target in the OpenSpiel strings or the environment's table (they
+    showed ``scores 0:0`` and ``(target 5)``); P7.3: the raise is written ``put``, as the
+    hand histories write it; P7.1, P7.4: tricks by seat and who has folded."""
+    from vitou_ai.envs import vitou_v0
+
+    game = pyspiel.load_game("python_vitou(profile=put_willughby,dealer=0)")
+    s = game.new_initial_state()
+    K.apply_deal(game.params_array, s.a, np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]],
+                                                  np.int64))  # p0 3 2 A K, p1 Q J 10 9, p2 8 7 6 5
+    assert s.current_player() == 1 and s.action_to_string(L.A_RAISE) == "put"
+    assert s.string_to_action("put") == L.A_RAISE
+    s.apply_action(L.A_RAISE)  # p1 puts, p2 folds, p0 sees
+    s.apply_action(L.A_FOLD)
+    s.apply_action(L.A_SEE)
+    s.apply_action(5)  # p1 leads J, p0 takes it with the 3
+    s.apply_action(0)
+    info = s.information_state_string(0)
+    assert info == "p0 | dealer 0 | hand 3 2 A K | put,fold,see,play J,play 3", info
+    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False))
+    text = obs.string_from(s, 0)
+    assert "scores" not in text and "tricks p0" in text and "out p2" in text, text
+    public = game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE))
+    assert public.string_from(s, 1) == "dealer 0 | put,fold,see,play J,play 3"
+    state = str(s)
+    assert "scores" not in state and "deals" not in state, state
+    assert "tricks [p0] out [p2] | put fold see play J play 3" in state, state
+    env = vitou_v0.env(profile=PROFILE, render_mode="ansi")
+    env.reset(seed=1)
+    table = env.render()
+    assert "score" not in table and "target" not in table, table
+    assert "put" in table.splitlines()[-1] and "raise" not in table, table
+
+
 def test_recorded_random_deals_replay_to_the_same_result():
     from vitou_ai.rules.history import HandHistory, record, replay
 

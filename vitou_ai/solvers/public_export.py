@@ -81,7 +81,7 @@ def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tu
         legal = _legal_of(tree, i)
         out[infostate_string(keys[i], p.players, p.hand_size,
                              labels=p.rank_labels if p.family else None,
-                             partnership=p.partnership)] = [
+                             partnership=p.partnership, willughby=p.willughby)] = [
             (int(a), float(probs[i, a])) for a in sorted(set(acts) | legal)]
     return out
 
