@@ -88,6 +88,25 @@ def test_a_folded_hand_stays_unseen_and_out_of_play():
     assert r[0] == 0 and sum(r) == 0
 
 
+@pytest.mark.parametrize("actions, end, rule", [
+    ([0, 5, L.A_PLAY_HI0 + 4, 1, 4, L.A_PLAY_HI0 + 3], "tricks", "P7.2"),  # p1: 3, 2
+    ([L.A_RAISE, L.A_FOLD, L.A_FOLD], "folded", "P7.4"),  # everybody folds the put
+])
+def test_an_action_after_the_end_names_the_willughby_rule(actions, end, rule):
+    """An action after a Willughby deal has ended cites the rule that ended it (it cited
+    Vitou's R3.2)."""
+    from vitou_ai.rules import IllegalActionError
+
+    g = Game(profile=PROFILE, dealer=0)
+    s = _dealt(g, [[12, 11, 10, 9], [0, 1, 7, 8], [2, 3, 4, 5]])  # 4 5 6 7 | 3 2 9 8 | A K Q J
+    for a in actions:
+        s.apply_action(a)
+    assert s.is_terminal() and s.last_deal().end == end
+    with pytest.raises(IllegalActionError) as e:
+        s.apply_action(6)
+    assert e.value.rule == rule and "the game is over" in str(e.value)
+
+
 @pytest.mark.parametrize("players, hand", [(3, 4), (4, 5)])
 def test_long_hands_fill_the_key_in_order(players, hand):
     g = Game(profile=PROFILE, players=players, dealer=players - 1)
