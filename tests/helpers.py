@@ -1,6 +1,6 @@
-"""Shared test helpers: seeded random play through the checked Game wrapper, and the
-golden-history, differential and OpenSpiel scaffolding the Vitou and the Truc / Put
-family test files share."""
+"""Shared test helpers: seeded random play through the checked Game wrapper, a state
+after a given deal, and the golden-history, differential, key-walk, record-and-replay
+and OpenSpiel scaffolding the Vitou and the Truc / Put family test files share."""
 
 from __future__ import annotations
 
@@ -37,7 +37,12 @@ def random_action(state, rng: random.Random) -> int:
 
 def play_random(game: Game, seed: int, on_state=None):
     """Play one game with seeded random actions; call ``on_state(state)`` before each action."""
-    rng = random.Random(seed)
+    return play_deal(game, random.Random(seed), on_state)
+
+
+def play_deal(game: Game, rng: random.Random, on_state=None):
+    """Play one game with random actions drawn from ``rng`` (chance by its probabilities);
+    call ``on_state(state)`` before each action. Returns ``(terminal state, actions)``."""
     state = game.new_initial_state()
     history = []
     while not state.is_terminal():
@@ -47,6 +52,56 @@ def play_random(game: Game, seed: int, on_state=None):
         history.append(a)
         state.apply_action(a)
     return state, history
+
+
+def dealt(game: Game, hands):
+    """A state of ``game`` right after the deal of ``hands`` (rank indices, seat by seat)."""
+    s = game.new_initial_state()
+    K.apply_deal(game.array, s.array, np.array(hands, np.int64))
+    return s
+
+
+def check_keys_give_legal_actions(game: Game, on_terminal=None) -> tuple[int, int]:
+    """Every decision node of ``game`` (a small variant: the whole tree is walked): equal
+    information-state keys give the same player to act and the same legal actions (the
+    key is perfect recall). ``on_terminal(state)`` is called at each terminal state.
+    Returns ``(decision nodes, distinct keys)``."""
+    seen: dict[bytes, tuple[int, tuple[int, ...]]] = {}
+    stack = [game.new_initial_state()]
+    nodes = 0
+    while stack:
+        s = stack.pop()
+        if s.is_terminal():
+            if on_terminal is not None:
+                on_terminal(s)
+            continue
+        if s.is_chance_node():
+            for a, _ in s.chance_outcomes():
+                t = s.clone()
+                t.apply_action(a)
+                stack.append(t)
+            continue
+        p = s.current_player()
+        legal = tuple(s.legal_actions())
+        assert seen.setdefault(s.infostate_key(p).tobytes(), (p, legal)) == (p, legal)
+        nodes += 1
+        for a in legal:
+            t = s.clone()
+            t.apply_action(a)
+            stack.append(t)
+    return nodes, len(seen)
+
+
+def check_recorded_deals_replay(game: Game, rng: random.Random, deals: int) -> None:
+    """``deals`` random deals of ``game``, each recorded as a hand history
+    (``history.record``, through its dict form), replay to the same last deal and returns."""
+    from vitou_ai.rules.history import record
+
+    for _ in range(deals):
+        s, trail = play_deal(game, rng)
+        hh = HandHistory.from_dict(record(game, trail).to_dict())
+        end = replay(hh)
+        assert end.last_deal() == s.last_deal() and end.returns() == s.returns()
 
 
 # ---- scaffolding shared by the Vitou and Truc / Put family tests ----------------------------
@@ -161,6 +216,41 @@ def play_along_kernel(osg, rng: random.Random) -> None:
         assert np.array_equal(s.a, k.array)
     assert s.returns() == k.returns()
     assert sum(s.returns()) == 0
+
+
+def check_random_sim(spec: str) -> None:
+    """OpenSpiel's API check of the game ``spec``: ``pyspiel.random_sim_test``, 10 random
+    simulations with serialisation."""
+    import pyspiel
+
+    pyspiel.random_sim_test(pyspiel.load_game(spec), num_sims=10, serialize=True, verbose=False)
+
+
+def check_information_states(game, extra=None) -> None:
+    """Over every history of the OpenSpiel ``game`` (a small variant): a player's
+    information-state string starts with the player, determines the legal actions and the
+    player's own earlier (information state, action) sequence (perfect recall), and the
+    information-state tensor tells the same states apart as the string (more than 4 of
+    them). ``extra(state, key)``: the caller's further checks of each string."""
+    import pyspiel
+
+    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    seen: dict = {}
+    tensors: dict = {}
+
+    def check(state, trail):
+        p = state.current_player()
+        key = state.information_state_string(p)
+        assert key.startswith(f"p{p} ")
+        if extra is not None:
+            extra(state, key)
+        entry = (p, tuple(state.legal_actions()), trail[p])
+        assert seen.setdefault(key, entry) == entry, key
+        obs.set_from(state, p)
+        assert tensors.setdefault(obs.tensor.tobytes(), key) == key
+
+    walk_decisions(game, check)
+    assert len(seen) == len(tensors) > 4
 
 
 def walk_decisions(game, fn) -> None:

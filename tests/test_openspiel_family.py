@@ -15,7 +15,7 @@ import pyspiel
 import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
-from tests.helpers import play_along_kernel, walk_decisions
+from tests.helpers import check_information_states, check_random_sim, play_along_kernel
 from vitou_ai.openspiel.game import game_string
 from vitou_ai.rules import VitouParams
 
@@ -35,8 +35,7 @@ SIM_GAMES = [
 
 @pytest.mark.parametrize("spec", SIM_GAMES)
 def test_random_sim(spec):
-    game = pyspiel.load_game(spec)
-    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
+    check_random_sim(spec)
 
 
 def test_game_info_from_the_profile():
@@ -103,22 +102,7 @@ def test_trajectories_agree_with_kernel(spec, deals):
     "python_vitou(profile=trut,ranks=2,copies=2,hand_size=1,score0=2)",
 ])
 def test_information_states_consistent_and_perfect_recall(spec):
-    game = pyspiel.load_game(spec)
-    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
-    seen: dict = {}
-    tensors: dict = {}
-
-    def check(state, trail):
-        p = state.current_player()
-        key = state.information_state_string(p)
-        assert key.startswith(f"p{p} ")
-        entry = (p, tuple(state.legal_actions()), trail[p])
-        assert seen.setdefault(key, entry) == entry, key
-        obs.set_from(state, p)
-        assert tensors.setdefault(obs.tensor.tobytes(), key) == key
-
-    walk_decisions(game, check)
-    assert len(seen) == len(tensors) > 4
+    check_information_states(pyspiel.load_game(spec))
 
 
 def test_cfr_plus_solves_small_put():

@@ -54,6 +54,56 @@ def test_invalid_parameters_are_refused(kwargs, fragment):
     assert fragment in str(e.value)
 
 
+#: a valid value other than the default of every VitouParams field, for most profiles
+_PROBE = dict(mode="match", dealer=1, scores=(1, 0), target=7, early_end="trick", signals=True,
+              signal_seen=0.25, ranks=6, copies=3, hand_size=2, max_deals=50, games_won=(1, 0),
+              chooser="order", players=4, put_stake=3, fold_pays="stake")
+_PROBE_OF = {"games": {"truc_1912": 3, "trut": 7}}
+
+
+@pytest.mark.parametrize("profile", P.ALL_PROFILES)
+def test_refusals_list_the_profiles_real_knobs(profile):
+    """A refused knob's message lists the profile's knobs, derived from its parameters
+    (``profile_knobs``); the hand-kept lists gave ``put`` only ``direction`` (not its
+    ``target``) and ``put_willughby`` no ``ranks``, ``copies`` or ``hand_size``. Every listed
+    knob is taken; every other one but ``signal_seen`` (inert without signals) and
+    Willughby's ``early_end``, ``max_deals`` (inert in its deal mode, P7.2, P7.6) is refused."""
+    knobs = P.profile_knobs(profile)
+    default = VitouParams(profile=profile)
+    for name in ("profile", *knobs):
+        if name == "profile":
+            continue
+        probe = _PROBE_OF.get(name, {}).get(profile, _PROBE.get(name))
+        if name == "direction":
+            probe = "counterclockwise" if default.direction == "clockwise" else "clockwise"
+        if name == "games_won":
+            VitouParams(profile=profile, games=_PROBE_OF["games"][profile], games_won=probe)
+            continue
+        assert getattr(VitouParams(profile=profile, **{name: probe}), name) == probe, name
+    inert = {"signal_seen"} | ({"early_end", "max_deals"} if profile == "put_willughby" else set())
+    others = [f for f in _PROBE if f not in knobs and f not in inert] + [
+        f for f in ("direction", "games") if f not in knobs]
+    for name in others:
+        value = {"direction": "clockwise", "games": 3, "players": 3}.get(name, _PROBE.get(name))
+        with pytest.raises(ValueError) as e:
+            VitouParams(profile=profile, **{name: value})
+        msg = str(e.value)
+        assert "\n" not in msg
+        if "is not a knob of profile" in msg and "its knobs" in msg:
+            assert msg.endswith("its knobs: " + ", ".join(knobs)), msg
+    assert ("target" in knobs) == (profile != "put_willughby")
+    if profile == "put_willughby":
+        assert {"ranks", "copies", "hand_size", "players", "put_stake", "fold_pays"} <= set(knobs)
+        with pytest.raises(ValueError, match="its knobs: dealer, ranks, copies, hand_size, "
+                                             "direction, players, put_stake, fold_pays$"):
+            VitouParams(profile=profile, chooser="order")
+    if profile == "put":
+        with pytest.raises(ValueError, match=r"its knobs: mode, dealer, scores, target, "
+                                             r"early_end, ranks, copies, hand_size, max_deals, "
+                                             r"direction$"):
+            VitouParams(profile=profile, players=3)
+
+
 def test_frozen_and_replace():
     p = VitouParams()
     with pytest.raises(AttributeError):

@@ -8,28 +8,24 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
-from tests.helpers import random_action
+from tests.helpers import (
+    check_keys_give_legal_actions,
+    check_recorded_deals_replay,
+    dealt,
+    play_deal,
+)
 from vitou_ai.rules import Game, VitouParams
-from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 
 PROFILE = "put_partnership"
 
 
-def _dealt(game: Game, hands: list[list[int]]):
-    """A state right after the deal of ``hands`` (rank indices, seat by seat)."""
-    s = game.new_initial_state()
-    K.apply_deal(game.array, s.array, np.array(hands, np.int64))
-    return s
-
-
 def test_hand_over_moves_the_best_card_and_lays_the_rest_away():
     g = Game(profile=PROFILE, dealer=3)
     # seat 0: 10 9 4 (indices 6 7 12); seat 2: K 7 5 (3 9 11); dealer 3, so seat 0 speaks
-    s = _dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
+    s = dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
     assert s.current_player() == 0 and s.legal_actions() == [L.A_TAKE, L.A_GIVE]
     s.apply_action(L.A_GIVE)  # P6.1: seat 2 plays; P6.2: seat 0 hands over his 10
     assert s.hand(0) == [] and s.hand(2) == [3, 6, 9, 11]
@@ -47,7 +43,7 @@ def test_hand_over_moves_the_best_card_and_lays_the_rest_away():
 
 def test_chooser_order_lets_the_dealers_partner_speak():
     g = Game(profile=PROFILE, dealer=3, chooser="order")
-    s = _dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
+    s = dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
     s.apply_action(L.A_TAKE)
     s.apply_action(s.legal_actions()[0])
     assert s.current_player() == 1  # dealer + 2
@@ -55,7 +51,7 @@ def test_chooser_order_lets_the_dealers_partner_speak():
 
 def test_a_discard_is_in_no_one_elses_information_state():
     g = Game(profile=PROFILE, dealer=3)
-    s = _dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
+    s = dealt(g, [[6, 7, 12], [0, 1, 2], [3, 9, 11], [4, 5, 8]])
     s.apply_action(L.A_TAKE)
     keys = {}
     for a in s.legal_actions():
@@ -72,29 +68,8 @@ def test_equal_keys_give_equal_legal_actions_on_a_small_variant():
     """Every decision node of a two-rank, two-card variant: a player's key determines
     the player to act and the legal actions (perfect recall, P6.2-P6.3 included)."""
     g = Game(profile=PROFILE, dealer=0, ranks=2, copies=4, hand_size=2)
-    seen: dict[bytes, tuple[int, tuple[int, ...]]] = {}
-    stack = [g.new_initial_state()]
-    nodes = 0
-    while stack:
-        s = stack.pop()
-        if s.is_terminal():
-            continue
-        if s.is_chance_node():
-            for a, _ in s.chance_outcomes():
-                t = s.clone()
-                t.apply_action(a)
-                stack.append(t)
-            continue
-        p = s.current_player()
-        legal = tuple(s.legal_actions())
-        key = s.infostate_key(p).tobytes()
-        assert seen.setdefault(key, (p, legal)) == (p, legal)
-        nodes += 1
-        for a in legal:
-            t = s.clone()
-            t.apply_action(a)
-            stack.append(t)
-    assert nodes > 1000 and len(seen) > 100
+    nodes, keys = check_keys_give_legal_actions(g)
+    assert nodes > 1000 and keys > 100
 
 
 @pytest.mark.parametrize("bot", ["random", "cautious", "bluffer", "counter"])
@@ -123,9 +98,7 @@ def test_random_deals_end_every_way_and_are_zero_sum():
     rng = random.Random(5)
     ends = set()
     for _ in range(400):
-        s = g.new_initial_state()
-        while not s.is_terminal():
-            s.apply_action(random_action(s, rng))
+        s, _ = play_deal(g, rng)
         r = s.returns()
         assert r[0] == r[2] and r[1] == r[3] and r[0] == -r[1]
         ends.add(s.last_deal().end)
@@ -149,16 +122,5 @@ def test_terminal_play_does_not_show_the_bots_discards():
 
 def test_recorded_random_deals_replay_to_the_same_result():
     """``history.record`` writes take / give / discard R, and the replay gives the deal."""
-    from vitou_ai.rules.history import HandHistory, record, replay
-
     g = Game(profile=PROFILE, dealer=-1, chooser="order")
-    rng = random.Random(9)
-    for _ in range(60):
-        s = g.new_initial_state()
-        trail = []
-        while not s.is_terminal():
-            a = random_action(s, rng)
-            trail.append(a)
-            s.apply_action(a)
-        hh = HandHistory.from_dict(record(g, trail).to_dict())
-        assert replay(hh).last_deal() == s.last_deal()
+    check_recorded_deals_replay(g, random.Random(9), 60)

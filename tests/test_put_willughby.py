@@ -16,7 +16,15 @@ import pyspiel
 import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
-from tests.helpers import play_along_kernel, random_action, walk_decisions
+from tests.helpers import (
+    check_information_states,
+    check_keys_give_legal_actions,
+    check_random_sim,
+    check_recorded_deals_replay,
+    dealt,
+    play_along_kernel,
+    play_deal,
+)
 from vitou_ai.openspiel.game import game_string
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import kernel as K
@@ -54,23 +62,17 @@ def test_willughby_knobs_are_refused_elsewhere_naming_p7(profile):
             VitouParams(profile=profile, **knob)
 
 
-def _dealt(game: Game, hands):
-    s = game.new_initial_state()
-    K.apply_deal(game.array, s.array, np.array(hands, np.int64))
-    return s
-
-
 def test_a_folded_hand_stays_unseen_and_out_of_play():
     """P7.4: a fold is a public token; the folded seat plays no more, its cards count as
     out of play in the public observation and stay in no other player's key."""
     g = Game(profile=PROFILE, dealer=0)
     hands = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
-    s = _dealt(g, hands)
+    s = dealt(g, hands)
     s.apply_action(L.A_RAISE)  # p1 puts
     s.apply_action(L.A_SEE)  # p2 sees
     s.apply_action(L.A_FOLD)  # p0 folds
     assert s.current_player() == 1 and int(s.array[L.S_OUT]) == 1
-    other = _dealt(g, [[0, 1, 2, 12], *hands[1:]])  # p0 held another card
+    other = dealt(g, [[0, 1, 2, 12], *hands[1:]])  # p0 held another card
     for a in (L.A_RAISE, L.A_SEE, L.A_FOLD):
         other.apply_action(a)
     for p in (1, 2):
@@ -88,11 +90,30 @@ def test_a_folded_hand_stays_unseen_and_out_of_play():
     assert r[0] == 0 and sum(r) == 0
 
 
+@pytest.mark.parametrize("actions, end, rule", [
+    ([0, 5, L.A_PLAY_HI0 + 4, 1, 4, L.A_PLAY_HI0 + 3], "tricks", "P7.2"),  # p1: 3, 2
+    ([L.A_RAISE, L.A_FOLD, L.A_FOLD], "folded", "P7.4"),  # everybody folds the put
+])
+def test_an_action_after_the_end_names_the_willughby_rule(actions, end, rule):
+    """An action after a Willughby deal has ended cites the rule that ended it (it cited
+    Vitou's R3.2)."""
+    from vitou_ai.rules import IllegalActionError
+
+    g = Game(profile=PROFILE, dealer=0)
+    s = dealt(g, [[12, 11, 10, 9], [0, 1, 7, 8], [2, 3, 4, 5]])  # 4 5 6 7 | 3 2 9 8 | A K Q J
+    for a in actions:
+        s.apply_action(a)
+    assert s.is_terminal() and s.last_deal().end == end
+    with pytest.raises(IllegalActionError) as e:
+        s.apply_action(6)
+    assert e.value.rule == rule and "the game is over" in str(e.value)
+
+
 @pytest.mark.parametrize("players, hand", [(3, 4), (4, 5)])
 def test_long_hands_fill_the_key_in_order(players, hand):
     g = Game(profile=PROFILE, players=players, dealer=players - 1)
     hands = [list(range(s, s + hand)) for s in range(players)]
-    s = _dealt(g, [sorted(h, reverse=True) for h in hands])
+    s = dealt(g, [sorted(h, reverse=True) for h in hands])
     for p in range(players):
         k = s.infostate_key(p)
         assert list(k[L.K_HAND : L.K_HAND + hand]) == hands[p]
@@ -101,30 +122,12 @@ def test_long_hands_fill_the_key_in_order(players, hand):
 
 
 def test_equal_keys_give_equal_legal_actions_on_a_small_variant():
+    def zero_sum(s):
+        assert sum(s.returns()) == 0
+
     g = Game(profile=PROFILE, dealer=0, ranks=3, copies=2, hand_size=2)
-    seen: dict[bytes, tuple[int, tuple[int, ...]]] = {}
-    stack = [g.new_initial_state()]
-    nodes = 0
-    while stack:
-        s = stack.pop()
-        if s.is_terminal():
-            assert sum(s.returns()) == 0
-            continue
-        if s.is_chance_node():
-            for a, _ in s.chance_outcomes():
-                t = s.clone()
-                t.apply_action(a)
-                stack.append(t)
-            continue
-        p = s.current_player()
-        legal = tuple(s.legal_actions())
-        assert seen.setdefault(s.infostate_key(p).tobytes(), (p, legal)) == (p, legal)
-        nodes += 1
-        for a in legal:
-            t = s.clone()
-            t.apply_action(a)
-            stack.append(t)
-    assert nodes > 1000 and len(seen) > 100
+    nodes, keys = check_keys_give_legal_actions(g, zero_sum)
+    assert nodes > 1000 and keys > 100
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -133,9 +136,7 @@ def test_random_deals_end_every_way_and_are_zero_sum(players):
     rng = random.Random(players)
     ends = set()
     for _ in range(600):
-        s = g.new_initial_state()
-        while not s.is_terminal():
-            s.apply_action(random_action(s, rng))
+        s, _ = play_deal(g, rng)
         r = s.returns()
         assert sum(r) == 0 and len(r) == players
         assert max(r) <= 5 * (players - 1) + players - 1 and min(r) >= -5
@@ -153,8 +154,7 @@ SIM_GAMES = [
 
 @pytest.mark.parametrize("spec", SIM_GAMES)
 def test_openspiel_random_sim(spec):
-    game = pyspiel.load_game(spec)
-    pyspiel.random_sim_test(game, num_sims=10, serialize=True, verbose=False)
+    check_random_sim(spec)
 
 
 def test_openspiel_game_info_and_round_trip():
@@ -181,22 +181,11 @@ def test_openspiel_trajectories_agree_with_kernel(spec):
 
 
 def test_openspiel_information_states_consistent_and_perfect_recall():
+    def no_thrown_hand(state, key):
+        assert "thrown" not in key
+
     game = pyspiel.load_game("python_vitou(profile=put_willughby,ranks=3,copies=2,hand_size=2)")
-    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
-    seen: dict = {}
-    tensors: dict = {}
-
-    def check(state, trail):
-        p = state.current_player()
-        key = state.information_state_string(p)
-        assert key.startswith(f"p{p} ") and "thrown" not in key
-        entry = (p, tuple(state.legal_actions()), trail[p])
-        assert seen.setdefault(key, entry) == entry, key
-        obs.set_from(state, p)
-        assert tensors.setdefault(obs.tensor.tobytes(), key) == key
-
-    walk_decisions(game, check)
-    assert len(seen) == len(tensors) > 4
+    check_information_states(game, no_thrown_hand)
 
 
 def test_openspiel_observation_strings_of_long_hands():
@@ -211,22 +200,46 @@ def test_openspiel_observation_strings_of_long_hands():
     assert "see or fold" in obs.string_from(s, 0) and "put by p" in obs.string_from(s, 0)
 
 
-def test_recorded_random_deals_replay_to_the_same_result():
-    from vitou_ai.rules.history import HandHistory, record, replay
+def test_strings_show_the_put_and_the_folds_and_no_scores():
+    """P7.6: no scores or target in the OpenSpiel strings or the environment's table (they
+    showed ``scores 0:0`` and ``(target 5)``); P7.3: the raise is written ``put``, as the
+    hand histories write it; P7.1, P7.4: tricks by seat and who has folded."""
+    from vitou_ai.envs import vitou_v0
 
+    game = pyspiel.load_game("python_vitou(profile=put_willughby,dealer=0)")
+    s = game.new_initial_state()
+    K.apply_deal(game.params_array, s.a, np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]],
+                                                  np.int64))  # p0 3 2 A K, p1 Q J 10 9, p2 8 7 6 5
+    assert s.current_player() == 1 and s.action_to_string(L.A_RAISE) == "put"
+    assert s.string_to_action("put") == L.A_RAISE
+    s.apply_action(L.A_RAISE)  # p1 puts, p2 folds, p0 sees
+    s.apply_action(L.A_FOLD)
+    s.apply_action(L.A_SEE)
+    s.apply_action(5)  # p1 leads J, p0 takes it with the 3
+    s.apply_action(0)
+    info = s.information_state_string(0)
+    assert info == "p0 | dealer 0 | hand 3 2 A K | put,fold,see,play J,play 3", info
+    obs = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False))
+    text = obs.string_from(s, 0)
+    assert "scores" not in text and "tricks p0" in text and "out p2" in text, text
+    public = game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE))
+    assert public.string_from(s, 1) == "dealer 0 | put,fold,see,play J,play 3"
+    state = str(s)
+    assert "scores" not in state and "deals" not in state, state
+    assert "tricks [p0] out [p2] | put fold see play J play 3" in state, state
+    env = vitou_v0.env(profile=PROFILE, render_mode="ansi")
+    env.reset(seed=1)
+    table = env.render()
+    assert "score" not in table and "target" not in table, table
+    assert "put" in table.splitlines()[-1] and "raise" not in table, table
+
+
+def test_recorded_random_deals_replay_to_the_same_result():
     rng = random.Random(9)
     for players in (3, 4):
         g = Game(profile=PROFILE, players=players, dealer=-1, fold_pays="stake")
-        for _ in range(40):
-            s = g.new_initial_state()
-            trail = []
-            while not s.is_terminal():
-                a = random_action(s, rng)
-                trail.append(a)
-                s.apply_action(a)
-            hh = HandHistory.from_dict(record(g, trail).to_dict())
-            end = replay(hh)
-            assert end.last_deal() == s.last_deal() and end.returns() == s.returns()
+        check_recorded_deals_replay(g, rng, 40)
 
 
 @pytest.mark.parametrize("bot", ["random", "cautious", "bluffer", "counter"])
@@ -247,7 +260,7 @@ def test_heuristic_sees_with_top_cards_and_folds_without():
     from vitou_ai.bots.heuristic import HeuristicParams, willughby_action
 
     g = Game(profile=PROFILE, dealer=0)
-    s = _dealt(g, [[0, 1, 9, 10], [11, 12, 8, 7], [2, 3, 4, 5]])
+    s = dealt(g, [[0, 1, 9, 10], [11, 12, 8, 7], [2, 3, 4, 5]])
     s.apply_action(L.A_RAISE)  # p1 puts (a bluff: no top card)
     hp = HeuristicParams().to_array()
     rng = np.zeros(1, np.uint64)

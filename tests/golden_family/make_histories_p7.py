@@ -132,3 +132,10 @@ w("bad_p7_3_no_concede", 0, ["3 2 4 5", "A K 6 7", "Q J 10 9"],
 # P7.4: after a put, the putter waits for the answers before leading.
 w("bad_p7_4_putter_plays_before_answers", 0, ["3 2 4 5", "A K 6 7", "Q J 10 9"],
   ["p1 put", "p1 play A"], bad=(1, "P7.4"))
+# P7.2: the deal is over once a player has two tricks (p1 here): no card after it.
+w("bad_p7_2_card_after_the_end", 0, ["4 5 6 7", "3 2 9 8", "A K Q J"],
+  ["p1 play 3", "p2 play J", "p0 play 4", "p1 play 2", "p2 play Q", "p0 play 5",
+   "p1 play 9"], bad=(6, "P7.2"))
+# P7.4: everybody folded, the putter has won: nothing after it.
+w("bad_p7_4_card_after_all_fold", 0, ["3 2 4 5", "A K 6 7", "Q J 10 9"],
+  ["p1 put", "p2 fold", "p0 fold", "p1 play A"], bad=(3, "P7.4"))

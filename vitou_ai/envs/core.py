@@ -30,6 +30,7 @@ from ..rules import layout as L
 from ..rules.game import Game as RulesGame
 from ..rules.game import IllegalActionError
 from ..rules.game import State as RulesState
+from ..rules.history import action_name
 from ..rules.observe import infostate_key
 from ..rules.params import VitouParams
 from ..sim.random_play import sample_chance
@@ -239,9 +240,10 @@ class KernelTable:
     def render(self) -> str:
         """The table, all hands shown (a spectator's view, for ``render_mode="ansi"``)."""
         a, p = self.a, self.params
+        score = ("" if p.willughby else  # P7.6: no score, no target
+                 f"score {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE1])} (target {p.target})  ")
         lines = [
-            f"{p.profile} ({p.mode} mode)  dealer: seat {int(a[L.S_DEALER])}  "
-            f"score {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE1])} (target {p.target})  "
+            f"{p.profile} ({p.mode} mode)  dealer: seat {int(a[L.S_DEALER])}  {score}"
             f"stake {p.ladder_labels[int(a[L.S_STAKE])]}"
             + ("" if a[L.S_LASTRAISE] < 0 else (f" (put by seat {int(a[L.S_LASTRAISE])})"
                                                  if p.willughby else
@@ -277,8 +279,10 @@ class KernelTable:
             lines.append(f"  over: {d.end if d else '-'}, returns "
                          + " ".join(f"{x:+g}" for x in self.returns()))
         else:
-            lines.append("  legal: " + ", ".join(self.rules_game.action_string(x)
-                                                 for x in self.legal_actions()))
+            state = RulesState(self.rules_game, self.a)  # read only
+            lines.append("  legal: " + ", ".join(  # P7.3: Willughby's raise is the put
+                action_name(state, x) if p.willughby else self.rules_game.action_string(x)
+                for x in self.legal_actions()))
         return "\n".join(lines)
 
 

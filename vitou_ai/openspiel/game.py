@@ -57,6 +57,7 @@ from ..rules.params import VitouParams
 from .observer import (  # after the guard: it needs pyspiel too
     VitouObserver,
     infostate_string,  # noqa: F401  (policy export takes it from here)
+    token_string,
 )
 from .util import game_type, load_string, with_defaults
 
@@ -248,7 +249,10 @@ class VitouState(pyspiel.State):
         K.apply_action(game.params_array, self.a, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.get_game().rules_game.action_string(
+        game = self.get_game()
+        if player != pyspiel.PlayerId.CHANCE and game.vitou_params.willughby:
+            return token_string(int(action), game.rules_game.labels, True)  # P7.3: put
+        return game.rules_game.action_string(
             int(action), chance=player == pyspiel.PlayerId.CHANCE)
 
     # -- display --------------------------------------------------------------------------
@@ -265,8 +269,9 @@ class VitouState(pyspiel.State):
                 or "-"
             )
         trick = sep.join(labels[int(a[L.S_TRICK + k])] for k in range(int(a[L.S_NPLAYED])))
+        vp = game.vitou_params
         toks = " ".join(
-            game.rules_game.action_string(int(a[L.S_TOK + i]))
+            token_string(int(a[L.S_TOK + i]), game.rules_game.labels, vp.willughby)
             for i in range(min(int(a[L.S_NTOK]), L.MAX_TOKENS))
         )
         if game.vitou_params.family:
@@ -285,6 +290,15 @@ class VitouState(pyspiel.State):
             signals += f" caught [{', '.join(caught)}]"
             if a[L.S_PHASE] == L.PH_SEEN:
                 signals += f" drawing catch {int(a[L.S_SIGCH]) + 1} of 2"
+        if vp.willughby:  # P7: no scores or deals (P7.6); tricks by seat (P7.1), folds (P7.4)
+            res = ",".join("void" if a[L.S_TRES + t] == L.RES_VOID_SEAT else f"p{int(a[L.S_TRES + t])}"
+                           for t in range(int(a[L.S_NTRICKS])))
+            out = " ".join(f"p{s}" for s in range(n) if a[L.S_OUT + s])
+            return (
+                f"phase {int(a[L.S_PHASE])} dealer {int(a[L.S_DEALER])} "
+                f"stake {stake} hands {' '.join(hands)} leader {int(a[L.S_LEADER])} "
+                f"trick [{trick}] tricks [{res}] out [{out}] | {toks}"
+            )
         return (
             f"phase {int(a[L.S_PHASE])} dealer {int(a[L.S_DEALER])} "
             f"scores {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE0 + 1])} deals {int(a[L.S_DEALS])} "

@@ -68,22 +68,34 @@ def _counts_str(counts, labels: tuple[str, ...] | None = None) -> str:
     return "".join(RANK_LETTERS[r] * int(c) for r, c in enumerate(counts)) or "-"
 
 
+def token_string(action: int, labels: tuple[str, ...] | None = None,
+                 willughby: bool = False) -> str:
+    """A public action token as the strings write it: :func:`action_to_string`, except that
+    in Willughby's Put (``willughby``) the raise is the put (P7.3: ladder ``1 -> put``, one
+    put a deal), written ``put`` as its hand histories write it
+    (:func:`vitou_ai.rules.history.action_name`)."""
+    if willughby and action == L.A_RAISE:
+        return "put"
+    return action_to_string(action, labels=labels)
+
+
 def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = True,
                      deals: int | None = None, labels: tuple[str, ...] | None = None,
-                     partnership: bool = False) -> str:
+                     partnership: bool = False, willughby: bool = False) -> str:
     """The information-state string of a kernel key (``observe.infostate_key``):
     ``"p1 | dealer 0 | scores 0:0 | hand T88 | play T,play Q"``. ``deals`` (match
     mode) is the number of deals played. Used by the observer and by policy export.
     ``private=False`` leaves out the hands (the gestures stay: this is the
     key's own view, see :class:`VitouObserver` for the public-only one). ``partnership``
     (``put_partnership``, P6.2 / P6.3): the key's partner slots are the card handed to the
-    player and the card laid away, written ``got R`` / ``laid R``."""
+    player and the card laid away, written ``got R`` / ``laid R``. ``willughby``
+    (``put_willughby``, P7): no scores (P7.6, deal mode only) and the raise written
+    ``put`` (:func:`token_string`); the folds are the tokens ``fold``
+    (``"p1 | dealer 0 | hand A K 8 7 | play 7,put,see,fold"``)."""
     k = key
-    parts = [
-        f"p{int(k[L.K_PLAYER])}",
-        f"dealer {int(k[L.K_DEALER])}",
-        f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}",
-    ]
+    parts = [f"p{int(k[L.K_PLAYER])}", f"dealer {int(k[L.K_DEALER])}"]
+    if not willughby:
+        parts.append(f"scores {int(k[L.K_SCORE0])}:{int(k[L.K_SCORE1])}")
     if deals is not None:
         parts.append(f"deals {deals}")
     if private:
@@ -101,7 +113,7 @@ def infostate_string(key: np.ndarray, n: int, hand_size: int, private: bool = Tr
     gest = [int(g) for g in k[L.K_GEST : L.K_GEST + n]]
     if any(g >= 0 for g in gest):
         parts.append("gestures " + " ".join(L.GESTURES[g] if g >= 0 else "?" for g in gest))
-    toks = [action_to_string(int(t), labels=labels)
+    toks = [token_string(int(t), labels, willughby)
             for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
     return " | ".join(parts) + " | " + ",".join(toks)
 
@@ -353,11 +365,12 @@ class VitouObserver:
         deals = int(a[L.S_DEALS]) if self.match else None
         if self.recall and self.public and self.single:
             return infostate_string(k, self.n, self.h, True, deals, self.rank_labels,
-                                    self.partnership)
+                                    self.partnership, self.willughby)
         parts = [f"p{player}"] if self.single else []
         if self.public:
-            parts += [f"dealer {int(k[L.K_DEALER])}",
-                      f"scores {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE0 + 1])}"]
+            parts.append(f"dealer {int(k[L.K_DEALER])}")
+            if not self.willughby:  # P7.6: no scores
+                parts.append(f"scores {int(a[L.S_SCORE0])}:{int(a[L.S_SCORE0 + 1])}")
             if deals is not None:
                 parts.append(f"deals {deals}")
             if not self.recall:
@@ -397,7 +410,7 @@ class VitouObserver:
             if (gest >= 0).any():
                 parts.append("gestures " + " ".join("made" if g >= 0 else "?" for g in gest))
         if self.public and self.recall:
-            toks = [action_to_string(int(t), labels=self.rank_labels)
+            toks = [token_string(int(t), self.rank_labels, self.willughby)
                     for t in k[L.K_TOK : L.K_TOK + int(k[L.K_NTOK])]]
             parts.append(",".join(toks))
         return " | ".join(parts)
@@ -432,4 +445,7 @@ class VitouObserver:
         out.append("played " + _counts_str(played, self.rank_labels))
         out.append("cards left " + " ".join(str(int(c)) for c in
                                             o[O.O_HELD_COUNT : O.O_HELD_COUNT + self.n]))
+        if self.willughby:  # P7.4: who has folded (a public token) is out of the deal
+            folded = [f"p{s}" for s in range(self.n) if a[L.S_OUT + s]]
+            out.append("out " + (" ".join(folded) if folded else "nobody"))
         return out

@@ -19,6 +19,16 @@ from .params import RANK_LETTERS, VitouParams
 
 _END_RULE = {"tricks": "R3.2", "all_void": "R3.2", "refused": "R4.3", "declined": "R6.1",
              "passed": "R6.2", "abandoned": "R9.2"}
+#: Willughby's Put (docs/RULES_family.md P7): first to two tricks or a draw (P7.2), or
+#: everybody folded after the put (P7.4)
+_END_RULE_WILLUGHBY = {"tricks": "P7.2", "draw": "P7.2", "folded": "P7.4"}
+
+
+def end_rule(params: VitouParams, end: str, default: str = "R8") -> str:
+    """The rule that ended a deal the way ``end`` (``DealResult.end``) names: what an
+    action after the end cites; ``default`` for an end without one."""
+    table = _END_RULE_WILLUGHBY if params.willughby else _END_RULE
+    return table.get(end, default)
 
 
 class IllegalActionError(ValueError):
@@ -303,7 +313,7 @@ class State:
         action = int(action)
         if self.is_terminal():
             end = self.last_deal()
-            rule = _END_RULE.get(end.end if end else "", "R8")
+            rule = end_rule(self.game.params, end.end if end else "")
             raise IllegalActionError(f"{self._name(action)!r}: the game is over", rule)
         if self.is_chance_node():
             allowed = [a for a, _ in self.chance_outcomes()]

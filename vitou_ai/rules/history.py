@@ -35,7 +35,7 @@ import tomli_w
 
 from ..io import write_atomic
 from . import layout as L
-from .game import RAISE_NAMES, Game, IllegalActionError, State
+from .game import RAISE_NAMES, Game, IllegalActionError, State, end_rule
 from .params import VitouParams
 
 KNOBS = ("early_end", "signals", "signal_seen", "target", "ranks", "copies", "hand_size",
@@ -383,7 +383,8 @@ def replay(hh: HandHistory) -> State:
                 raise HistoryError(
                     f"action {i} {actions[i]!r}: the deal is already over "
                     f"({state.last_deal().end})",
-                    i, actions[i], "R3.2",
+                    i, actions[i], end_rule(state.game.params, state.last_deal().end)
+                    if state.game.params.willughby else "R3.2",
                 )
             return state
         if i >= len(actions):

@@ -129,6 +129,10 @@ _FAMILY_KNOBS = {
     "put_partnership": ("direction", "chooser"),
     "put_willughby": ("direction", "players", "put_stake", "fold_pays"),
 }
+# A field that only some profiles have -> the _FAMILY_KNOBS entry that gives it.
+_FAMILY_ONLY = {"direction": "direction", "games": "games", "games_won": "games",
+                "chooser": "chooser", "players": "players", "put_stake": "put_stake",
+                "fold_pays": "fold_pays"}
 #: P6.1: who speaks for a side in partnership Put (``VitouParams.chooser``)
 CHOOSERS = ("named", "order")
 #: P7.5: what a player who folds after a put pays (``VitouParams.fold_pays``)
@@ -326,10 +330,9 @@ class VitouParams:
             value = getattr(self, name)
             # (the profile's own value passes: ``replace`` carries every field over)
             if not will and value is not None and value != default[name]:
-                have = ", ".join(_FAMILY_KNOBS.get(self.profile, ())) or "none"
                 raise ValueError(f"{name} is not a knob of profile {self.profile} "
                                  f"(docs/RULES_family.md {rule}: put_willughby only); its knobs: "
-                                 f"{have}")
+                                 f"{', '.join(profile_knobs(self.profile))}")
             if value is None:
                 object.__setattr__(self, name, default[name])
         if not will:
@@ -372,7 +375,8 @@ class VitouParams:
                 if self.profile == "put_willughby":
                     rule = "P7.6"
                 raise ValueError(f"{name} is not a knob of profile {self.profile} "
-                                 f"(docs/RULES_family.md {rule}); its knobs: {', '.join(have) or 'none'}")
+                                 f"(docs/RULES_family.md {rule}); its knobs: "
+                                 f"{', '.join(profile_knobs(self.profile))}")
         if self.profile in PROFILES:
             return
         if self.direction is None:
@@ -529,6 +533,34 @@ class VitouParams:
             if v != d:
                 out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
+
+
+def profile_knobs(profile: str) -> tuple[str, ...]:
+    """The :class:`VitouParams` fields a profile takes, in field order (the list a refused
+    knob's message gives): every field but ``profile``, less the family knobs it has not
+    (``_FAMILY_KNOBS``: ``direction``, ``games`` with ``games_won``, ``chooser``; and
+    Willughby's ``players``, ``put_stake``, ``fold_pays``), the signals of a game without
+    them (R7: four-player Vitou only; C6) and, in ``put_willughby``, ``mode``, ``scores``,
+    ``target`` and ``max_deals`` (P7.6: deal mode only) and ``early_end`` (P7.2: a deal
+    ends at the end of a trick whatever its value).
+
+    Raises:
+        KeyError: for an unknown profile.
+    """
+    own = _FAMILY_KNOBS.get(profile, ())
+    signals = profile in PROFILES and _PLAYERS[profile] == 4
+    out = []
+    for f in dataclasses.fields(VitouParams):
+        name = f.name
+        if name == "profile" or name in _FAMILY_ONLY and _FAMILY_ONLY[name] not in own:
+            continue
+        if name in ("signals", "signal_seen") and not signals:
+            continue
+        if profile == "put_willughby" and name in ("mode", "scores", "target", "max_deals",
+                                                   "early_end"):
+            continue
+        out.append(name)
+    return tuple(out)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:

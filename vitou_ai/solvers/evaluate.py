@@ -28,8 +28,8 @@ from .tree import (
     MAX_INFOSET_ACTIONS,
     GameTree,
     _grow1,
-    _grow2,
     _replay_children,
+    _replay_start,
 )
 
 
@@ -147,16 +147,9 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
     table = Dict.empty(key_type=_pooled_key, value_type=types.int64)
     owner = np.empty(1024, np.int64)
     k_out = 0
-    cap = 4096
-    st_states = np.empty((cap, L.STATE_SIZE), np.int32)
-    st_node = np.empty(cap, np.int64)
-    K.init_state(params, st_states[0])
-    st_node[0] = 0
+    st_states, st_node, state, acts, probs = _replay_start(params)
     sp = 1
-    acts = np.empty(L.NUM_ACTIONS, np.int64)
-    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
     key = np.empty(L.KEY_SIZE, np.int8)
-    state = np.empty(L.STATE_SIZE, np.int32)
     for i in range(n):
         pooled[i] = -1
     while sp > 0:
@@ -166,9 +159,6 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
         m = nchild[node]
         if m == 0:
             continue
-        if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
         f = first[node]
         if kind[node] == KIND_DECISION:
             p = player[node]
@@ -187,8 +177,9 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
                     owner[j] = iset
                     k_out += 1
                 pooled[node] = num_infosets + j
-        sp = _replay_children(params, state, kind[node] == KIND_DECISION, infoset[node], m, f,
-                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
+        sp, st_states, st_node = _replay_children(
+            params, state, kind[node] == KIND_DECISION, infoset[node], m, f, is_actions,
+            deal_hands, acts, probs, st_states, st_node, sp)
     return owner[:k_out].copy()
 
 

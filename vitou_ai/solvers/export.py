@@ -15,7 +15,7 @@ def infostate_strings(tree: GameTree) -> list[str]:
     p = tree.params
     return [infostate_string(tree.is_keys[i], p.players, p.hand_size,
                              labels=p.rank_labels if p.family else None,
-                             partnership=p.partnership)
+                             partnership=p.partnership, willughby=p.willughby)
             for i in range(tree.num_infosets)]
 
 

@@ -29,7 +29,8 @@ from .public_tree import (
     infoset_table,
 )
 from .tree import KIND_DECISION as FLAT_DECISION
-from .tree import GameTree, _grow1, _grow2, _replay_children
+from .tree import GameTree, _replay_children
+from .tree import _replay_start as _flat_replay_start
 
 
 def entry_children(tree: PublicTree) -> np.ndarray:
@@ -81,7 +82,7 @@ def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tu
         legal = _legal_of(tree, i)
         out[infostate_string(keys[i], p.players, p.hand_size,
                              labels=p.rank_labels if p.family else None,
-                             partnership=p.partnership)] = [
+                             partnership=p.partnership, willughby=p.willughby)] = [
             (int(a), float(probs[i, a])) for a in sorted(set(acts) | legal)]
     return out
 
@@ -241,20 +242,13 @@ def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, 
     actions into ``out[infoset, slot]``."""
     n = kind.shape[0]
     done = np.zeros(out.shape[0], np.bool_)
-    cap = 4096
-    st_states = np.empty((cap, L.STATE_SIZE), np.int32)
-    st_node = np.empty(cap, np.int64)
-    K.init_state(params, st_states[0])
-    st_node[0] = 0
+    st_states, st_node, state, acts, probs = _flat_replay_start(params)
     sp = 1
-    acts = np.empty(max(na, L.MAX_CHANCE_OUTCOMES), np.int64)
-    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
     legal = np.empty(na, np.int64)
     row = np.empty(na)
     keybuf = np.empty(L.KEY_SIZE, np.int8)
     iwork = np.zeros(IWORK_SIZE, np.int64)
     script = np.zeros(2 + MAX_DRAWS, np.uint64)
-    state = np.empty(L.STATE_SIZE, np.int32)
     while sp > 0:
         sp -= 1
         K.copy_state(st_states[sp], state)
@@ -262,9 +256,6 @@ def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, 
         m = nchild[node]
         if m == 0 or node >= n:
             continue
-        if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
         f = first[node]
         if kind[node] == FLAT_DECISION:
             iset = infoset[node]
@@ -275,8 +266,9 @@ def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, 
                 for c in range(m):
                     out[iset, c] = row[is_actions[iset, c]]
                 done[iset] = True
-        sp = _replay_children(params, state, kind[node] == FLAT_DECISION, infoset[node], m, f,
-                              is_actions, deal_hands, acts, probs, st_states, st_node, sp)
+        sp, st_states, st_node = _replay_children(
+            params, state, kind[node] == FLAT_DECISION, infoset[node], m, f, is_actions,
+            deal_hands, acts, probs, st_states, st_node, sp)
     return done
 
 

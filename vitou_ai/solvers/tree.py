@@ -207,17 +207,21 @@ def _first_deal(state):
 def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands, acts, probs,
                      st_states, st_node, sp):
     """Push the ``m`` children of a built flat tree's node (``f`` its first child) onto a
-    replay stack, in the builder's order (:func:`_build`): at a decision of information
-    set ``iset``, its actions; at a chance node, the enumerated deals (the first deal,
-    :func:`_first_deal`) or the kernel's chance outcomes. The stack must have room for
-    ``m`` more; returns the new stack size. ``acts``, ``probs``: the chance buffers."""
+    replay stack of :func:`_replay_start`, in the builder's order (:func:`_build`): at a
+    decision of information set ``iset``, its actions; at a chance node, the enumerated
+    deals (the first deal, :func:`_first_deal`) or the kernel's chance outcomes.
+    ``acts``, ``probs``: the chance buffers. Returns ``(sp, st_states, st_node)``, the new
+    stack size and the stack, grown if needed."""
+    if sp + m > st_states.shape[0]:
+        st_states = _grow2(st_states, sp + m)
+        st_node = _grow1(st_node, sp + m)
     if decision:
         for c in range(m):
             K.copy_state(state, st_states[sp])
             K.apply_action(params, st_states[sp], is_actions[iset, c])
             st_node[sp] = f + c
             sp += 1
-        return sp
+        return sp, st_states, st_node
     merged = _first_deal(state)
     if not merged:
         K.chance_outcomes(params, state, acts, probs)
@@ -229,7 +233,26 @@ def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands
             K.apply_action(params, st_states[sp], acts[c])
         st_node[sp] = f + c
         sp += 1
-    return sp
+    return sp, st_states, st_node
+
+
+@jit
+def _replay_start(params):
+    """A replay of a built flat tree on the kernel (the twin of
+    :func:`vitou_ai.solvers.public_tree._replay_start`): the stack, ``int32[cap,
+    STATE_SIZE]`` states and ``int64[cap]`` nodes holding one entry (the root's initial
+    state, node 0), that :func:`_replay_children` pushes on; ``state``, an
+    ``int32[STATE_SIZE]`` buffer for the entry popped; and :func:`_replay_children`'s
+    chance buffers ``acts`` (``int64``) and ``probs`` (``float64[MAX_CHANCE_OUTCOMES]``).
+    Returns ``(st_states, st_node, state, acts, probs)``; the stack size is 1."""
+    st_states = np.empty((4096, L.STATE_SIZE), np.int32)
+    st_node = np.empty(4096, np.int64)
+    K.init_state(params, st_states[0])
+    st_node[0] = 0
+    state = np.empty(L.STATE_SIZE, np.int32)
+    acts = np.empty(max(L.NUM_ACTIONS, L.MAX_CHANCE_OUTCOMES), np.int64)
+    probs = np.empty(L.MAX_CHANCE_OUTCOMES, np.float64)
+    return st_states, st_node, state, acts, probs
 
 
 @jit
