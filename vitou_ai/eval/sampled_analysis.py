@@ -78,6 +78,8 @@ from ..sim.random_play import sample_chance
 
 #: most decisions one deal may take (a four-player deal of three cards takes at most 25)
 MAX_DECISIONS = 96
+#: deals played per call of the jitted batch (its scratch: about 40 MB)
+BLOCK = 4096
 #: gesture labels of R7.1 by gesture id, and ``-`` for none made (yet)
 GESTURES = ("none", "ten", "nine", "ace", "nohigh")
 #: action classes and the columns of their probabilities (see :func:`sample_decisions`)
@@ -193,9 +195,10 @@ def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck,
 
 
 @jit_parallel
-def _sample_batch(params, pack, bounds, seed, n_deals, ints, floats, counts):
-    """Deals ``0 .. n_deals - 1``; deal ``k`` writes rows ``k * cap ..`` of ``ints`` /
-    ``floats`` (``cap = ints.shape[0] // n_deals``) and its decision count in ``counts[k]``."""
+def _sample_batch(params, pack, bounds, seed, k0, n_deals, ints, floats, counts):
+    """Deals ``k0 .. k0 + n_deals - 1``; deal ``k0 + i`` writes rows ``i * cap ..`` of
+    ``ints`` / ``floats`` (``cap = ints.shape[0] // n_deals``) and its decision count in
+    ``counts[i]``."""
     cap = ints.shape[0] // n_deals
     chunk = 256
     n_chunks = (n_deals + chunk - 1) // chunk
@@ -213,9 +216,9 @@ def _sample_batch(params, pack, bounds, seed, n_deals, ints, floats, counts):
         rng_dec = np.empty(1, dtype=np.uint64)
         rng_seen = np.empty(1, dtype=np.uint64)
         rng_deal = np.empty(1, dtype=np.uint64)
-        for k in range(c * chunk, min(n_deals, (c + 1) * chunk)):
-            lo = k * cap
-            counts[k] = _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands,
+        for i in range(c * chunk, min(n_deals, (c + 1) * chunk)):
+            lo = i * cap
+            counts[i] = _play_deal(params, pack, bounds, seed, k0 + i, state, legal, chance, hands,
                                    deck, keybuf, iwork, script, probs,
                                    rng_dec, rng_seen, rng_deal, ints[lo:lo + cap],
                                    floats[lo:lo + cap])
@@ -307,15 +310,22 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
     n_deals = int(n_deals)
     pack = pack_policies([policy], params.signals)
     cap = MAX_DECISIONS
-    ints = np.zeros((n_deals * cap, _NI), np.int64)
-    floats = np.zeros((n_deals * cap, _NF), np.float64)
-    counts = np.zeros(n_deals, np.int64)
-    _sample_batch(params.to_array(), pack, breakpoints(pack.fparams[0]), np.uint64(seed),
-                  np.int64(n_deals), ints, floats, counts)
-    if (counts < 0).any():
-        raise ValueError(f"a deal took more than MAX_DECISIONS = {cap} decisions")
-    keep = (np.arange(cap)[None, :] < counts[:, None]).ravel()
-    ints, floats = ints[keep], floats[keep]
+    block = min(n_deals, BLOCK)
+    ints_b = np.zeros((block * cap, _NI), np.int32)
+    floats_b = np.zeros((block * cap, _NF), np.float64)
+    counts = np.zeros(block, np.int64)
+    parts_i, parts_f = [], []
+    arr, bounds = params.to_array(), breakpoints(pack.fparams[0])
+    for k0 in range(0, n_deals, block):  # blocks of deals: the scratch stays small
+        nb = min(block, n_deals - k0)
+        _sample_batch(arr, pack, bounds, np.uint64(seed), np.int64(k0), np.int64(nb),
+                      ints_b[:nb * cap], floats_b[:nb * cap], counts[:nb])
+        if (counts[:nb] < 0).any():
+            raise ValueError(f"a deal took more than MAX_DECISIONS = {cap} decisions")
+        keep = (np.arange(cap)[None, :] < counts[:nb, None]).ravel()
+        parts_i.append(ints_b[:nb * cap][keep])
+        parts_f.append(floats_b[:nb * cap][keep])
+    ints, floats = np.concatenate(parts_i), np.concatenate(parts_f)
     return SampledDecisions(_frame(params, ints, floats, weak_rank), n_deals, params,
                             getattr(policy, "name", type(policy).__name__), weak_rank,
                             int(seed))
@@ -329,7 +339,7 @@ def _frame(params, ints: np.ndarray, floats: np.ndarray, weak_rank: str) -> pd.D
     dealer = ints[:, _I_DEALER]
     best = ints[:, _I_BEST]
     df = pd.DataFrame({
-        "deal": ints[:, _I_DEAL],
+        "deal": ints[:, _I_DEAL].astype(np.int64),
         "seat": seat.astype(np.int8), "team": (seat % 2).astype(np.int8),
         "position": ((seat - dealer - 1) % n).astype(np.int8),
         "dealer": dealer.astype(np.int8),
