@@ -291,8 +291,8 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
         ``weak`` (bool), ``partner_gesture`` (categorical ``-`` and :data:`GESTURES`,
         R7), ``can_raise``, ``answering`` (a raise awaits this player's answer,
         R4.3), ``gesture_phase`` (R7.1) (bool each), the policy's probabilities
-        (float64, summing to 1 over ``raise``, ``play``, ``refuse``, ``gesture``,
-        ``other`` plus ``accept`` outside an answer): ``raise`` (raise or re-raise),
+        (float64; ``raise + refuse + play + gesture + other`` is 1, and 1 minus
+        the two-player answer's ``accept``, R9.2): ``raise`` (raise or re-raise),
         ``accept`` (at an answer: play a card without re-raising, R4.3; the
         two-player answer's ``accept``, R9.2), ``refuse``, ``play`` (any card),
         ``gesture`` (a gesture other than ``none``), ``other`` (``none``, ``go``,
