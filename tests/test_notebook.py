@@ -85,3 +85,57 @@ def test_committed_notebook_is_executed_with_figures():
     assert all(c.get("execution_count") for c in code), "commit the notebook executed"
     assert not [o for o in _outputs(nb) if o.get("output_type") == "error"]
     assert _pngs(nb) >= 1
+
+
+# ---- notebooks/four_player_bluffs.ipynb (issue 23, item 5) -----------------------------------
+
+FOUR_PLAYER = ROOT / "notebooks" / "four_player_bluffs.ipynb"
+
+
+def _small_4p_run(folder: Path, signals: bool) -> Path:
+    """A run folder with a tabular four-player policy.npz (a tiny variant: the heuristic
+    ``bluffer``'s exact probabilities laid on its flat tree)."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.solvers.public_export import flat_bot_policy
+
+    params = VitouParams(profile="vitou", ranks=2 if signals else 4, copies=2, hand_size=1,
+                         signals=signals, dealer=-1)
+    tree = build_tree(params)
+    pol = flat_bot_policy(tree, parse_bot("bluffer"))
+    probs = np.zeros((tree.num_infosets, L.NUM_ACTIONS), np.float32)
+    for i in range(tree.num_infosets):
+        for k in range(tree.is_nact[i]):
+            probs[i, tree.is_actions[i, k]] = pol[i, k]
+    folder.mkdir()
+    TabularPolicy(tree.is_keys, probs, name="tiny-4p", params=params).save(folder / "policy.npz")
+    return folder
+
+
+def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, monkeypatch):
+    run = _small_4p_run(tmp_path / "run4", signals=False)
+    sig = _small_4p_run(tmp_path / "run4s", signals=True)
+    monkeypatch.setenv("VITOU_RUN", str(run))
+    monkeypatch.setenv("VITOU_SIGNALS_RUN", str(sig))
+    nb = nbformat.read(FOUR_PLAYER, as_version=4)
+    params_cell = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params_cell) == 1
+    params_cell[0].source += "\nDEALS = 300  # the test keeps it short\nWEAK_RANK = '9'"
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    outputs = _outputs(nb)
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert f"policy: {run / 'policy.npz'}" in text and f"policy: {sig / 'policy.npz'}" in text
+    assert "300 deals" in text
+    assert _pngs(nb) >= 3  # the summary, raises by hand and position, the gestures
+    tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
+    assert "per_deal" in tables and "low" in tables and "partner_gesture" in tables
+    assert "No search bot exists" in "".join(c.source for c in nb.cells)
+
+
+def test_committed_four_player_notebook_is_executed_with_figures():
+    nb = nbformat.read(FOUR_PLAYER, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code), "commit the notebook executed"
+    assert not [o for o in _outputs(nb) if o.get("output_type") == "error"]
+    assert _pngs(nb) >= 3
