@@ -3,15 +3,20 @@
 Routes (all ``GET``):
 
 - ``/``: the page (``static/index.html``, vanilla JavaScript, no build step);
-- ``/api/info``: the strategies and the game;
+- ``/api/info``: the strategies and the game (names, game line, players, sources,
+  an example history, each strategy's fallback, whether bluffs are flagged);
 - ``/api/view?path=ID,ID,...``: :func:`vitou_ai.explore.views.node_view` as JSON
   (404 with ``{"error": ...}`` for a path not in the tree, 400 for a malformed
-  parameter);
-- ``/api/search?history=TEXT``: ``{"path": ...}``, or ``{"error": ..., "rule": ...}``
-  for a history the rules refuse (HTTP 200: the page shows it and keeps running);
+  parameter: not integers, an empty item);
+- ``/api/search?history=TEXT``: ``{"path": ...}``, or HTTP 400 with ``{"error": ...,
+  "rule": ..., "index": ...}`` for a history the rules refuse (the page shows it and
+  keeps running);
 - ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0, 1 or
   ``all``, the default: both grids when two strategies are compared), ``sort`` and
-  ``filter``: the grids in view.
+  ``filter``: the grids in view (400, one line, for a sort or filter the view has no
+  numbers for: ``filter=bluffs`` for four players, ``sort=value`` without values).
+
+docs/guide/explore.md, "The JSON routes", documents them for users.
 
 Needs the ``explore`` extra (``pip install 'vitou_ai[explore]'``).
 """
@@ -99,7 +104,9 @@ def make_app(strategies: list[Strategy]):
         s = strategies[0]
         return JSONResponse({"names": [x.name for x in strategies], "game": game_line(s),
                              "players": s.n, "sources": [x.source for x in strategies],
-                             "example": example})
+                             "example": example,
+                             "fallbacks": [x.fallback for x in strategies],
+                             "showdown": s.n == 2})
 
     def view(request):
         try:
@@ -113,7 +120,8 @@ def make_app(strategies: list[Strategy]):
             with lock:
                 path = strategies[0].parse_history(text)
         except HistorySearchError as e:
-            return JSONResponse({"error": str(e), "rule": e.rule, "index": e.index})
+            return JSONResponse({"error": str(e), "rule": e.rule, "index": e.index},
+                                status_code=400)
         return JSONResponse({"path": ",".join(str(a) for a in path)})
 
     def export_csv(request):

@@ -101,6 +101,10 @@ class HistorySearchError(ExploreError):
     """
 
     def __init__(self, message: str, index: int | None = None, rule: str | None = None):
+        import re
+
+        if rule and not re.search(rf"(?<![\w.]){re.escape(rule)}(?!\w|\.\d)", message):
+            message = f"{rule}: {message}"  # the rule first, as the page shows it
         super().__init__(message)
         self.index = index
         self.rule = rule
@@ -190,6 +194,7 @@ def load_strategy(source: str | Path, name: str | None = None,
     if not str(source).strip() or not path.exists():
         raise ExploreError(f"{source}: no such run folder or policy file")
     run_json = None
+    record = None
     if path.is_dir():
         policy_path = path / "policy.npz"
         if not policy_path.is_file():
@@ -214,6 +219,10 @@ def load_strategy(source: str | Path, name: str | None = None,
         except (ValueError, TypeError, OSError) as e:
             raise ExploreError(f"{run_json}: damaged run record ({type(e).__name__}: "
                                f"{str(e).splitlines()[0] if str(e) else ''})") from None
+    if _is_network_file(policy_path):
+        raise ExploreError(f"{policy_path}: a network policy (nfsp:, deep_cfr:, ppo:): networks "
+                           "cannot be explored (no exact action probabilities at every state); "
+                           "the explorer reads tabular and abstract policies")
     try:
         from ..bots.abstract import is_abstract_file
         from .mapped import member_rows, open_mapped
@@ -256,7 +265,22 @@ def load_strategy(source: str | Path, name: str | None = None,
         raise ExploreError(f"{source}: a policy of another game than its run.json's "
                            f"({params.profile}): {why}") from None
     label = name or (path.name if path.is_dir() else f"{path.parent.name}/{path.name}")
-    return Strategy(policy, params, label, str(source), values_budget=values_budget)
+    out = Strategy(policy, params, label, str(source), values_budget=values_budget)
+    out.objective = str(record.get("objective", "points")) if record else "points"
+    return out
+
+
+def _is_network_file(path: Path) -> bool:
+    """A ``.npz`` written by :meth:`vitou_ai.bots.neural.NeuralPolicy.save` (its members
+    ``seat_net`` and ``meta``, no ``keys``/``probs``)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = {n.removesuffix(".npy") for n in z.namelist()}
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return {"seat_net", "meta"} <= names and "keys" not in names
 
 
 def game_name(params: VitouParams) -> str:
@@ -273,10 +297,23 @@ def check_same_game(first: Strategy, second: Strategy) -> None:
         ExploreError: one line naming both games.
     """
     if first.params != second.params:
+        hint = ""
+        try:
+            only_scores = first.params.replace(scores=second.params.scores) == second.params
+        except ValueError:
+            only_scores = False
+        if only_scores:
+            # the games differ by the scores only: a match run holds every score's strategy
+            kinds = [getattr(s, "objective", "points") for s in (first, second)]
+            points = [s for s, k in zip((first, second), kinds, strict=True) if k != "match"]
+            if "match" in kinds and points:
+                a, b = points[0].params.scores
+                hint = (f"; they differ by the scores only: give --scores {a}:{b} to explore "
+                        "the match run at the points run's score")
         raise ExploreError(f"{second.source or second.name} is a policy of another game "
                            f"({game_name(second.params)}) than "
                            f"{first.source or first.name} ({game_name(first.params)}); "
-                           "two strategies are compared on the same game")
+                           "two strategies are compared on the same game" + hint)
 
 
 #: why Vint is not explored (docs/guide/explore.md)
@@ -318,6 +355,7 @@ class Strategy:
                              "probabilities); a neural policy has none")
         self.policy = policy
         self.params = params
+        self.objective = "points"  # "match": a match-objective run (load_strategy)
         self.name = name
         self.source = source
         self.game = Game(params)
@@ -378,6 +416,19 @@ class Strategy:
         node = Node((), (), state, kind, player, ranges, reach, 1.0, util)
         self._cache[()] = node
         return node
+
+    @property
+    def fallback(self) -> str:
+        """What the policy plays at an information state its table does not have: its
+        heuristic fallback by name (``"counter"``; an abstract policy's default), or
+        ``"uniform"`` (uniform at random over the legal actions)."""
+        fb = getattr(self.policy, "fallback", None)
+        if fb is None:
+            return "uniform"
+        from ..bots.named import NAMED_BOTS
+
+        name = next((k for k, v in NAMED_BOTS.items() if v == fb), None)
+        return f"the {name} heuristic" if name else "a heuristic bot"
 
     def dealt(self, node: Node) -> bool:
         return bool(node.ranges[0][0] != self.H)
@@ -781,7 +832,8 @@ class Strategy:
             ``{"actions": [labels], "raise": [bool per action], "rows": [...],
             "exact_reach": bool, "samples": sampled deals consistent with the history
             (four players, large ranges) or None, "samples_drawn": deals drawn or None,
-            "values": bool}``; a row is
+            "values": bool, "showdown": whether the showdown proxy (and so the bluff
+            flag) exists: two players}``; a row is
             ``{"hand": index, "label", "in_range": whether the history leaves the hand
             possible under the strategy (:meth:`possible`: card removal, its own reach;
             else no mix and no value), "in_table": whether the policy's
@@ -794,7 +846,8 @@ class Strategy:
         """
         if node.kind != KIND_DECISION:
             return {"actions": [], "raise": [], "rows": [], "exact_reach": True,
-                    "samples": None, "samples_drawn": None, "values": False}
+                    "samples": None, "samples_drawn": None, "values": False,
+                    "showdown": self.n == 2}
         p = node.player
         chs = self.children(node)
         acts = [c.label.split(" ", 1)[1] for c in chs]
@@ -838,7 +891,7 @@ class Strategy:
         return {"actions": acts, "raise": is_raise.tolist(), "rows": rows,
                 "exact_reach": bool(info["exact"]), "samples": info.get("samples"),
                 "samples_drawn": None if info["exact"] else REACH_SAMPLES,
-                "values": vals is not None}
+                "values": vals is not None, "showdown": self.n == 2}
 
     def _showdown(self, node: Node, p: int) -> np.ndarray:
         """Two players: for each hand of ``p``'s range, the share of the opponent's

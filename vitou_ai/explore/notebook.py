@@ -5,22 +5,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .model import Strategy, load_strategy
+from .model import ExploreError, Strategy, check_same_game, load_strategy
 
 _SERVERS: list = []  # kept alive for the kernel's lifetime
 
 
-def _as_strategy(s) -> Strategy:
-    return s if isinstance(s, Strategy) else load_strategy(s)
+def _as_strategy(s, scores: tuple[int, int] | None = None) -> Strategy:
+    if isinstance(s, Strategy):
+        if scores is not None and tuple(scores) != tuple(s.params.scores):
+            raise ExploreError(f"scores={tuple(scores)}: give a run folder or policy file "
+                               f"(this Strategy is loaded at {s.params.scores[0]}:"
+                               f"{s.params.scores[1]}; load_strategy(..., scores=...))")
+        return s
+    return load_strategy(str(s) if isinstance(s, Path) else s, scores=scores)
 
 
-def show(run, run2=None, port: int = 0, height: int = 760, history: str = ""):
+def show(run, run2=None, port: int = 0, height: int = 760, history: str = "",
+         scores: tuple[int, int] | None = None):
     """Serve the explorer from a background thread of the kernel and show it inline.
 
     Args:
         run, run2: run folders, ``policy.npz`` files or :class:`Strategy` objects.
         port: port on 127.0.0.1 (0: any free port).
         history: open this public history (hand-history syntax) first.
+        scores: explore the deal at this score ``(team 0, team 1)``, as
+            ``vitou-ai explore --scores A:B`` (``None``: the run's).
 
     Returns:
         an ``IPython.display.IFrame`` of the page (its ``src`` is the URL; the server
@@ -30,33 +39,47 @@ def show(run, run2=None, port: int = 0, height: int = 760, history: str = ""):
         ImportError: the ``explore`` extra (or IPython) is missing.
         ExploreError: bad runs (or two of different games), a port in use: one line,
             as ``vitou-ai explore``.
+        HistorySearchError: a ``history`` the rules refuse (before any server starts).
     """
     from IPython.display import IFrame
 
     from .app import Server, bind
 
-    strategies = [_as_strategy(run)] + ([_as_strategy(run2)] if run2 is not None else [])
+    strategies = [_as_strategy(run, scores)] + (
+        [_as_strategy(run2, scores)] if run2 is not None else [])
+    if len(strategies) == 2:
+        check_same_game(strategies[0], strategies[1])
+    # the history first: a refused one leaves no server behind
+    path = strategies[0].parse_history(history) if history else ()
     server = Server(strategies, bind(port)).start()
     _SERVERS.append(server)
     url = server.url
     if history:
-        url += "#" + ",".join(str(a) for a in strategies[0].parse_history(history))
+        url += "#" + ",".join(str(a) for a in path)
     return IFrame(url, width="100%", height=height)
 
 
-def grid_frame(strategy, history: str = "", sort: str = "hand", filt: str = "all"):
+def grid_frame(strategy, history: str = "", sort: str = "hand", filt: str = "all",
+               scores: tuple[int, int] | None = None):
     """The hand grid at a public history as a ``pandas.DataFrame`` (one row per hand:
     ``hand``, ``in_range``, ``reach``, ``value``, ``raise``, ``showdown``, ``bluff``, one
     column ``p(ACTION)`` per action).
 
+    Args:
+        scores: the deal at this score ``(team 0, team 1)``, as ``--scores A:B``
+            (``None``: the run's).
+
     Raises:
-        HistorySearchError: a history the rules refuse.
+        HistorySearchError: a history the rules refuse (its message starts with the rule,
+            ``"R9.2: item 1 ..."``, as the page shows it).
+        ExploreError: a sort or filter the grid has no numbers for (``"value"`` without
+            values, ``"bluffs"`` for four players).
     """
     import pandas as pd
 
     from .views import grid_csv, node_view
 
-    s = _as_strategy(strategy if not isinstance(strategy, str | Path) else str(strategy))
+    s = _as_strategy(strategy, scores)
     view = node_view([s], s.parse_history(history))
     import io
 

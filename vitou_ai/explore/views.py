@@ -34,12 +34,16 @@ def parse_path(text: str | None) -> tuple[int, ...]:
     """``"10,8,3"`` -> ``(10, 8, 3)``; ``""`` is the root.
 
     Raises:
-        ExploreError: a piece that is not an integer.
+        BadRequest: a piece that is not an integer, or an empty one (``"10,,12"``).
     """
     if not text:
         return ()
+    items = text.split(",")
+    if any(not x.strip() for x in items):
+        raise BadRequest(f"bad path {text!r}: an empty item (two commas in a row, or a comma "
+                         "at an end); action ids separated by commas")
     try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
+        return tuple(int(x) for x in items)
     except ValueError:
         raise BadRequest(f"bad path {text!r}: action ids separated by commas") from None
 
@@ -59,8 +63,14 @@ def game_line(s: Strategy) -> str:
 def _stake_ladder(s: Strategy, node) -> str:
     from ..rules import layout as L
 
+    from ..rules import kernel as K
+
     ladder = s.params.ladder_labels
     k = int(node.state[L.S_STAKE])
+    if K.one_from_end(s.pa, node.state):  # the kernel's rule: no raise at this score
+        t1 = s.params.target - 1
+        return (f"[{ladder[k]}], no raises: a team is at {t1}, one point from the end "
+                "(R4.2d, R6; R9.3 for two players)")
     return " > ".join(f"[{x}]" if i == k else x for i, x in enumerate(ladder))
 
 
@@ -113,10 +123,18 @@ def node_view(strategies: list[Strategy], path: tuple[int, ...], block: bool = T
         "grids": grids, "names": [s.name for s in strategies],
         "values_note": _values_note(a),
         "values_pending": any(s.values_pending() for s in strategies), "diff": None,
+        "fallbacks": [s.fallback for s in strategies],
+        "showdown": a.n == 2,
+        "showdown_note": None if a.n == 2 else SHOWDOWN_NOTE,
     }
     if len(strategies) == 2 and na.kind == KIND_DECISION:
         out["diff"] = grid_diff(grids[0], grids[1])
     return out
+
+
+#: why four-player grids have no bluff flag (the page's and the export routes' words)
+SHOWDOWN_NOTE = ("bluffs: not flagged for four players (the showdown proxy compares a hand "
+                 "with one opponent's range, two players only)")
 
 
 def _sampled(s: Strategy, node) -> int | None:
@@ -134,6 +152,8 @@ def _values_note(s: Strategy) -> str:
     if s.values_pending():
         return "values: being computed on the whole public tree (the page updates itself)"
     if s.values(block=False) is None:
+        if s.values_budget <= 0:
+            return "values: not computed, exact values off (--values-budget 0)"
         return (f"values: not computed, the public tree is over the explorer's budget of "
                 f"{s.values_budget:,} nodes (--values-budget)")
     return (f"values: exact, on the public tree ({s.values(False).tree.num_nodes:,} nodes), "
@@ -200,6 +220,21 @@ def _which_grids(view: dict, which: int | None) -> list[int]:
     return list(range(len(view["grids"]))) if which is None else [which]
 
 
+def check_export(view: dict, sort: str, filt: str) -> None:
+    """Refuse a sort or filter the view has no numbers for (the page disables them): the
+    bluffs without the showdown proxy (four players), the value sort without values.
+
+    Raises:
+        BadRequest: one line saying why.
+    """
+    if filt == "bluffs" and not view.get("showdown", True):
+        raise BadRequest(f"filter 'bluffs' is not available here: {view['showdown_note']}")
+    grids = [g for g in view["grids"] if g["rows"]]
+    if sort == "value" and grids and not any(g["values"] for g in grids):
+        why = view.get("values_note") or "no values"
+        raise BadRequest(f"sort 'value' is not available here: {why}")
+
+
 def grid_csv(view: dict, which: int | None = None, sort: str = "hand",
              filt: str = "all") -> str:
     """The grid of strategy ``which`` in ``view`` (:func:`node_view`), or every grid in
@@ -207,6 +242,7 @@ def grid_csv(view: dict, which: int | None = None, sort: str = "hand",
     apart by the ``strategy`` column) as CSV text: one line per hand, its reach, value,
     raise frequency, showdown share, bluff flag and one column per action (empty where
     the action is not legal for the hand)."""
+    check_export(view, sort, filt)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     tv = (view.get("diff") or {}).get("tv", {})
@@ -253,6 +289,7 @@ def grid_png(view: dict, which: int | None = None, sort: str = "hand",
     """The grid as a PNG (matplotlib): one cell per hand, its action mix as a stacked bar,
     its reach and value under it; the compared cells framed in red. ``which=None``:
     every grid in view (both strategies when two are compared, one above the other)."""
+    check_export(view, sort, filt)
     import matplotlib
 
     matplotlib.use("Agg")
