@@ -315,7 +315,7 @@ def test_routes(client, strategy):
     assert v["grids"][0]["rows"] == want["rows"]
     assert v["breadcrumb"][-1]["label"] == "p1 pass" and v["diff"]["tv"]
     bad = client.get("/api/search", params={"history": "dealer 1, p1 raise"})
-    assert bad.status_code == 200 and bad.json()["rule"] == "R9.2"
+    assert bad.status_code == 400 and bad.json()["rule"] == "R9.2"
     assert client.get("/api/view", params={"path": "99"}).status_code == 404
     assert client.get("/api/view", params={"path": "x"}).status_code == 400
     csv = client.get("/api/export.csv", params={"path": found["path"], "sort": "raise"})
@@ -765,3 +765,215 @@ def test_search_box_and_parameters_small_fixes(client, strategy, runs):
         with pytest.raises(ExploreError, match=f"port {port} on 127.0.0.1 is in use") as e:
             show(runs["a"], port=port)
     assert "\n" not in str(e.value)
+
+
+# ---- fresh-user pass 2 ---------------------------------------------------------------------
+
+
+def _test_client(strategies):
+    import warnings
+
+    from vitou_ai.explore.app import make_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    return TestClient(make_app(strategies))
+
+
+def test_the_fallback_is_named(runs, client):
+    """Pass 2, item 1: the page names the policy's real fallback (the API sends it)."""
+    from vitou_ai.bots.named import NAMED_BOTS
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.model import Strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"], values_budget=0)
+    assert s.fallback == "uniform"
+    pol = TabularPolicy.load(runs["a"] / "policy.npz", fallback=NAMED_BOTS["counter"])
+    fb = Strategy(pol, s.params, "fb", values_budget=0)
+    assert fb.fallback == "the counter heuristic"
+    assert node_view([fb], fb.parse_history("dealer 1"))["fallbacks"] == ["the counter heuristic"]
+    assert client.get("/api/info").json()["fallbacks"] == ["uniform", "uniform"]
+    page = client.get("/").text
+    assert "fallback (uniform)" not in page and "v.fallbacks[i]" in page
+    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
+    assert "plays the fallback, uniform at random" not in guide and "`counter`" in guide
+
+
+def _four_player_strategy():
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore.model import Strategy
+
+    params = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1, dealer=0)
+    return Strategy(named_bot("cautious"), params, "v4", values_budget=0)
+
+
+def test_four_players_refuse_bluffs_and_value_sort():
+    """Pass 2, item 3: no showdown proxy or values for four players: the view says so, the
+    exports refuse filter=bluffs and sort=value in one line (400)."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    s = _four_player_strategy()
+    c = _test_client([s])
+    assert c.get("/api/info").json()["showdown"] is False
+    node = s.root
+    while node.kind != KIND_DECISION:
+        node = s.child(node, 0)
+    path = ",".join(map(str, node.path))
+    v = c.get("/api/view", params={"path": path}).json()
+    assert v["showdown"] is False and "four players" in v["showdown_note"]
+    assert not v["grids"][0]["showdown"] and not v["grids"][0]["values"]
+    for route, q in (("/api/export.png", {"filter": "bluffs"}),
+                     ("/api/export.csv", {"filter": "bluffs"}),
+                     ("/api/export.png", {"sort": "value"}),
+                     ("/api/export.csv", {"sort": "value"})):
+        r = c.get(route, params={"path": path, **q})
+        assert r.status_code == 400, (route, q)
+        err = r.json()["error"]
+        assert "not available" in err and "\n" not in err, err
+    assert c.get("/api/export.csv", params={"path": path, "sort": "raise"}).status_code == 200
+    page = c.get("/").text
+    assert "showdown_note" in page and "o.disabled = off" in page
+
+
+def test_two_players_keep_bluffs_and_value_sort(client, strategy):
+    path = ",".join(map(str, strategy.parse_history("dealer 1, p0 pass, p1 pass")))
+    v = client.get("/api/view", params={"path": path}).json()
+    assert v["showdown"] is True and v["showdown_note"] is None
+    for q in ({"filter": "bluffs"}, {"sort": "value"}):
+        assert client.get("/api/export.csv", params={"path": path, **q}).status_code == 200
+
+
+def test_stake_line_one_point_from_the_end():
+    """Pass 2, item 6: at a score where a team is one point from the end the kernel allows
+    no raise (R4.2d, R9.3): the stake line says so instead of the ladder."""
+    from vitou_ai.bots.named import named_bot
+    from vitou_ai.explore.model import Strategy
+    from vitou_ai.explore.views import node_view
+
+    base = dict(SMALL, target=3)
+    s = Strategy(named_bot("random"), VitouParams(**base, scores=(1, 2)), "m", values_budget=0)
+    v = node_view([s], s.parse_history("dealer 1"))
+    assert ">" not in v["stake"] and "no raises" in v["stake"], v["stake"]
+    with pytest.raises(Exception, match="R4.2d"):
+        s.parse_history("dealer 1, p1 raise")
+    s0 = Strategy(named_bot("random"), VitouParams(**base), "m0", values_budget=0)
+    assert node_view([s0], s0.parse_history("dealer 1"))["stake"].startswith("[1] > 3")
+
+
+def test_points_run_against_a_match_run_hints_scores(runs, capsys):
+    """Pass 2, item 7: games that differ by the scores only, one a match run: the line
+    says which --scores compares them."""
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.model import check_same_game
+
+    p12 = runs["base"] / "points12"
+    match = runs["base"] / "match"
+    if not p12.exists():
+        make_run(p12, VitouParams(**SMALL, target=3, scores=(1, 2)), 2)
+        make_run(match, VitouParams(**SMALL, target=3), 2)
+        rec = json.loads((match / "run.json").read_text())
+        (match / "run.json").write_text(json.dumps({**rec, "objective": "match"}))
+    code, err = _explore([str(p12), str(match), "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "--scores 1:2" in err, err
+    # and that works
+    check_same_game(load_strategy(p12, values_budget=0),
+                    load_strategy(match, values_budget=0, scores=(1, 2)))
+    # two points runs at different scores: no hint
+    other = runs["base"] / "points00"
+    if not other.exists():
+        make_run(other, VitouParams(**SMALL, target=3), 2)
+    code, err = _explore([str(p12), str(other), "--port", "0"], capsys)
+    assert code == 2 and "another game" in err and "--scores" not in err, err
+
+
+def test_route_consistency(client, strategy):
+    """Pass 2, item 9: an empty path item is 400; a refused search is 400 with the rule;
+    the HistorySearchError message starts with its rule."""
+    from vitou_ai.explore import HistorySearchError, grid_frame
+
+    for path in ("10,,12", "10,", ",10"):
+        r = client.get("/api/view", params={"path": path})
+        assert r.status_code == 400 and "empty" in r.json()["error"], path
+    r = client.get("/api/search", params={"history": "dealer 1, p1 raise"})
+    assert r.status_code == 400
+    body = r.json()
+    assert body["rule"] == "R9.2" and body["index"] == 1
+    assert body["error"].startswith("R9.2: item 1 'p1 raise'"), body
+    r = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass, p0 play Q"})
+    assert r.status_code == 400 and r.json()["error"].count("R1.1") == 1, r.json()
+    with pytest.raises(HistorySearchError) as e:
+        grid_frame(strategy, "dealer 1, p1 raise")
+    assert str(e.value).startswith("R9.2: item 1 'p1 raise'"), str(e.value)
+
+
+def test_notebook_history_first_and_scores(runs):
+    """Pass 2, items 5 and 10: a refused history starts no server; show() and grid_frame()
+    take scores=(a, b)."""
+    from vitou_ai.explore import HistorySearchError, grid_frame
+
+    df = grid_frame(runs["a"], "dealer 1, p0 pass, p1 pass", scores=(5, 3))
+    cols = [c for c in df.columns if c.startswith("p(")]
+    for _, row in df[df["in_range"] == 1].iterrows():  # no row at 5:3: uniform
+        xs = [row[c] for c in cols if row[c] == row[c]]
+        assert max(xs) == pytest.approx(min(xs)), row
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("IPython")
+    import inspect
+    import threading
+    import urllib.request
+
+    from vitou_ai.explore import notebook, show
+
+    assert "HistorySearchError" in inspect.getdoc(show)
+    before = threading.active_count()
+    with pytest.raises(HistorySearchError):
+        show(runs["a"], history="dealer 9")
+    assert notebook._SERVERS == [] and threading.active_count() == before
+    frame = show(runs["a"], scores=(5, 3))
+    try:
+        with urllib.request.urlopen(frame.src.split("#")[0] + "api/info", timeout=20) as r:
+            assert "scores 5:3" in json.loads(r.read())["game"]
+    finally:
+        for s in notebook._SERVERS:
+            s.stop()
+        notebook._SERVERS.clear()
+
+
+def test_small_messages(runs, tmp_path, client):
+    """Pass 2, item 13: --values-budget 0 says so; a favicon; a network file is named."""
+    from vitou_ai.explore import ExploreError, load_strategy
+    from vitou_ai.explore.views import node_view
+
+    s = load_strategy(runs["a"], values_budget=0)
+    note = node_view([s], s.parse_history("dealer 1"))["values_note"]
+    assert "exact values off (--values-budget 0)" in note and "budget of 0" not in note
+    assert 'rel="icon" href="data:' in client.get("/").text
+    pyspiel = pytest.importorskip("pyspiel")
+    from vitou_ai.bots.neural import NeuralPolicy
+    import vitou_ai  # noqa: F401  (registers the game with OpenSpiel)
+    from vitou_ai.openspiel.game import game_string
+
+    params = VitouParams(**SMALL)
+    size = pyspiel.load_game(game_string(params)).information_state_tensor_size()
+    a = params.num_actions
+    net = NeuralPolicy([("linear", np.zeros((a, size)), np.zeros(a))], "logits", params)
+    net.save(tmp_path / "net.npz")
+    with pytest.raises(ExploreError, match="networks cannot be explored") as e:
+        load_strategy(tmp_path / "net.npz")
+    assert "missing" not in str(e.value)
+
+
+def test_docs_route_reference_and_labels():
+    """Pass 2, items 8 and 12: the JSON routes, their parameters, and the benchmark's
+    games named."""
+    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
+    routes = guide.split("## The JSON routes")[1].split("\n## ")[0]
+    for word in ("/api/info", "/api/view?path=", "/api/search?history=", "/api/export.csv",
+                 "/api/export.png", "separated by commas", "`which`", "`all`", "`range`",
+                 "`bluffs`", "`hand`", "`raise`", "`reach`", "`value`", "`diff`"):
+        assert word in routes, word
+    assert "3-card hands, dealer 0" in guide and "123,595" in guide
+    assert "the full `vitou_2p`\ntree (19.1 M" not in guide
