@@ -113,3 +113,79 @@ def test_illegal_history_shows_the_rule_and_the_app_keeps_running(served, page):
     page.click("#back")
     page.wait_for_function("document.querySelector('#breadcrumb').textContent"
                            ".endsWith('dealer 0')")
+
+
+def _ready(pg, url):
+    pg.goto(url)
+    pg.wait_for_selector("body[data-ready='1']", timeout=30_000)
+
+
+def _crumbs_end(pg, label):
+    pg.wait_for_function(f"document.querySelector('#breadcrumb').textContent"
+                         f".endsWith({json.dumps(label)})", timeout=10_000)
+
+
+def test_hash_edits_links_and_a_bad_first_hash(served, page):
+    """Fresh-user pass 2, items 2, 4 and 13: an edited hash (or a pasted link) opens its
+    node, back returns; a bad hash on first load shows the root with the error; no 404
+    (a favicon in the page)."""
+    strategy, url = served
+    _ready(page, url)
+    path = ",".join(map(str, strategy.parse_history("dealer 1, p0 pass")))
+    page.evaluate(f"location.hash = '#{path}'")
+    _crumbs_end(page, "p0 pass")
+    assert page.inner_text("#breadcrumb").split("›") == ["root", "dealer 1", "p0 pass"]
+    page.evaluate("location.hash = '#" + path.split(",")[0] + "'")
+    _crumbs_end(page, "dealer 1")
+    page.go_back()
+    _crumbs_end(page, "p0 pass")
+    # an edited hash that is no node: the error, the node kept, the URL back to it
+    page.evaluate("location.hash = '#99,1'")
+    page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+    assert "action id 99" in page.inner_text("#error")
+    assert page.inner_text("#breadcrumb").endswith("p0 pass")
+    assert page.evaluate("location.hash") == "#" + path
+    # a new tab on a bad link: the root, its children, and the error
+    fresh = page.context.browser.new_page()
+    missing = []
+    fresh.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    _ready(fresh, url + "#99,1")
+    try:
+        assert fresh.inner_text("#breadcrumb") == "root"
+        assert "action id 99 is not a child of the root" in fresh.inner_text("#error")
+        assert fresh.locator("#children a.child").count() == 2
+        assert fresh.evaluate("location.hash") in ("", "#")
+        fresh.wait_for_timeout(500)
+        # no 404 but the bad path's own (no favicon.ico: the page has an inline icon)
+        assert [u for u in missing if "/api/view" not in u] == [], missing
+    finally:
+        fresh.close()
+
+
+@pytest.fixture(scope="module")
+def served4(tmp_path_factory):
+    pytest.importorskip("uvicorn", reason="the 'explore' extra is not installed")
+    from tests.test_explore import _four_player_strategy
+    from vitou_ai.explore.app import Server, bind
+
+    s = _four_player_strategy()
+    server = Server([s], bind(0)).start()
+    yield s, server.url
+    server.stop()
+
+
+def test_four_players_disable_bluffs_and_value_sort(served4, page):
+    """Fresh-user pass 2, item 3: no showdown proxy, no values: the controls are disabled
+    and the page says why."""
+    s, url = served4
+    _ready(page, url)
+    node = s.root
+    while node.kind != 1 or not node.path:  # a decision node below the root
+        node = s.child(node, 0)
+    page.evaluate(f"location.hash = '#{','.join(map(str, node.path))}'")
+    page.wait_for_function("document.querySelector('#grid-0') !== null", timeout=10_000)
+    assert page.eval_on_selector("#filter option[value='bluffs']", "o => o.disabled")
+    assert page.eval_on_selector("#sort option[value='value']", "o => o.disabled")
+    assert not page.eval_on_selector("#sort option[value='raise']", "o => o.disabled")
+    notes = page.inner_text("#notes")
+    assert "bluffs: not flagged for four players" in notes and "values: not exact" in notes
