@@ -68,9 +68,9 @@ def _stake_ladder(s: Strategy, node) -> str:
     ladder = s.params.ladder_labels
     k = int(node.state[L.S_STAKE])
     if K.one_from_end(s.pa, node.state):  # the kernel's rule: no raise at this score
-        t1 = s.params.target - 1
-        return (f"[{ladder[k]}], no raises: a team is at {t1}, one point from the end "
-                "(R4.2d, R6; R9.3 for two players)")
+        rules = "C5" if s.params.family else ("R9.3, R4.2d" if s.n == 2 else "R6, R4.2d")
+        return (f"[{ladder[k]}], no raises: a team is at {s.params.target - 1}, one point "
+                f"from the end ({rules})")
     return " > ".join(f"[{x}]" if i == k else x for i, x in enumerate(ladder))
 
 
