@@ -24,11 +24,10 @@ from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 
 @jit
 def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
-                   none_hand, pair_p,
-         counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg,
-         clip, root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
-         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt,
-         f_sig, f_q, out):
+                   none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
+                   given, weight, dpos, dneg, davg, clip, root, root_offs, root_lens, root_reach,
+                   frontier, stop_mode, fr_offs, fr_lens, fr_reach, fr_val, f_node, f_k, f_off,
+                   f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt, f_sig, f_q, out):
     """Walk the subtree of ``root`` depth first for traverser ``tp`` (module docstring).
 
     Terminal children of a decision node are not entered: their values are one
