@@ -28,12 +28,14 @@ import numpy as np
 
 from ..rules.params import VitouParams
 from . import public_kernels as PK
+from . import public_kernels_ref as PKR
 from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
 from .checkpoint import RegretTableCheckpoints
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
+KERNELS = ("fast", "reference")  # PublicPasses' walks: today's, and the one before issue 24
 
 
 def tree_fingerprint(tree: PublicTree) -> str:
@@ -71,9 +73,23 @@ class PublicPasses:
         tree: the public tree.
         frontier_size: about how many subtrees to hand to the threads (default
             64 per thread); 0 walks everything in one thread.
+        kernel: ``"fast"`` (:func:`~vitou_ai.solvers.public_kernels.walk`) or
+            ``"reference"`` (:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference`,
+            the walk before issue 24: the benchmark's baseline and the tests' reference;
+            it has no ``UPDATE_CFR_SIGMA``).
+
+    Raises:
+        ValueError: an unknown ``kernel``.
     """
 
-    def __init__(self, tree: PublicTree, frontier_size: int | None = None):
+    def __init__(self, tree: PublicTree, frontier_size: int | None = None,
+                 kernel: str = "fast"):
+        if kernel not in KERNELS:
+            raise ValueError(f"unknown public walk kernel {kernel!r}; expected one of {KERNELS}")
+        self.kernel = kernel
+        self._walk, self._frontier_walks = ((PK.walk, PK.frontier_walks) if kernel == "fast"
+                                            else (PKR.walk_reference,
+                                                  PKR.frontier_walks_reference))
         self.tree = t = tree
         n, H1 = t.num_players, t.num_hands + 1
         self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
@@ -161,19 +177,21 @@ class PublicPasses:
                    self.s_cnt[top], self.s_sig[top], self.s_q[top])
         fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
         root = (0, self.root_offs, self.root_lens, self.root_reach)
+        if upd_mode == PK.UPDATE_CFR_SIGMA and self.kernel != "fast":
+            raise ValueError("UPDATE_CFR_SIGMA needs the fast kernel")
         if len(self.frontier) == 0:
-            v = PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_IGNORE, *fr,
+            v = self._walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_IGNORE, *fr,
                         *scratch, self.out)
             self.nodes_visited += v
             return self.out[:1].copy()
-        v = PK.walk(*common, PK.UPDATE_NONE, *tables, *root, self.frontier, PK.STOP_RECORD,
-                    *fr, *scratch, self.out)
-        PK.frontier_walks(*common, upd_mode, *tables, self.frontier, self.chunk_start,
-                          self.chunk_items, *fr, self.s_node, self.s_k, self.s_off, self.s_len,
-                          self.s_rd, self.s_vr, self.s_reach, self.s_val, self.s_aux, self.s_cnt,
-                          self.s_sig, self.s_q, self.visited)
-        PK.walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_READ, *fr, *scratch,
-                self.out)
+        v = self._walk(*common, PK.UPDATE_NONE, *tables, *root, self.frontier, PK.STOP_RECORD,
+                       *fr, *scratch, self.out)
+        self._frontier_walks(*common, upd_mode, *tables, self.frontier, self.chunk_start,
+                             self.chunk_items, *fr, self.s_node, self.s_k, self.s_off,
+                             self.s_len, self.s_rd, self.s_vr, self.s_reach, self.s_val,
+                             self.s_aux, self.s_cnt, self.s_sig, self.s_q, self.visited)
+        self._walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_READ, *fr,
+                   *scratch, self.out)
         self.nodes_visited += v + int(self.visited.sum())
         return self.out[:1].copy()
 
@@ -186,6 +204,13 @@ class PublicCFR(RegretTableCheckpoints):
         variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.cfr.TabularCFR`).
         alpha, beta, gamma: DCFR's discount exponents.
         frontier_size: see :class:`PublicPasses`.
+        kernel: see :class:`PublicPasses`. ``"fast"`` keeps the current policy
+            (regret matching on ``regrets``, ``float64[num_entries]``) in a table that
+            each pass's update refreshes for the entries it changes
+            (``UPDATE_CFR_SIGMA``), so that the walks read it instead of redoing regret
+            matching at every decision node; ``"reference"`` redoes it
+            (``POLICY_REGRET``). The same arithmetic in the same order: the same
+            regrets and cumulative policy to the bit (``tests/test_public_tree.py``).
 
     Raises:
         ValueError: unknown variant; a game without a public tree
@@ -196,7 +221,7 @@ class PublicCFR(RegretTableCheckpoints):
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 frontier_size: int | None = None):
+                 frontier_size: int | None = None, kernel: str = "fast"):
         if variant not in VARIANTS:
             raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
@@ -206,7 +231,9 @@ class PublicCFR(RegretTableCheckpoints):
         self.regrets = np.zeros(E)
         self.cum_policy = np.zeros(E)
         self._empty = np.zeros(0)
-        self.passes = PublicPasses(self.tree, frontier_size)
+        self.passes = PublicPasses(self.tree, frontier_size, kernel)
+        self._sigma = np.zeros(E) if kernel == "fast" else self._empty
+        self._loaded()
         self.iteration = 0
         self.nodes_touched = 0
         self.seconds = 0.0
@@ -227,8 +254,12 @@ class PublicCFR(RegretTableCheckpoints):
                 davg = (it / (it + 1.0)) ** self.gamma
             for p in range(self.tree.num_players):
                 before = ps.nodes_visited
-                ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
-                       self._empty, weight, dpos, dneg, davg, clip)
+                if ps.kernel == "fast":
+                    ps.run(p, PK.POLICY_GIVEN, PK.UPDATE_CFR_SIGMA, self.regrets,
+                           self.cum_policy, self._sigma, weight, dpos, dneg, davg, clip)
+                else:
+                    ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
+                           self._empty, weight, dpos, dneg, davg, clip)
                 self.nodes_touched += ps.nodes_visited - before
         self.seconds += time.perf_counter() - start
 
@@ -262,6 +293,14 @@ class PublicCFR(RegretTableCheckpoints):
     # ---- checkpoints (save / load: RegretTableCheckpoints) -------------------------------
     def _tree_fingerprint(self) -> str:
         return tree_fingerprint(self.tree)
+
+    def _loaded(self) -> None:
+        """The stored current policy from ``regrets`` (after :meth:`load`, or after
+        writing ``regrets`` from outside: call it then)."""
+        if self.passes.kernel == "fast":
+            t = self.tree
+            PK.regret_matching_entries(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
+                                       t.entries, t.num_hands, self.regrets, self._sigma)
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------

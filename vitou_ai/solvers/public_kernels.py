@@ -61,6 +61,8 @@ UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
 UPDATE_BR = 2  # best response of the traverser
 UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
 #                       it plays, 0 on the traverser's other entries; first best action)
+UPDATE_CFR_SIGMA = 4  # UPDATE_CFR, and the traverser's new current policy (regret matching
+#                       on the updated regrets) into ``given`` (read with POLICY_GIVEN)
 
 FORCED = 1  # codes of :func:`forced_nodes`
 FORCED_LAST = 2
@@ -489,7 +491,7 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                 if upd_mode == 3:  # the pure best response plays each hand's one action
                     for e in range(E0, E1):
                         regrets[e] = 1.0
-            elif upd_mode >= 2:
+            elif upd_mode == 2 or upd_mode == 3:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -507,8 +509,12 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
             else:
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
-                if upd_mode == 1:
+                if upd_mode == 1 or upd_mode == 4:
                     rs = f_rd[d, tp]
+                    nd = d + 1  # free here: the sums of positive regrets per hand
+                    if upd_mode == 4:
+                        for i in range(lt):
+                            f_val[nd, i] = 0.0
                     for e in range(E0, E1):
                         i = pslot[e]
                         t = e - E0
@@ -521,6 +527,19 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                             r_ *= dneg
                         regrets[e] = r_
                         cum[e] = (cum[e] + weight * f_reach[rs, tp, i] * f_sig[d, t]) * davg
+                        if upd_mode == 4:
+                            f_val[nd, i] += r_ if r_ > RM_TOLERANCE else 0.0
+                            f_cnt[d, i] += 1
+                    if upd_mode == 4:
+                        # regret matching as at the entry of a node with POLICY_REGRET: the
+                        # same sums in the same order, so the same policy to the bit
+                        for e in range(E0, E1):
+                            i = pslot[e]
+                            if f_val[nd, i] > 0.0:
+                                r_ = regrets[e]
+                                given[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / f_val[nd, i]
+                            else:
+                                given[e] = 1.0 / f_cnt[d, i]
             vr = f_vr[d]
             for i in range(lt):
                 f_val[vr, i] += f_aux[d, i]
@@ -639,3 +658,34 @@ def normalize_entries(kind, player, first, nchild, aoff, alen, ent, num_hands, n
                 e = aoff[c] + j
                 h = ent[e]
                 out[e] = weights[e] / acc[h] if acc[h] > 0.0 else 1.0 / cnt[h]
+
+
+@jit
+def regret_matching_entries(kind, first, nchild, aoff, alen, ent, num_hands, regrets, out):
+    """Per information set (decision node, hand of the actor): ``out[e] = r+(e) / sum``
+    over the hand's legal actions, ``r+ = regrets[e]`` above ``RM_TOLERANCE`` else 0,
+    uniform where the sum is 0; the current policy as :func:`walk` computes it with
+    ``POLICY_REGRET`` (the same sums in the same order), without a temporary table."""
+    acc = np.zeros(num_hands + 1)
+    cnt = np.zeros(num_hands + 1, np.int64)
+    for node in range(kind.shape[0]):
+        if kind[node] != KIND_DECISION:
+            continue
+        f = first[node]
+        last = f + nchild[node] - 1
+        E0 = aoff[f]
+        E1 = aoff[last] + alen[last]
+        for e in range(E0, E1):
+            acc[ent[e]] = 0.0
+            cnt[ent[e]] = 0
+        for e in range(E0, E1):
+            r_ = regrets[e]
+            acc[ent[e]] += r_ if r_ > RM_TOLERANCE else 0.0
+            cnt[ent[e]] += 1
+        for e in range(E0, E1):
+            h = ent[e]
+            if acc[h] > 0.0:
+                r_ = regrets[e]
+                out[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / acc[h]
+            else:
+                out[e] = 1.0 / cnt[h]
