@@ -4,7 +4,11 @@ variant, same run, both through the one solver interface
 from 1 to 2 numba threads; the public tree's array layout (``layout="visit"``,
 the walks' order, against ``"expansion"``, the build stack's order) at the same
 thread count; and the last card of a deal valued inline by its parent's frame
-against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`).
+against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`);
+and the walk before issue 24 (``kernel="reference"``,
+:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference`: regret matching at
+every decision node) against today's (the current policy stored and refreshed by the
+update), the same tree, the same thread count, in the same interleaved repeats.
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -39,6 +43,7 @@ from vitou_ai.commands.console import check_writable  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
+from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
@@ -70,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the walks that give the last card a frame of its own")
     ap.add_argument("--no-layout", action="store_true",
                     help="skip the baseline layout (a second public tree)")
+    ap.add_argument("--no-scaling", action="store_true",
+                    help="skip the 1-thread run (then every contender makes the same iterations)")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="skip the walk before issue 24 (kernel='reference')")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
     args = ap.parse_args(argv)
     # checked before the trees are built and timed: a mistake costs no minutes
@@ -93,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     public = make_solver("public-dcfr", params, pt)
     public.iterate(1)  # compile
     contenders = {}
-    for th in sorted({1, threads}):
+    for th in sorted({threads} if args.no_scaling else {1, threads}):
         def run(n, th=th):
             numba.set_num_threads(th)
             public.iterate(n)
@@ -111,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
             solver.iterate(n)
         contenders[name] = run
 
+    if not args.no_reference:
+        # the same variant and discounts as make_solver's (DCFR 1.5, 0, 2)
+        contender("public_reference_kernel", PublicCFR(pt, "dcfr", kernel="reference"))
     if not args.no_last_card_baseline:
         # the walks before the last card was valued inline: a frame for every decision
         framed = make_solver("public-dcfr", params, pt)
@@ -141,9 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     out["cpu_seconds_per_iteration"] = {k: round(statistics.median(v), 4)
                                         for k, v in cpu.items()}
     top = f"public_{threads}_threads"
-    out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
+    if "public_1_threads" in med:
+        out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    if "public_reference_kernel" in med:
+        out["fast_over_reference_kernel"] = round(med[top] / med["public_reference_kernel"], 3)
+        out["fast_over_reference_kernel_cpu"] = round(
+            statistics.median(cpu["public_reference_kernel"]) / statistics.median(cpu[top]), 3)
     if "public_last_card_framed" in med:
         out["inline_over_framed_last_card"] = round(med[top] / med["public_last_card_framed"], 3)
     if "public_expansion_layout" in med:

@@ -66,6 +66,19 @@ def _joint_factors(tree: PublicTree) -> np.ndarray:
     return out
 
 
+def compact_returns(util: np.ndarray) -> np.ndarray:
+    """``util`` (``float64[num_nodes]``, points per deal) in the narrowest of ``int8``,
+    ``int16``, ``float32`` that holds every value exactly, else ``util`` itself: the
+    walks read a node's return at every terminal (most of the nodes), and convert it
+    back to ``float64`` exactly, so their sums are unchanged (``vitou_2p``'s returns are
+    integers, -12..12: one byte a node instead of eight)."""
+    for dt in (np.int8, np.int16, np.float32):
+        c = util.astype(dt)
+        if np.array_equal(c.astype(np.float64), util):
+            return c
+    return util
+
+
 class PublicPasses:
     """Range passes over one public tree, with the frontier split for ``prange``.
 
@@ -92,6 +105,7 @@ class PublicPasses:
                                                   PKR.frontier_walks_reference))
         self.tree = t = tree
         n, H1 = t.num_players, t.num_hands + 1
+        self.util = compact_returns(t.util) if kernel == "fast" else t.util
         self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
         threads = numba.get_num_threads()
         target = 64 * threads if frontier_size is None else frontier_size
@@ -167,7 +181,7 @@ class PublicPasses:
         (``float64[1]``: the root has the single range "not dealt")."""
         t = self.tree
         H = t.num_hands
-        common = (t.kind, t.player, t.first, t.nchild, t.prob, t.util, t.actor_off,
+        common = (t.kind, t.player, t.first, t.nchild, t.prob, self.util, t.actor_off,
                   t.actor_len, t.entries, t.parent_slot, self.forced, H, t.pair_prob, t.counts, self.joint,
                   t.num_players, traverser, pol_mode)
         tables = (regrets, cum, given, weight, dpos, dneg, davg, clip)

@@ -241,6 +241,10 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                         # one action per hand: probability 1 in every policy
                         for e in range(E0, E1):
                             f_sig[d, e - E0] = 1.0
+                    elif pol_mode == 2:
+                        # as given (with UPDATE_CFR_SIGMA: regret matching, stored)
+                        for e in range(E0, E1):
+                            f_sig[d, e - E0] = given[e]
                     else:
                         for i in range(lp):
                             f_aux[d, i] = 0.0
@@ -249,21 +253,18 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                             if pol_mode == 0:
                                 r_ = regrets[e]
                                 w = r_ if r_ > RM_TOLERANCE else 0.0
-                            elif pol_mode == 1:
-                                w = cum[e]
                             else:
-                                w = given[e]
+                                w = cum[e]
                             f_sig[d, e - E0] = w
                             i = pslot[e]
                             f_aux[d, i] += w
                             f_cnt[d, i] += 1
-                        if pol_mode != 2:
-                            for e in range(E0, E1):
-                                i = pslot[e]
-                                if f_aux[d, i] > 0.0:
-                                    f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
-                                else:
-                                    f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
+                        for e in range(E0, E1):
+                            i = pslot[e]
+                            if f_aux[d, i] > 0.0:
+                                f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                            else:
+                                f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
                     nterm = 0
                     for kk in range(m):
                         if kind[f + kk] == KIND_TERMINAL:
