@@ -43,8 +43,8 @@ from vitou_ai.commands.console import check_writable  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
-from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
+from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
