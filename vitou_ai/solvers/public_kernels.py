@@ -37,6 +37,15 @@ the decisions) is valued by its parent's frame without a frame of its own
 (``cfv = u * P * reach`` per hand, the same sums): x1.27 per iteration on the
 full game (``benchmarks/bench_public_tree.py``).
 
+``UPDATE_CFR_SIGMA`` (issue 24) also writes the traverser's new current policy
+(regret matching on the regrets just updated: the same sums in the same order as
+``POLICY_REGRET`` at the node's entry) into ``given``, so that the next passes read
+it with ``POLICY_GIVEN`` instead of redoing regret matching at every decision node:
+the same iterates to the bit. ``util`` may be any numeric dtype that holds the returns
+exactly (``public_cfr.compact_returns``: ``int8`` on ``vitou_2p``); it is converted to
+``float64`` where it is read. The walk before these changes is kept as
+:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference` (the baseline).
+
 One module because :func:`walk` is the one depth-first pass above, a single jitted
 function whose CFR, best-response and value modes share its frames, and the other
 kernels here (forced nodes, frontier walks, entry normalisation) prepare or split that
