@@ -6,9 +6,10 @@ the walks' order, against ``"expansion"``, the build stack's order) at the same
 thread count; and the last card of a deal valued inline by its parent's frame
 against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`);
 and the walk before issue 24 (``kernel="reference"``,
-:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference`: regret matching at
-every decision node) against today's (the current policy stored and refreshed by the
-update), the same tree, the same thread count, in the same interleaved repeats.
+:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference`) against today's (returns
+read as ``int8``), and today's with the current policy stored and refreshed by the
+update (``stored_policy=True``), the same tree, the same thread count, in the same
+interleaved repeats.
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_reference:
         # the same variant and discounts as make_solver's (DCFR 1.5, 0, 2)
         contender("public_reference_kernel", PublicCFR(pt, "dcfr", kernel="reference"))
+        contender("public_stored_policy", PublicCFR(pt, "dcfr", stored_policy=True))
     if not args.no_last_card_baseline:
         # the walks before the last card was valued inline: a frame for every decision
         framed = make_solver("public-dcfr", params, pt)
@@ -161,6 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         out["fast_over_reference_kernel"] = round(med[top] / med["public_reference_kernel"], 3)
         out["fast_over_reference_kernel_cpu"] = round(
             statistics.median(cpu["public_reference_kernel"]) / statistics.median(cpu[top]), 3)
+        out["stored_policy_over_reference_kernel"] = round(
+            med["public_stored_policy"] / med["public_reference_kernel"], 3)
+        out["stored_policy_over_reference_kernel_cpu"] = round(
+            statistics.median(cpu["public_reference_kernel"])
+            / statistics.median(cpu["public_stored_policy"]), 3)
     if "public_last_card_framed" in med:
         out["inline_over_framed_last_card"] = round(med[top] / med["public_last_card_framed"], 3)
     if "public_expansion_layout" in med:

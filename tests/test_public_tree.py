@@ -257,23 +257,25 @@ def test_export_to_tabular_policy_plays_the_average_policy(tmp_path):
         assert got == pytest.approx(avg[e], abs=1e-6)
 
 
-@pytest.mark.parametrize("variant,frontier", [("dcfr", 0), ("dcfr", None), ("cfr+", None),
-                                              ("cfr", 0)])
-def test_fast_kernel_matches_the_reference_walk_bit_for_bit(variant, frontier):
+@pytest.mark.parametrize("variant,frontier,stored", [("dcfr", 0, True), ("dcfr", None, True),
+                                                     ("cfr+", None, True), ("cfr", 0, True),
+                                                     ("dcfr", None, False)])
+def test_fast_kernel_matches_the_reference_walk_bit_for_bit(variant, frontier, stored):
     """The stored current policy (UPDATE_CFR_SIGMA) and the compact returns give the
     walk before issue 24's regrets, cumulative policy and exploitability to the bit:
     the same sums in the same order (public_kernels_ref is today's baseline)."""
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=3)
     pt = build_public_tree(params)
     ref = PublicCFR(pt, variant, frontier_size=frontier, kernel="reference")
-    fast = PublicCFR(pt, variant, frontier_size=frontier)
+    fast = PublicCFR(pt, variant, frontier_size=frontier, stored_policy=stored)
     assert fast.passes.util.dtype == np.int8 and ref.passes.util is pt.util
     for _ in range(4):
         ref.iterate(5)
         fast.iterate(5)
         assert np.array_equal(ref.regrets, fast.regrets)
         assert np.array_equal(ref.cum_policy, fast.cum_policy)
-        assert np.array_equal(fast._sigma, fast.current_policy())
+        if stored:
+            assert np.array_equal(fast._sigma, fast.current_policy())
     assert ref.nodes_touched == fast.nodes_touched
     assert ref.exploitability() == fast.exploitability()
 
@@ -281,7 +283,7 @@ def test_fast_kernel_matches_the_reference_walk_bit_for_bit(variant, frontier):
 def test_fast_kernel_policy_is_refreshed_after_a_load(tmp_path):
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
     pt = build_public_tree(params)
-    a, b = PublicCFR(pt, "dcfr"), PublicCFR(pt, "dcfr")
+    a, b = PublicCFR(pt, "dcfr", stored_policy=True), PublicCFR(pt, "dcfr", stored_policy=True)
     a.iterate(7)
     a.save(tmp_path / "c.npz")
     b.load(tmp_path / "c.npz")
@@ -291,6 +293,8 @@ def test_fast_kernel_policy_is_refreshed_after_a_load(tmp_path):
     assert np.array_equal(a.regrets, b.regrets)
     with pytest.raises(ValueError, match="unknown public walk kernel"):
         PublicCFR(pt, "dcfr", kernel="faster")
+    with pytest.raises(ValueError, match="stored_policy needs the fast kernel"):
+        PublicCFR(pt, "dcfr", kernel="reference", stored_policy=True)
 
 
 def test_compact_returns_are_exact():

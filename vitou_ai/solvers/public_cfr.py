@@ -218,24 +218,29 @@ class PublicCFR(RegretTableCheckpoints):
         variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.cfr.TabularCFR`).
         alpha, beta, gamma: DCFR's discount exponents.
         frontier_size: see :class:`PublicPasses`.
-        kernel: see :class:`PublicPasses`. ``"fast"`` keeps the current policy
-            (regret matching on ``regrets``, ``float64[num_entries]``) in a table that
-            each pass's update refreshes for the entries it changes
-            (``UPDATE_CFR_SIGMA``), so that the walks read it instead of redoing regret
-            matching at every decision node; ``"reference"`` redoes it
-            (``POLICY_REGRET``). The same arithmetic in the same order: the same
-            regrets and cumulative policy to the bit (``tests/test_public_tree.py``).
+        kernel: see :class:`PublicPasses`.
+        stored_policy: keep the current policy (regret matching on ``regrets``) in a
+            ``float64[num_entries]`` table that each pass's update refreshes for the
+            entries it changes (``UPDATE_CFR_SIGMA``), so that the walks read it
+            instead of redoing regret matching at every decision node (fast kernel
+            only). The same arithmetic in the same order: the same regrets and
+            cumulative policy to the bit (``tests/test_public_tree.py``). Off by
+            default: 8 more bytes an entry (225 MB on the full ``vitou_2p``) for no
+            speed-up measurable on the shared machine (docs/results/speed.md, "Where
+            the time goes").
 
     Raises:
         ValueError: unknown variant; a game without a public tree
-            (:func:`~vitou_ai.solvers.public_tree.check_public_params`).
+            (:func:`~vitou_ai.solvers.public_tree.check_public_params`);
+            ``stored_policy`` with the reference kernel.
     """
 
     checkpoint_format = CHECKPOINT_FORMAT  # a flat-tree checkpoint is refused by its format
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 frontier_size: int | None = None, kernel: str = "fast"):
+                 frontier_size: int | None = None, kernel: str = "fast",
+                 stored_policy: bool = False):
         if variant not in VARIANTS:
             raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
@@ -245,8 +250,11 @@ class PublicCFR(RegretTableCheckpoints):
         self.regrets = np.zeros(E)
         self.cum_policy = np.zeros(E)
         self._empty = np.zeros(0)
+        if stored_policy and kernel != "fast":
+            raise ValueError("stored_policy needs the fast kernel")
         self.passes = PublicPasses(self.tree, frontier_size, kernel)
-        self._sigma = np.zeros(E) if kernel == "fast" else self._empty
+        self.stored_policy = bool(stored_policy)
+        self._sigma = np.zeros(E) if stored_policy else self._empty
         self._loaded()
         self.iteration = 0
         self.nodes_touched = 0
@@ -268,7 +276,7 @@ class PublicCFR(RegretTableCheckpoints):
                 davg = (it / (it + 1.0)) ** self.gamma
             for p in range(self.tree.num_players):
                 before = ps.nodes_visited
-                if ps.kernel == "fast":
+                if self.stored_policy:
                     ps.run(p, PK.POLICY_GIVEN, PK.UPDATE_CFR_SIGMA, self.regrets,
                            self.cum_policy, self._sigma, weight, dpos, dneg, davg, clip)
                 else:
@@ -311,7 +319,7 @@ class PublicCFR(RegretTableCheckpoints):
     def _loaded(self) -> None:
         """The stored current policy from ``regrets`` (after :meth:`load`, or after
         writing ``regrets`` from outside: call it then)."""
-        if self.passes.kernel == "fast":
+        if self.stored_policy:
             t = self.tree
             PK.regret_matching_entries(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
                                        t.entries, t.num_hands, self.regrets, self._sigma)
