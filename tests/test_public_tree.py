@@ -260,14 +260,14 @@ def test_export_to_tabular_policy_plays_the_average_policy(tmp_path):
 @pytest.mark.parametrize("variant,frontier,stored", [("dcfr", 0, True), ("dcfr", None, True),
                                                      ("cfr+", None, True), ("cfr", 0, True),
                                                      ("dcfr", None, False)])
-def test_fast_kernel_matches_the_reference_walk_bit_for_bit(variant, frontier, stored):
+def test_issue24_kernel_matches_the_main_walk_bit_for_bit(variant, frontier, stored):
     """The stored current policy (UPDATE_CFR_SIGMA) and the compact returns give the
-    walk before issue 24's regrets, cumulative policy and exploitability to the bit:
-    the same sums in the same order (public_kernels_ref is today's baseline)."""
+    main walk's regrets, cumulative policy and exploitability to the bit: the same
+    sums in the same order."""
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=3)
     pt = build_public_tree(params)
-    ref = PublicCFR(pt, variant, frontier_size=frontier, kernel="reference")
-    fast = PublicCFR(pt, variant, frontier_size=frontier, stored_policy=stored)
+    ref = PublicCFR(pt, variant, frontier_size=frontier)
+    fast = PublicCFR(pt, variant, frontier_size=frontier, kernel="issue24", stored_policy=stored)
     assert fast.passes.util.dtype == np.int8 and ref.passes.util is pt.util
     for _ in range(4):
         ref.iterate(5)
@@ -280,10 +280,10 @@ def test_fast_kernel_matches_the_reference_walk_bit_for_bit(variant, frontier, s
     assert ref.exploitability() == fast.exploitability()
 
 
-def test_fast_kernel_policy_is_refreshed_after_a_load(tmp_path):
+def test_issue24_stored_policy_is_refreshed_after_a_load(tmp_path):
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
     pt = build_public_tree(params)
-    a, b = PublicCFR(pt, "dcfr", stored_policy=True), PublicCFR(pt, "dcfr", stored_policy=True)
+    a, b = (PublicCFR(pt, "dcfr", kernel="issue24", stored_policy=True) for _ in range(2))
     a.iterate(7)
     a.save(tmp_path / "c.npz")
     b.load(tmp_path / "c.npz")
@@ -293,8 +293,8 @@ def test_fast_kernel_policy_is_refreshed_after_a_load(tmp_path):
     assert np.array_equal(a.regrets, b.regrets)
     with pytest.raises(ValueError, match="unknown public walk kernel"):
         PublicCFR(pt, "dcfr", kernel="faster")
-    with pytest.raises(ValueError, match="stored_policy needs the fast kernel"):
-        PublicCFR(pt, "dcfr", kernel="reference", stored_policy=True)
+    with pytest.raises(ValueError, match="stored_policy needs the issue24 kernel"):
+        PublicCFR(pt, "dcfr", stored_policy=True)
 
 
 def test_compact_returns_are_exact():

@@ -28,14 +28,14 @@ import numpy as np
 
 from ..rules.params import VitouParams
 from . import public_kernels as PK
-from . import public_kernels_ref as PKR
+from . import public_kernels_issue24 as PKX
 from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
 from .checkpoint import RegretTableCheckpoints
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
-KERNELS = ("fast", "reference")  # PublicPasses' walks: today's, and the one before issue 24
+KERNELS = ("main", "issue24")  # PublicPasses' walks: public_kernels', public_kernels_issue24's
 
 
 def tree_fingerprint(tree: PublicTree) -> str:
@@ -86,26 +86,26 @@ class PublicPasses:
         tree: the public tree.
         frontier_size: about how many subtrees to hand to the threads (default
             64 per thread); 0 walks everything in one thread.
-        kernel: ``"fast"`` (:func:`~vitou_ai.solvers.public_kernels.walk`) or
-            ``"reference"`` (:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference`,
-            the walk before issue 24: the benchmark's baseline and the tests' reference;
-            it has no ``UPDATE_CFR_SIGMA``).
+        kernel: ``"main"`` (:func:`~vitou_ai.solvers.public_kernels.walk`, the default)
+            or ``"issue24"`` (:func:`~vitou_ai.solvers.public_kernels_issue24.walk_issue24`:
+            ``UPDATE_CFR_SIGMA`` and the returns read as
+            :func:`compact_returns`; experimental, not faster on the full game).
 
     Raises:
         ValueError: an unknown ``kernel``.
     """
 
     def __init__(self, tree: PublicTree, frontier_size: int | None = None,
-                 kernel: str = "fast"):
+                 kernel: str = "main"):
         if kernel not in KERNELS:
             raise ValueError(f"unknown public walk kernel {kernel!r}; expected one of {KERNELS}")
         self.kernel = kernel
-        self._walk, self._frontier_walks = ((PK.walk, PK.frontier_walks) if kernel == "fast"
-                                            else (PKR.walk_reference,
-                                                  PKR.frontier_walks_reference))
+        self._walk, self._frontier_walks = ((PK.walk, PK.frontier_walks) if kernel == "main"
+                                            else (PKX.walk_issue24,
+                                                  PKX.frontier_walks_issue24))
         self.tree = t = tree
         n, H1 = t.num_players, t.num_hands + 1
-        self.util = compact_returns(t.util) if kernel == "fast" else t.util
+        self.util = compact_returns(t.util) if kernel == "issue24" else t.util
         self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
         threads = numba.get_num_threads()
         target = 64 * threads if frontier_size is None else frontier_size
@@ -191,8 +191,8 @@ class PublicPasses:
                    self.s_cnt[top], self.s_sig[top], self.s_q[top])
         fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
         root = (0, self.root_offs, self.root_lens, self.root_reach)
-        if upd_mode == PK.UPDATE_CFR_SIGMA and self.kernel != "fast":
-            raise ValueError("UPDATE_CFR_SIGMA needs the fast kernel")
+        if upd_mode == PKX.UPDATE_CFR_SIGMA and self.kernel != "issue24":
+            raise ValueError("UPDATE_CFR_SIGMA needs the issue24 kernel")
         if len(self.frontier) == 0:
             v = self._walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_IGNORE, *fr,
                         *scratch, self.out)
@@ -222,8 +222,8 @@ class PublicCFR(RegretTableCheckpoints):
         stored_policy: keep the current policy (regret matching on ``regrets``) in a
             ``float64[num_entries]`` table that each pass's update refreshes for the
             entries it changes (``UPDATE_CFR_SIGMA``), so that the walks read it
-            instead of redoing regret matching at every decision node (fast kernel
-            only). The same arithmetic in the same order: the same regrets and
+            instead of redoing regret matching at every decision node (``kernel=
+            "issue24"`` only). The same arithmetic in the same order: the same regrets and
             cumulative policy to the bit (``tests/test_public_tree.py``). Off by
             default: 8 more bytes an entry (225 MB on the full ``vitou_2p``) for no
             speed-up measurable on the shared machine (docs/results/speed.md, "Where
@@ -239,7 +239,7 @@ class PublicCFR(RegretTableCheckpoints):
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 frontier_size: int | None = None, kernel: str = "fast",
+                 frontier_size: int | None = None, kernel: str = "main",
                  stored_policy: bool = False):
         if variant not in VARIANTS:
             raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
@@ -250,8 +250,8 @@ class PublicCFR(RegretTableCheckpoints):
         self.regrets = np.zeros(E)
         self.cum_policy = np.zeros(E)
         self._empty = np.zeros(0)
-        if stored_policy and kernel != "fast":
-            raise ValueError("stored_policy needs the fast kernel")
+        if stored_policy and kernel != "issue24":
+            raise ValueError("stored_policy needs the issue24 kernel")
         self.passes = PublicPasses(self.tree, frontier_size, kernel)
         self.stored_policy = bool(stored_policy)
         self._sigma = np.zeros(E) if stored_policy else self._empty
@@ -277,7 +277,7 @@ class PublicCFR(RegretTableCheckpoints):
             for p in range(self.tree.num_players):
                 before = ps.nodes_visited
                 if self.stored_policy:
-                    ps.run(p, PK.POLICY_GIVEN, PK.UPDATE_CFR_SIGMA, self.regrets,
+                    ps.run(p, PK.POLICY_GIVEN, PKX.UPDATE_CFR_SIGMA, self.regrets,
                            self.cum_policy, self._sigma, weight, dpos, dneg, davg, clip)
                 else:
                     ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
@@ -321,8 +321,8 @@ class PublicCFR(RegretTableCheckpoints):
         writing ``regrets`` from outside: call it then)."""
         if self.stored_policy:
             t = self.tree
-            PK.regret_matching_entries(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
-                                       t.entries, t.num_hands, self.regrets, self._sigma)
+            PKX.regret_matching_entries(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
+                                        t.entries, t.num_hands, self.regrets, self._sigma)
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------

@@ -37,15 +37,6 @@ the decisions) is valued by its parent's frame without a frame of its own
 (``cfv = u * P * reach`` per hand, the same sums): x1.27 per iteration on the
 full game (``benchmarks/bench_public_tree.py``).
 
-``UPDATE_CFR_SIGMA`` (issue 24) also writes the traverser's new current policy
-(regret matching on the regrets just updated: the same sums in the same order as
-``POLICY_REGRET`` at the node's entry) into ``given``, so that the next passes read
-it with ``POLICY_GIVEN`` instead of redoing regret matching at every decision node:
-the same iterates to the bit. ``util`` may be any numeric dtype that holds the returns
-exactly (``public_cfr.compact_returns``: ``int8`` on ``vitou_2p``); it is converted to
-``float64`` where it is read. The walk before these changes is kept as
-:func:`~vitou_ai.solvers.public_kernels_ref.walk_reference` (the baseline).
-
 One module because :func:`walk` is the one depth-first pass above, a single jitted
 function whose CFR, best-response and value modes share its frames, and the other
 kernels here (forced nodes, frontier walks, entry normalisation) prepare or split that
@@ -70,8 +61,6 @@ UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
 UPDATE_BR = 2  # best response of the traverser
 UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
 #                       it plays, 0 on the traverser's other entries; first best action)
-UPDATE_CFR_SIGMA = 4  # UPDATE_CFR, and the traverser's new current policy (regret matching
-#                       on the updated regrets) into ``given`` (read with POLICY_GIVEN)
 
 FORCED = 1  # codes of :func:`forced_nodes`
 FORCED_LAST = 2
@@ -250,10 +239,6 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                         # one action per hand: probability 1 in every policy
                         for e in range(E0, E1):
                             f_sig[d, e - E0] = 1.0
-                    elif pol_mode == 2:
-                        # as given (with UPDATE_CFR_SIGMA: regret matching, stored)
-                        for e in range(E0, E1):
-                            f_sig[d, e - E0] = given[e]
                     else:
                         for i in range(lp):
                             f_aux[d, i] = 0.0
@@ -262,18 +247,21 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                             if pol_mode == 0:
                                 r_ = regrets[e]
                                 w = r_ if r_ > RM_TOLERANCE else 0.0
-                            else:
+                            elif pol_mode == 1:
                                 w = cum[e]
+                            else:
+                                w = given[e]
                             f_sig[d, e - E0] = w
                             i = pslot[e]
                             f_aux[d, i] += w
                             f_cnt[d, i] += 1
-                        for e in range(E0, E1):
-                            i = pslot[e]
-                            if f_aux[d, i] > 0.0:
-                                f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
-                            else:
-                                f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
+                        if pol_mode != 2:
+                            for e in range(E0, E1):
+                                i = pslot[e]
+                                if f_aux[d, i] > 0.0:
+                                    f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                                else:
+                                    f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
                     nterm = 0
                     for kk in range(m):
                         if kind[f + kk] == KIND_TERMINAL:
@@ -501,7 +489,7 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                 if upd_mode == 3:  # the pure best response plays each hand's one action
                     for e in range(E0, E1):
                         regrets[e] = 1.0
-            elif upd_mode == 2 or upd_mode == 3:
+            elif upd_mode >= 2:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -519,12 +507,8 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
             else:
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
-                if upd_mode == 1 or upd_mode == 4:
+                if upd_mode == 1:
                     rs = f_rd[d, tp]
-                    nd = d + 1  # free here: the sums of positive regrets per hand
-                    if upd_mode == 4:
-                        for i in range(lt):
-                            f_val[nd, i] = 0.0
                     for e in range(E0, E1):
                         i = pslot[e]
                         t = e - E0
@@ -537,19 +521,6 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                             r_ *= dneg
                         regrets[e] = r_
                         cum[e] = (cum[e] + weight * f_reach[rs, tp, i] * f_sig[d, t]) * davg
-                        if upd_mode == 4:
-                            f_val[nd, i] += r_ if r_ > RM_TOLERANCE else 0.0
-                            f_cnt[d, i] += 1
-                    if upd_mode == 4:
-                        # regret matching as at the entry of a node with POLICY_REGRET: the
-                        # same sums in the same order, so the same policy to the bit
-                        for e in range(E0, E1):
-                            i = pslot[e]
-                            if f_val[nd, i] > 0.0:
-                                r_ = regrets[e]
-                                given[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / f_val[nd, i]
-                            else:
-                                given[e] = 1.0 / f_cnt[d, i]
             vr = f_vr[d]
             for i in range(lt):
                 f_val[vr, i] += f_aux[d, i]
@@ -668,34 +639,3 @@ def normalize_entries(kind, player, first, nchild, aoff, alen, ent, num_hands, n
                 e = aoff[c] + j
                 h = ent[e]
                 out[e] = weights[e] / acc[h] if acc[h] > 0.0 else 1.0 / cnt[h]
-
-
-@jit
-def regret_matching_entries(kind, first, nchild, aoff, alen, ent, num_hands, regrets, out):
-    """Per information set (decision node, hand of the actor): ``out[e] = r+(e) / sum``
-    over the hand's legal actions, ``r+ = regrets[e]`` above ``RM_TOLERANCE`` else 0,
-    uniform where the sum is 0; the current policy as :func:`walk` computes it with
-    ``POLICY_REGRET`` (the same sums in the same order), without a temporary table."""
-    acc = np.zeros(num_hands + 1)
-    cnt = np.zeros(num_hands + 1, np.int64)
-    for node in range(kind.shape[0]):
-        if kind[node] != KIND_DECISION:
-            continue
-        f = first[node]
-        last = f + nchild[node] - 1
-        E0 = aoff[f]
-        E1 = aoff[last] + alen[last]
-        for e in range(E0, E1):
-            acc[ent[e]] = 0.0
-            cnt[ent[e]] = 0
-        for e in range(E0, E1):
-            r_ = regrets[e]
-            acc[ent[e]] += r_ if r_ > RM_TOLERANCE else 0.0
-            cnt[ent[e]] += 1
-        for e in range(E0, E1):
-            h = ent[e]
-            if acc[h] > 0.0:
-                r_ = regrets[e]
-                out[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / acc[h]
-            else:
-                out[e] = 1.0 / cnt[h]

@@ -1,14 +1,21 @@
-"""Today's range walk, kept verbatim as the baseline of the faster one (issue 24).
+"""An experimental range walk of issue 24: the current policy stored per entry.
 
-:func:`walk_reference` and :func:`frontier_walks_reference` are
-:func:`~vitou_ai.solvers.public_kernels.walk` and
-:func:`~vitou_ai.solvers.public_kernels.frontier_walks` as they were at commit
-``a5d191f`` (main, before the stored current policy and the compact returns), the
-same arguments and the same modes. ``PublicPasses(tree, kernel="reference")`` runs
-them, so that ``benchmarks/bench_public_tree.py`` times the old and the new kernels in
-one process, interleaved, and the tests compare their values, regrets and
-exploitability. Not for new callers: the module docstring of ``public_kernels`` is
-their documentation.
+:func:`walk_issue24` is :func:`~vitou_ai.solvers.public_kernels.walk` (main's, the
+default and the reference) with two changes, both exact:
+
+- ``UPDATE_CFR_SIGMA``: ``UPDATE_CFR``, and the traverser's new current policy
+  (regret matching on the regrets just updated: the same sums in the same order as
+  ``POLICY_REGRET`` at the node's entry) written into ``given``, so that the next
+  passes read it with ``POLICY_GIVEN`` (copied without the per-hand sums) instead of
+  redoing regret matching at every decision node: the same iterates to the bit;
+- ``util`` of any numeric dtype holding the returns exactly
+  (:func:`~vitou_ai.solvers.public_cfr.compact_returns`: ``int8`` on ``vitou_2p``),
+  converted to ``float64`` where it is read.
+
+``PublicCFR(kernel="issue24")`` runs it (with ``stored_policy=True`` the stored
+policy). It was not faster on the full ``vitou_2p`` game on the shared machine
+(``docs/results/speed.md``, "Where the time goes"), so it is not the default; it is
+kept for the benchmark (``benchmarks/bench_public_tree.py``) and its tests.
 """
 
 from __future__ import annotations
@@ -21,14 +28,21 @@ from .cfr_kernels import RM_TOLERANCE
 from .public_kernels import FORCED_LAST, _frontier_index, _terminal_value_n
 from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 
+UPDATE_CFR_SIGMA = 4  # UPDATE_CFR, and the traverser's new current policy (regret matching
+#                       on the updated regrets) into ``given`` (read with POLICY_GIVEN)
+
 
 @jit
-def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
-                   none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
-                   given, weight, dpos, dneg, davg, clip, root, root_offs, root_lens, root_reach,
-                   frontier, stop_mode, fr_offs, fr_lens, fr_reach, fr_val, f_node, f_k, f_off,
-                   f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt, f_sig, f_q, out):
-    """Walk the subtree of ``root`` depth first for traverser ``tp`` (module docstring).
+def walk_issue24(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced, none_hand, pair_p,
+         counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight, dpos, dneg, davg,
+         clip, root, root_offs, root_lens, root_reach, frontier, stop_mode, fr_offs, fr_lens,
+         fr_reach, fr_val, f_node, f_k, f_off, f_len, f_rd, f_vr, f_reach, f_val, f_aux, f_cnt,
+         f_sig, f_q, out):
+    """:func:`~vitou_ai.solvers.public_kernels.walk` with ``UPDATE_CFR_SIGMA`` (module
+    docstring), ``POLICY_GIVEN`` copied without per-hand sums, and ``util`` of any
+    numeric dtype. The rest is that walk's docstring:
+
+    Walk the subtree of ``root`` depth first for traverser ``tp``.
 
     Terminal children of a decision node are not entered: their values are one
     matrix-vector product per node (the return is public, so at the traverser's
@@ -128,6 +142,10 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
                         # one action per hand: probability 1 in every policy
                         for e in range(E0, E1):
                             f_sig[d, e - E0] = 1.0
+                    elif pol_mode == 2:
+                        # as given (with UPDATE_CFR_SIGMA: regret matching, stored)
+                        for e in range(E0, E1):
+                            f_sig[d, e - E0] = given[e]
                     else:
                         for i in range(lp):
                             f_aux[d, i] = 0.0
@@ -136,21 +154,18 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
                             if pol_mode == 0:
                                 r_ = regrets[e]
                                 w = r_ if r_ > RM_TOLERANCE else 0.0
-                            elif pol_mode == 1:
-                                w = cum[e]
                             else:
-                                w = given[e]
+                                w = cum[e]
                             f_sig[d, e - E0] = w
                             i = pslot[e]
                             f_aux[d, i] += w
                             f_cnt[d, i] += 1
-                        if pol_mode != 2:
-                            for e in range(E0, E1):
-                                i = pslot[e]
-                                if f_aux[d, i] > 0.0:
-                                    f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
-                                else:
-                                    f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
+                        for e in range(E0, E1):
+                            i = pslot[e]
+                            if f_aux[d, i] > 0.0:
+                                f_sig[d, e - E0] = f_sig[d, e - E0] / f_aux[d, i]
+                            else:
+                                f_sig[d, e - E0] = 1.0 / f_cnt[d, i]
                     nterm = 0
                     for kk in range(m):
                         if kind[f + kk] == KIND_TERMINAL:
@@ -378,7 +393,7 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
                 if upd_mode == 3:  # the pure best response plays each hand's one action
                     for e in range(E0, E1):
                         regrets[e] = 1.0
-            elif upd_mode >= 2:
+            elif upd_mode == 2 or upd_mode == 3:
                 # a hand left with no action had all of them cut as impossible
                 # (no deal gives it beside the others' ranges): value 0
                 for e in range(E0, E1):
@@ -396,8 +411,12 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
             else:
                 for e in range(E0, E1):
                     f_aux[d, pslot[e]] += f_sig[d, e - E0] * f_q[d, e - E0]
-                if upd_mode == 1:
+                if upd_mode == 1 or upd_mode == 4:
                     rs = f_rd[d, tp]
+                    nd = d + 1  # free here: the sums of positive regrets per hand
+                    if upd_mode == 4:
+                        for i in range(lt):
+                            f_val[nd, i] = 0.0
                     for e in range(E0, E1):
                         i = pslot[e]
                         t = e - E0
@@ -410,6 +429,19 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
                             r_ *= dneg
                         regrets[e] = r_
                         cum[e] = (cum[e] + weight * f_reach[rs, tp, i] * f_sig[d, t]) * davg
+                        if upd_mode == 4:
+                            f_val[nd, i] += r_ if r_ > RM_TOLERANCE else 0.0
+                            f_cnt[d, i] += 1
+                    if upd_mode == 4:
+                        # regret matching as at the entry of a node with POLICY_REGRET: the
+                        # same sums in the same order, so the same policy to the bit
+                        for e in range(E0, E1):
+                            i = pslot[e]
+                            if f_val[nd, i] > 0.0:
+                                r_ = regrets[e]
+                                given[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / f_val[nd, i]
+                            else:
+                                given[e] = 1.0 / f_cnt[d, i]
             vr = f_vr[d]
             for i in range(lt):
                 f_val[vr, i] += f_aux[d, i]
@@ -417,12 +449,11 @@ def walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, psl
 
 
 @jit_parallel
-def frontier_walks_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
-                             forced, none_hand, pair_p, counts, joint, n, tp, pol_mode,
-                             upd_mode, regrets, cum, given, weight, dpos, dneg, davg, clip,
-                             frontier, chunk_start, chunk_items, fr_offs, fr_lens, fr_reach,
-                             fr_val, s_node, s_k, s_off, s_len, s_rd, s_vr, s_reach, s_val,
-                             s_aux, s_cnt, s_sig, s_q, visited):
+def frontier_walks_issue24(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
+                   none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum, given, weight,
+                   dpos, dneg, davg, clip, frontier, chunk_start, chunk_items, fr_offs, fr_lens,
+                   fr_reach, fr_val, s_node, s_k, s_off, s_len, s_rd, s_vr, s_reach, s_val,
+                   s_aux, s_cnt, s_sig, s_q, visited):
     """The subtrees below the frontier, one ``prange`` chunk per scratch row: chunk
     ``c`` walks frontier nodes ``chunk_items[chunk_start[c]:chunk_start[c+1]]``.
     Subtrees share no entries, so the regret and policy writes never collide."""
@@ -432,11 +463,41 @@ def frontier_walks_reference(kind, player, first, nchild, prob, util, aoff, alen
         v = 0
         for t in range(chunk_start[c], chunk_start[c + 1]):
             f = chunk_items[t]
-            v += walk_reference(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot,
-                                forced, none_hand, pair_p, counts, joint, n, tp, pol_mode,
-                                upd_mode, regrets, cum, given, weight, dpos, dneg, davg, clip,
-                                frontier[f], fr_offs[f], fr_lens[f], fr_reach[f], empty, 0,
-                                fr_offs, fr_lens, fr_reach, fr_val, s_node[c], s_k[c], s_off[c],
-                                s_len[c], s_rd[c], s_vr[c], s_reach[c], s_val[c], s_aux[c],
-                                s_cnt[c], s_sig[c], s_q[c], fr_val[f])
+            v += walk_issue24(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced,
+                      none_hand, pair_p, counts, joint, n, tp, pol_mode, upd_mode, regrets, cum,
+                      given, weight, dpos, dneg, davg, clip, frontier[f], fr_offs[f], fr_lens[f],
+                      fr_reach[f], empty, 0, fr_offs, fr_lens, fr_reach, fr_val, s_node[c],
+                      s_k[c], s_off[c], s_len[c], s_rd[c], s_vr[c], s_reach[c], s_val[c], s_aux[c],
+                      s_cnt[c], s_sig[c], s_q[c], fr_val[f])
         visited[c] = v
+
+
+@jit
+def regret_matching_entries(kind, first, nchild, aoff, alen, ent, num_hands, regrets, out):
+    """Per information set (decision node, hand of the actor): ``out[e] = r+(e) / sum``
+    over the hand's legal actions, ``r+ = regrets[e]`` above ``RM_TOLERANCE`` else 0,
+    uniform where the sum is 0; the current policy as :func:`walk` computes it with
+    ``POLICY_REGRET`` (the same sums in the same order), without a temporary table."""
+    acc = np.zeros(num_hands + 1)
+    cnt = np.zeros(num_hands + 1, np.int64)
+    for node in range(kind.shape[0]):
+        if kind[node] != KIND_DECISION:
+            continue
+        f = first[node]
+        last = f + nchild[node] - 1
+        E0 = aoff[f]
+        E1 = aoff[last] + alen[last]
+        for e in range(E0, E1):
+            acc[ent[e]] = 0.0
+            cnt[ent[e]] = 0
+        for e in range(E0, E1):
+            r_ = regrets[e]
+            acc[ent[e]] += r_ if r_ > RM_TOLERANCE else 0.0
+            cnt[ent[e]] += 1
+        for e in range(E0, E1):
+            h = ent[e]
+            if acc[h] > 0.0:
+                r_ = regrets[e]
+                out[e] = (r_ if r_ > RM_TOLERANCE else 0.0) / acc[h]
+            else:
+                out[e] = 1.0 / cnt[h]
