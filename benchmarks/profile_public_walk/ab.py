@@ -15,10 +15,9 @@ ranks, hs, its, reps, th = map(int, sys.argv[1:6])
 kernels = sys.argv[6].split(",")
 tree = build_public_tree(VitouParams(profile="vitou_2p", ranks=ranks, copies=4, hand_size=hs))
 numba.set_num_threads(th)
-sol = {k: PublicCFR(tree, "dcfr", 1.5, -1.0, 3.0, kernel=k.removesuffix("64")) for k in kernels}
-for k in kernels:
-    if k.endswith("64"):
-        sol[k].passes.util = tree.util
+# kernels: main, issue24 (int8 returns), issue24s (and the stored policy)
+sol = {k: PublicCFR(tree, "dcfr", 1.5, -1.0, 3.0, kernel=k.removesuffix("s"),
+                    stored_policy=k == "issue24s") for k in kernels}
 for s in sol.values(): s.iterate(3)
 cpu = {k: [] for k in kernels}; wall = {k: [] for k in kernels}
 for r in range(reps):

@@ -2,9 +2,9 @@ import inspect
 import sys
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
-from vitou_ai.solvers import public_kernels as PK
+from vitou_ai.solvers import public_kernels_issue24 as PKX
 
-src = inspect.getsource(PK.walk.py_func).replace("@jit\n", "").replace("def walk(", "def walk_tsc(prof, ", 1)
+src = inspect.getsource(PKX.walk_issue24.py_func).replace("@jit\n", "").replace("def walk_issue24(", "def walk_tsc(prof, ", 1)
 def rep(old, new, count=1):
     global src
     n = src.count(old); assert n == count, (old, n)
