@@ -4,7 +4,12 @@ variant, same run, both through the one solver interface
 from 1 to 2 numba threads; the public tree's array layout (``layout="visit"``,
 the walks' order, against ``"expansion"``, the build stack's order) at the same
 thread count; and the last card of a deal valued inline by its parent's frame
-against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`).
+against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`);
+and main's walk (the default) against issue 24's experimental one
+(:func:`~vitou_ai.solvers.public_kernels_issue24.walk_issue24`: returns read as
+``int8``; ``kernel="issue24"``) and the same with the current policy stored and
+refreshed by the update (``stored_policy=True``), the same tree, the same thread
+count, in the same interleaved repeats.
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -40,6 +45,7 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
+from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
@@ -70,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the walks that give the last card a frame of its own")
     ap.add_argument("--no-layout", action="store_true",
                     help="skip the baseline layout (a second public tree)")
+    ap.add_argument("--no-scaling", action="store_true",
+                    help="skip the 1-thread run (then every contender makes the same iterations)")
+    ap.add_argument("--no-issue24", action="store_true",
+                    help="skip issue 24's experimental walks (kernel='issue24')")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
     args = ap.parse_args(argv)
     # checked before the trees are built and timed: a mistake costs no minutes
@@ -93,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     public = make_solver("public-dcfr", params, pt)
     public.iterate(1)  # compile
     contenders = {}
-    for th in sorted({1, threads}):
+    for th in sorted({threads} if args.no_scaling else {1, threads}):
         def run(n, th=th):
             numba.set_num_threads(th)
             public.iterate(n)
@@ -111,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
             solver.iterate(n)
         contenders[name] = run
 
+    if not args.no_issue24:
+        # the same variant and discounts as make_solver's (DCFR 1.5, 0, 2)
+        contender("public_issue24", PublicCFR(pt, "dcfr", kernel="issue24"))
+        contender("public_issue24_stored_policy",
+                  PublicCFR(pt, "dcfr", kernel="issue24", stored_policy=True))
     if not args.no_last_card_baseline:
         # the walks before the last card was valued inline: a frame for every decision
         framed = make_solver("public-dcfr", params, pt)
@@ -141,9 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     out["cpu_seconds_per_iteration"] = {k: round(statistics.median(v), 4)
                                         for k, v in cpu.items()}
     top = f"public_{threads}_threads"
-    out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
+    if "public_1_threads" in med:
+        out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
+    for name in ("public_issue24", "public_issue24_stored_policy"):
+        if name in med:  # > 1: faster than main's walk
+            out[f"{name}_over_main"] = round(med[name] / med[top], 3)
+            out[f"{name}_over_main_cpu"] = round(
+                statistics.median(cpu[top]) / statistics.median(cpu[name]), 3)
     if "public_last_card_framed" in med:
         out["inline_over_framed_last_card"] = round(med[top] / med["public_last_card_framed"], 3)
     if "public_expansion_layout" in med:

@@ -255,3 +255,53 @@ def test_export_to_tabular_policy_plays_the_average_policy(tmp_path):
         r = rows[e]
         got = bot.probs[bot.row(ft.is_keys[r])][ft.is_actions[r, slots[e]]]
         assert got == pytest.approx(avg[e], abs=1e-6)
+
+
+@pytest.mark.parametrize("variant,frontier,stored", [("dcfr", 0, True), ("dcfr", None, True),
+                                                     ("cfr+", None, True), ("cfr", 0, True),
+                                                     ("dcfr", None, False)])
+def test_issue24_kernel_matches_the_main_walk_bit_for_bit(variant, frontier, stored):
+    """The stored current policy (UPDATE_CFR_SIGMA) and the compact returns give the
+    main walk's regrets, cumulative policy and exploitability to the bit: the same
+    sums in the same order."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=3)
+    pt = build_public_tree(params)
+    ref = PublicCFR(pt, variant, frontier_size=frontier)
+    fast = PublicCFR(pt, variant, frontier_size=frontier, kernel="issue24", stored_policy=stored)
+    assert fast.passes.util.dtype == np.int8 and ref.passes.util is pt.util
+    for _ in range(4):
+        ref.iterate(5)
+        fast.iterate(5)
+        assert np.array_equal(ref.regrets, fast.regrets)
+        assert np.array_equal(ref.cum_policy, fast.cum_policy)
+        if stored:
+            assert np.array_equal(fast._sigma, fast.current_policy())
+    assert ref.nodes_touched == fast.nodes_touched
+    assert ref.exploitability() == fast.exploitability()
+
+
+def test_issue24_stored_policy_is_refreshed_after_a_load(tmp_path):
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
+    pt = build_public_tree(params)
+    a, b = (PublicCFR(pt, "dcfr", kernel="issue24", stored_policy=True) for _ in range(2))
+    a.iterate(7)
+    a.save(tmp_path / "c.npz")
+    b.load(tmp_path / "c.npz")
+    assert np.array_equal(b._sigma, a._sigma)
+    a.iterate(3)
+    b.iterate(3)
+    assert np.array_equal(a.regrets, b.regrets)
+    with pytest.raises(ValueError, match="unknown public walk kernel"):
+        PublicCFR(pt, "dcfr", kernel="faster")
+    with pytest.raises(ValueError, match="stored_policy needs the issue24 kernel"):
+        PublicCFR(pt, "dcfr", stored_policy=True)
+
+
+def test_compact_returns_are_exact():
+    from vitou_ai.solvers.public_cfr import compact_returns
+
+    assert compact_returns(np.array([-12.0, 0.0, 12.0])).dtype == np.int8
+    assert compact_returns(np.array([-300.0, 2.0])).dtype == np.int16
+    assert compact_returns(np.array([0.5, -1.25])).dtype == np.float32
+    u = np.array([0.1, 1.0])
+    assert compact_returns(u) is u
