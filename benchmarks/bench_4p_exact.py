@@ -317,6 +317,9 @@ def reuse_bot_rows(specs: list[str], out: Path) -> dict[str, list[str]]:
 
 # ---- the figure ------------------------------------------------------------------------
 
+BOT_COLORS = {"random": "C1", "cautious": "C2", "bluffer": "C3", "counter": "C4"}
+
+
 def plot(out: Path) -> None:
     """``curves.png`` from every variant CSV in ``out`` and ``bots.csv``."""
     import matplotlib
@@ -338,8 +341,8 @@ def plot(out: Path) -> None:
         for x, y, r in zip(xs, ys, rows):
             ax.annotate(f"{label(float(r['budget']))} s", (x, y), textcoords="offset points",
                         xytext=(4, 4), fontsize=7)
-        for i, b in enumerate(r for r in bots if r["variant"] == spec):
-            ax.axhline(float(b["nash_conv"]), ls="--", lw=1, color=f"C{i + 1}",
+        for b in (r for r in bots if r["variant"] == spec):
+            ax.axhline(float(b["nash_conv"]), ls="--", lw=1, color=BOT_COLORS.get(b["policy"], "k"),
                        label=f"{b['policy']} {float(b['nash_conv']):.3g}")
         ax.set_xscale("log")
         ax.set_yscale("log")
