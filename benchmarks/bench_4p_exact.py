@@ -37,7 +37,7 @@ written atomically (:func:`vitou_ai.io.write_atomic`):
   in ``source``), not recomputed; ``--bots NAME ...`` evaluates the named bots missing
   there (same child, same ``--bracket`` setting);
 - ``run.json``: one record per run (command line, load averages before and after,
-  what was trained, evaluated and skipped, seconds);
+  what was trained, reused from --runs, evaluated and skipped, seconds);
 - ``curves.png``: NashConv against solver seconds, log-log, one panel per variant, the
   bots' NashConv as horizontal lines.
 
@@ -205,8 +205,10 @@ def train(spec: str, budget: float, runs: Path) -> dict:
         info = {"command": " ".join(cmd[1:]), "wall_seconds": round(wall, 1),
                 "peak_rss_mib": rss, "load_after": loadavg()}
         write_atomic(info_path, json.dumps(info, indent=1).encode())
+        reused = False
     else:
         print(f"train {spec} --time {label(budget)}: reusing {folder}", flush=True)
+        reused = True
     try:
         info = json.loads(info_path.read_text())
     except (OSError, ValueError):
@@ -214,8 +216,9 @@ def train(spec: str, budget: float, runs: Path) -> dict:
     return {"iterations": rec["iterations_done"], "solver_seconds": round(rec["solver_seconds"], 1),
             "infosets": rec.get("infosets", ""), "train_wall_seconds": info.get("wall_seconds", ""),
             "train_peak_rss_mib": info.get("peak_rss_mib", ""),
-            "policy": str((folder / "policy.npz").relative_to(ROOT)
-                          if folder.resolve().is_relative_to(ROOT) else folder / "policy.npz")}
+            "policy": str((folder / "policy.npz").resolve().relative_to(ROOT)
+                          if folder.resolve().is_relative_to(ROOT) else folder / "policy.npz"),
+            "reused": reused}
 
 
 # ---- exact evaluation (the child) ------------------------------------------------------
@@ -333,12 +336,12 @@ def plot(out: Path) -> None:
         return
     bots = read_csv(out / "bots.csv")
     fig, axes = plt.subplots(1, len(tables), figsize=(5.5 * len(tables), 4.2), squeeze=False)
-    for ax, (name, rows) in zip(axes[0], tables.items()):
+    for ax, (name, rows) in zip(axes[0], tables.items(), strict=True):
         spec = name.replace("x", ",")
         xs = [float(r["solver_seconds"]) for r in rows]
         ys = [float(r["nash_conv"]) for r in rows]
         ax.plot(xs, ys, "o-", color="C0", label="abstract ES-MCCFR (vitou-ai train)")
-        for x, y, r in zip(xs, ys, rows):
+        for x, y, r in zip(xs, ys, rows, strict=True):
             ax.annotate(f"{label(float(r['budget']))} s", (x, y), textcoords="offset points",
                         xytext=(4, 4), fontsize=7)
         for b in (r for r in bots if r["variant"] == spec):
@@ -439,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     record = {"command": " ".join([Path(sys.argv[0]).name, *(sys.argv[1:] if argv is None
                                                             else argv)]),
               "rules_version": RULES_VERSION, "started": started, "load_before": loadavg(),
-              "cpus": os.cpu_count(), "bracket": args.bracket, "trained": [],
+              "cpus": os.cpu_count(), "bracket": args.bracket, "trained": [], "reused": [],
               "evaluated": [], "skipped": []}
     found = reuse_bot_rows(args.variants, out)
     record["bots_reused"] = found
@@ -450,8 +453,10 @@ def main(argv: list[str] | None = None) -> int:
                               if b in done]
         pending = []
         for budget in todo:
-            pending.append({"variant": spec, "budget": budget, **train(spec, budget, runs)})
-            record["trained"].append(f"{spec} {label(budget)} s")
+            row = {"variant": spec, "budget": budget, **train(spec, budget, runs)}
+            done_by = "reused" if row.pop("reused") else "trained"
+            record[done_by].append(f"{spec} {label(budget)} s")
+            pending.append(row)
         missing = [b for b in args.bots if b not in found[spec]]
         if not pending and not missing:
             continue

@@ -46,7 +46,7 @@ def test_two_budgets_then_a_rerun_that_skips_them(tmp_path):
                 else Path(x["policy"])).exists()
     assert (out / "curves.png").stat().st_size > 0
     [rec] = json.loads((out / "run.json").read_text())
-    assert rec["trained"] == ["3,2,1 1 s", "3,2,1 2 s"] and rec["skipped"] == []
+    assert rec["trained"] == ["3,2,1 1 s", "3,2,1 2 s"] and rec["skipped"] == rec["reused"] == []
     assert len(rec["load_before"]) == 3 and rec["evaluated"][0]["exit"] == 0
 
     again = bench(*args)
