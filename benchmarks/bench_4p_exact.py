@@ -29,9 +29,10 @@ written atomically (:func:`vitou_ai.io.write_atomic`):
 
 - ``<R>x<C>x<H>.csv``, one row per budget: iterations, solver seconds, information
   states, the training's wall seconds and peak RSS, NashConv, exploitability, team 0's
-  value, both teams' gain brackets and alternating rounds, the export and evaluation
-  seconds, the evaluating process's peak RSS after that row (the tree built once for
-  all its rows: the first row's figure is the evaluation's), the 1-minute load average;
+  value, both teams' gain brackets and alternating rounds, the export, NashConv and
+  evaluation seconds (export included), the evaluating process's peak RSS after that
+  row (the tree is built once for all its rows: the first row's figure is the
+  evaluation's), the 1-minute load average, the policy file;
 - ``bots.csv``: the named bots' rows for the same variants, *reused* from the
   ``evaluation.csv`` files under ``results/team_exploitability/`` (the file is named
   in ``source``), not recomputed; ``--bots NAME ...`` evaluates the named bots missing
@@ -90,11 +91,11 @@ COLUMNS = ["variant", "budget", "iterations", "solver_seconds", "infosets",
            "train_wall_seconds", "train_peak_rss_mib", "public_nodes", "nash_conv",
            "exploitability", "team0_value", "team0_gain_lower", "team0_gain_upper",
            "team1_gain_lower", "team1_gain_upper", "team0_rounds", "team1_rounds",
-           "tree_seconds", "export_seconds", "eval_seconds", "eval_peak_rss_mib", "load1",
-           "policy"]
+           "tree_seconds", "export_seconds", "nash_conv_seconds", "eval_seconds",
+           "eval_peak_rss_mib", "load1", "policy"]
 BOT_COLUMNS = ["variant", "policy", "nash_conv", "exploitability", "team0_value",
                "team0_gain_lower", "team0_gain_upper", "team1_gain_lower", "team1_gain_upper",
-               "source"]
+               "export_seconds", "eval_seconds", "source"]
 
 
 def refuse(msg: str) -> NoReturn:
@@ -248,8 +249,10 @@ def evaluate_child(args: argparse.Namespace) -> int:
         pol = bot_policy(tree, parse_bot(policy_spec))
         row = {"public_nodes": tree.num_nodes, "tree_seconds": built,
                "export_seconds": round(time.perf_counter() - t, 1), "load1": load}
+        t1 = time.perf_counter()
         if args.bracket:
             row["nash_conv"] = PT.nash_conv(tree, pol, passes)
+            row["nash_conv_seconds"] = round(time.perf_counter() - t1, 1)
             for team in (0, 1):
                 b = PT.team_bracket(tree, pol, team, passes=passes)
                 row.update({f"team{team}_gain_lower": b.gain_lower,
@@ -259,6 +262,7 @@ def evaluate_child(args: argparse.Namespace) -> int:
                     row["team0_value"] = b.value
         else:
             row["nash_conv"] = PC.nash_conv(tree, pol, passes)
+            row["nash_conv_seconds"] = round(time.perf_counter() - t1, 1)
             row["team0_value"] = float(PC.expected_returns(tree, pol, passes)[0])
         row["exploitability"] = row["nash_conv"] / 4
         row["eval_seconds"] = round(time.perf_counter() - t, 1)
