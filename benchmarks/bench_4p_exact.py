@@ -51,11 +51,12 @@ tree over ``--max-gib`` by Knuth's estimate) is refused in one line before any w
     python benchmarks/bench_4p_exact.py --variants 4,3,3 --budgets 60 300 900
     python benchmarks/bench_4p_exact.py --variants 8,4,2 --budgets 60 300 --no-bracket
 
-Time and memory here (2 shared cores): the 8,4,2 tree (117,981,097 nodes) takes about
-4 minutes to build and 11 GB at peak; a trained policy's export about 5 minutes, its
-NashConv about 1.5, the two brackets about 10 more (``--no-bracket``: NashConv and
-team 0's value only). 4,3,3 (10,536,195 nodes): about 1.5 GB, some 8 minutes per
-policy with brackets.
+Time and memory measured here (2 shared cores, load 4-7; ``results/bench_4p_exact``):
+the 8,4,2 tree (117,981,097 nodes) takes 4.5 minutes to build and the evaluation
+10.2 GB at peak; per trained policy the export 9-11 minutes and NashConv with both
+brackets 8.5-12 more (``--no-bracket``: NashConv and team 0's value, about 1.5
+minutes after the export). 4,3,3 (10,536,195 nodes): 34 s to build, 1.3 GB, 2-5
+minutes per policy with brackets.
 """
 
 from __future__ import annotations
