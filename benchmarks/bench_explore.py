@@ -49,6 +49,16 @@ def _vmrss_mb() -> float:
     return float("nan")
 
 
+def _status_mb(field: str) -> float:
+    """A field of /proc/self/status (Linux), MB: ``RssAnon`` is the process's own
+    memory, ``RssFile`` the mapped files' pages it has read (clean page cache, which the
+    kernel takes back under memory pressure)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
 def lazy_full_game(walks: int, seed: int = 0) -> dict:
     from vitou_ai.bots.named import named_bot
     from vitou_ai.explore import Strategy
@@ -190,12 +200,13 @@ def full_run(run: Path, walks: int, seed: int = 0) -> dict:
     index = _index_folder(policy)
     had_index = (index / "index.json").is_file()
     fresh = []
-    for _ in range(3):
+    for i in range(4):  # the first one warms numba's cache (compiled after an edit), untimed
         r = subprocess.run([sys.executable, "-c", FIRST_OPEN, str(run)], capture_output=True,
                            text=True, check=True,
                            env={**__import__("os").environ,
                                 "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
-        fresh.append(float(r.stdout.split()[0]))
+        if i:
+            fresh.append(float(r.stdout.split()[0]))
     rss0 = _vmrss_mb()
     t = time.perf_counter()
     s = load_strategy(run, values_budget=0)
@@ -222,6 +233,8 @@ def full_run(run: Path, walks: int, seed: int = 0) -> dict:
             "node_view_seconds_p95": float(np.percentile(times, 95)),
             "node_view_seconds_max": float(np.max(times)),
             "rss_before_open_mb": rss0, "rss_after_walks_mb": _vmrss_mb(),
+            "rss_after_walks_anon_mb": _status_mb("RssAnon"),
+            "rss_after_walks_file_mb": _status_mb("RssFile"),
             "note": "page cache warm (the run was just written or read)"}
 
 

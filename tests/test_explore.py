@@ -952,8 +952,8 @@ def test_small_messages(runs, tmp_path, client):
     assert "exact values off (--values-budget 0)" in note and "budget of 0" not in note
     assert 'rel="icon" href="data:' in client.get("/").text
     pyspiel = pytest.importorskip("pyspiel")
-    from vitou_ai.bots.neural import NeuralPolicy
     import vitou_ai  # noqa: F401  (registers the game with OpenSpiel)
+    from vitou_ai.bots.neural import NeuralPolicy
     from vitou_ai.openspiel.game import game_string
 
     params = VitouParams(**SMALL)

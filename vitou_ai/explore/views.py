@@ -61,9 +61,8 @@ def game_line(s: Strategy) -> str:
 
 
 def _stake_ladder(s: Strategy, node) -> str:
-    from ..rules import layout as L
-
     from ..rules import kernel as K
+    from ..rules import layout as L
 
     ladder = s.params.ladder_labels
     k = int(node.state[L.S_STAKE])
