@@ -59,6 +59,25 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
+def _walk_times(s, walks: int, seed: int) -> tuple[list[float], list[int]]:
+    """Node-view seconds along ``walks`` random walks from the root of strategy ``s``
+    (each child drawn uniformly), and each walk's depth."""
+    from vitou_ai.explore.views import node_view
+
+    rng = np.random.default_rng(seed)
+    times, depth = [], []
+    for _ in range(walks):
+        node = s.root
+        while s.children(node):
+            k = int(rng.integers(len(s.children(node))))
+            t = time.perf_counter()
+            node_view([s], node.path + (s.children(node)[k].action,))
+            times.append(time.perf_counter() - t)
+            node = s.child(node, k)
+        depth.append(len(node.path))
+    return times, depth
+
+
 def lazy_full_game(walks: int, seed: int = 0) -> dict:
     from vitou_ai.bots.named import named_bot
     from vitou_ai.explore import Strategy
@@ -73,17 +92,7 @@ def lazy_full_game(walks: int, seed: int = 0) -> dict:
     s = Strategy(named_bot("counter"), VitouParams(profile="vitou_2p"), values_budget=0)
     node_view([s], ())
     root = time.perf_counter() - t0
-    rng = np.random.default_rng(seed)
-    times, depth = [], []
-    for _ in range(walks):
-        node = s.root
-        while s.children(node):
-            k = int(rng.integers(len(s.children(node))))
-            t = time.perf_counter()
-            node_view([s], node.path + (s.children(node)[k].action,))
-            times.append(time.perf_counter() - t)
-            node = s.child(node, k)
-        depth.append(len(node.path))
+    times, depth = _walk_times(s, walks, seed)
     return {"game": "vitou_2p full (8 ranks x 4 copies, 3-card hands), counter policy",
             "root_view_seconds_incl_setup": root, "node_views": len(times),
             "node_view_seconds_median": float(np.median(times)),
@@ -135,16 +144,7 @@ def table_scaling(iterations: int = 30) -> dict:
         sm = load_strategy(run, values_budget=0, mapped=True)
         node_view([sm], ())
         mapped_root = time.perf_counter() - t
-        rng = np.random.default_rng(1)
-        times = []
-        for _ in range(20):
-            node = sm.root
-            while sm.children(node):
-                k = int(rng.integers(len(sm.children(node))))
-                t = time.perf_counter()
-                node_view([sm], node.path + (sm.children(node)[k].action,))
-                times.append(time.perf_counter() - t)
-                node = sm.child(node, k)
+        times, _ = _walk_times(sm, 20, 1)
         rss_mapped = _vmrss_mb()
         # exact values: the whole public tree built, the policy over its entries
         t = time.perf_counter()
@@ -212,16 +212,7 @@ def full_run(run: Path, walks: int, seed: int = 0) -> dict:
     s = load_strategy(run, values_budget=0)
     node_view([s], ())
     in_process = time.perf_counter() - t
-    rng = np.random.default_rng(seed)
-    times = []
-    for _ in range(walks):
-        node = s.root
-        while s.children(node):
-            k = int(rng.integers(len(s.children(node))))
-            t = time.perf_counter()
-            node_view([s], node.path + (s.children(node)[k].action,))
-            times.append(time.perf_counter() - t)
-            node = s.child(node, k)
+    times, _ = _walk_times(s, walks, seed)
     index_bytes = sum(f.stat().st_size for f in index.iterdir())
     return {"run": str(run), "rows": len(s.policy) if hasattr(s.policy, "__len__") else None,
             "policy_file_bytes": policy.stat().st_size,
