@@ -10,7 +10,7 @@ and writes:
   (with ``mirror``, their seat-swapped twins too), the table's own columns;
 - ``OUT/<stem>_solved_states.csv``: per state and dealer the equity, exploitability,
   DCFR iterations, probability that nothing is scored, public-tree nodes and the
-  measured seconds of the state's task (both dealers solved together), and, with
+  measured seconds of the state's solve (both dealers together, queueing excluded), and, with
   ``--compare``, the 2-card table's equity at the same state and the difference;
 - ``OUT/<stem>_solved.json``: the configuration, fingerprint, rules version, how many
   of the sweep's states are solved, the waves complete, and the measured seconds per
@@ -59,8 +59,9 @@ def solved_records(config: M.EquityConfig, out: Path) -> tuple[list[dict], list[
                 continue
             got += 1
             records.append(rec)
-            stored = json.loads((tasks / f"{key[0]}_{key[1]}.json").read_text())
-            seconds.append(float(stored["seconds"]))
+            # the state's own solve time: the sweep's file also counts the time a task
+            # waited for a worker
+            seconds.append(float(rec["seconds"]))
         whole &= got == len(wave)
         complete += int(whole)
     return records, seconds, complete
