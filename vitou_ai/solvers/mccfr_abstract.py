@@ -47,7 +47,14 @@ from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions
-from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
+from ..rules.params import (
+    P_DEALER,
+    P_PLAYERS,
+    P_SCORE0,
+    P_SCORE1,
+    RULES_VERSION,
+    VitouParams,
+)
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
 from .checkpoint import (
@@ -167,18 +174,45 @@ def _explore(regrets, slot, m, possum, prune, thr, out):
 
 
 @jit
+def terminal_value(params, state, p, ret, eq):
+    """Traverser ``p``'s value of a terminal deal state.
+
+    ``eq`` empty (``shape[0] == 0``): points per deal (R8.1). Otherwise ``eq`` is the
+    match-equity table ``float64[T+1, T+1, players]`` (:func:`equity_array`) and the value
+    is the change of team 0's match equity, ``E(a', b', d+1) - E(a, b, d)``, for team 0's
+    seats and its negation for team 1's (zero-sum): ``a, b`` the scores before the deal
+    (``params[P_SCORE0]``, ``params[P_SCORE1]``), ``d = params[P_DEALER]``, ``a', b'``
+    after it (team 0's capped return ``u``: ``a' = a + u`` if ``u > 0``, ``b' = b - u``
+    if ``u < 0``; a deal scoring nothing keeps them, R5.1), the deal passing left (R1.3).
+    """
+    K.returns(params, state, ret)
+    if eq.shape[0] == 0:
+        return ret[p]
+    a = params[P_SCORE0]
+    b = params[P_SCORE1]
+    d = params[P_DEALER]
+    u = int(ret[0])
+    if u > 0:
+        a2, b2 = a + u, b
+    else:
+        a2, b2 = a, b - u
+    v0 = eq[a2, b2, (d + 1) % params[P_PLAYERS]] - eq[a, b, d]
+    return v0 if p % 2 == 0 else -v0
+
+
+@jit
 def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mrow, child, vals,
-                sig, acts, explore, probs, ret, mout, cnt, prune, thr):
+                sig, acts, explore, probs, ret, mout, cnt, prune, thr, eq):
     """One external-sampling traversal for traverser ``p``; returns p's sampled
-    value (points per deal), NaN when the table is full."""
+    value (points per deal, or match equity with ``eq``: :func:`terminal_value`),
+    NaN when the table is full."""
     K.init_state(params, states[0])
     slot = _advance(cfg, params, states[0], p, rng, slots, nact, regrets, cum, acts[0], probs,
                     sig[0], mout, cnt)
     if slot == FULL:
         return np.nan
     if slot < 0:
-        K.returns(params, states[0], ret)
-        return ret[p]
+        return terminal_value(params, states[0], p, ret, eq)
     d = 0
     srow[0] = slot
     mrow[0] = mout[0]
@@ -198,8 +232,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
             if nslot == FULL:
                 return np.nan
             if nslot < 0:
-                K.returns(params, states[d + 1], ret)
-                vals[d, child[d]] = ret[p]
+                vals[d, child[d]] = terminal_value(params, states[d + 1], p, ret, eq)
                 child[d] += 1
             else:
                 if d + 2 >= states.shape[0]:
@@ -226,18 +259,41 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
             child[d] += 1
 
 
+@jit
+def sample_score_state(rng, cdf, states):
+    """Row of ``states`` (``int64[S, 3]``: score0, score1, dealer) drawn with the
+    cumulative weights ``cdf`` (``float64[S]``, last 1)."""
+    x = next_float(rng)
+    lo = 0
+    hi = cdf.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cdf[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @jit_parallel
 def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr,
-                depth):
+                depth, eq, cdf, score_states):
     """``rngs.shape[0]`` workers, each ``iters`` iterations of one traversal per
     player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes.
     ``depth``: levels of the per-worker traversal buffers (:func:`traversal_depth`).
     Positional buffers (``vals``, ``sig``, ``explore``) are ``regrets.shape[1]`` wide;
     ``acts`` takes the kernel's legal-action list (``NUM_ACTIONS`` slots, as
-    ``kernel.legal_actions`` asks)."""
+    ``kernel.legal_actions`` asks).
+
+    Match objective (``eq.shape[0] > 0``): before each traversal a worker draws a row
+    of ``score_states`` (``int64[S, 3]``: score0, score1, dealer) with the cumulative
+    weights ``cdf`` and sets it in its own copy of ``params``; terminals are valued by
+    :func:`terminal_value`. Otherwise ``cdf`` and ``score_states`` are unused."""
     players = params[P_PLAYERS]
     width = regrets.shape[1]
+    match = eq.shape[0] > 0
     for w in numba.prange(rngs.shape[0]):
+        wparams = params.copy()
         states = np.zeros((depth, L.STATE_SIZE), np.int32)
         srow = np.zeros(depth, np.int64)
         mrow = np.zeros(depth, np.int64)
@@ -253,10 +309,15 @@ def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, p
         cnt = counters[w]
         for _ in range(iters):
             for p in range(players):
+                if match:
+                    i = sample_score_state(rng, cdf, score_states)
+                    wparams[P_SCORE0] = score_states[i, 0]
+                    wparams[P_SCORE1] = score_states[i, 1]
+                    wparams[P_DEALER] = score_states[i, 2]
                 prune = prune_prob > 0.0 and next_float(rng) < prune_prob
-                v = es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow,
+                v = es_traverse(cfg, wparams, p, rng, slots, nact, regrets, cum, states, srow,
                                 mrow, child, vals, sig, acts, explore, probs, ret, mout, cnt,
-                                prune, thr)
+                                prune, thr, eq)
                 if np.isnan(v):
                     cnt[W_FULL] = 1
                     break
@@ -350,6 +411,10 @@ class AbstractMCCFR:
         self.cum_policy = np.zeros((cap, self.width), np.float32)
         self.rngs = np.array([[row_seed(self.seed, w)] for w in range(self.threads)], np.uint64)
         self.counters = np.zeros((self.threads, N_W), np.int64)
+        # points objective: empty; match objective: set_match_equity
+        self._eq = np.zeros((0, 0, 0))
+        self._cdf = np.ones(1)
+        self._score_states = np.zeros((1, 3), np.int64)
         self.iteration = 0
         self.seconds = 0.0
         self.discounts_done = 0
@@ -371,11 +436,57 @@ class AbstractMCCFR:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.slots, self.nact, self.regrets, self.cum_policy))
 
+    def set_match_equity(self, eq: np.ndarray, score_states: np.ndarray,
+                         weights: np.ndarray) -> None:
+        """Train for the match (issue 24, item 4): every traversal draws a score state
+        and dealer and values terminals by match-equity differences (:func:`terminal_value`).
+
+        Args:
+            eq: ``float64[T+1, T+1, players]``, team 0's match equity (probability, 0 .. 1)
+                at ``(score0, score1, dealer)``; rows ``T`` are the ended matches
+                (``eq[T, b<T] = 1``, ``eq[a<T, T] = 0``): :func:`equity_array`.
+            score_states: ``int64[S, 3]``, the (score0, score1, dealer) rows drawn from,
+                every score below ``T`` and dealer a seat.
+            weights: ``float64[S]``, non-negative, positive sum: the drawing weights.
+
+        Raises:
+            ValueError: shapes or values that do not fit this game (one line).
+
+        The abstraction should keep the scores (``scores=True``); the regrets are then
+        in match equity, so ``prune_threshold`` must be in those units too (the CLI
+        divides the points threshold by the target). May be called again between
+        iterations with a new table (policy -> table -> policy).
+        """
+        t = self.params.target
+        n = self.params.players
+        eq = np.ascontiguousarray(eq, np.float64)
+        if eq.shape != (t + 1, t + 1, n):
+            raise ValueError(f"match-equity array of shape {eq.shape}, expected "
+                             f"{(t + 1, t + 1, n)} for target {t} and {n} players")
+        if not np.all(np.isfinite(eq)) or eq.min() < 0 or eq.max() > 1:
+            raise ValueError("match equities must be probabilities in [0, 1]")
+        if not (np.all(eq[t, :t] == 1.0) and np.all(eq[:t, t] == 0.0)):
+            raise ValueError("eq[T, b] must be 1 and eq[a, T] 0 (the match is over)")
+        ss = np.ascontiguousarray(score_states, np.int64)
+        w = np.asarray(weights, np.float64)
+        if ss.ndim != 2 or ss.shape[1] != 3 or w.shape != (ss.shape[0],) or ss.shape[0] == 0:
+            raise ValueError("score_states must be int64[S, 3] and weights float64[S], S > 0")
+        if (ss[:, :2] < 0).any() or (ss[:, :2] >= t).any() or (ss[:, 2] < 0).any() \
+                or (ss[:, 2] >= n).any():
+            raise ValueError(f"score states must have scores in 0 .. {t - 1} and dealers "
+                             f"in 0 .. {n - 1}")
+        if (w < 0).any() or not w.sum() > 0:
+            raise ValueError("score-state weights must be non-negative with a positive sum")
+        cdf = np.cumsum(w) / w.sum()
+        cdf[-1] = 1.0
+        self._eq, self._score_states, self._cdf = eq, ss, cdf
+
     def warm_up(self) -> None:
         """Compile the traversal (no iteration is run), so the first timed call
         does not count the compilation as solver time."""
         run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
-                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth)
+                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth,
+                    self._eq, self._cdf, self._score_states)
         discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
 
     def pruning(self) -> bool:
@@ -393,7 +504,8 @@ class AbstractMCCFR:
         start = time.perf_counter()
         run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
                     self.cum_policy, self.counters,
-                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth)
+                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth,
+                    self._eq, self._cdf, self._score_states)
         self.seconds += time.perf_counter() - start
         self.iteration += per * self.threads
         self._maybe_discount()
