@@ -307,3 +307,64 @@ def test_bad_tables_and_settings_are_refused_in_one_line(tmp_path, capsys):
     with pytest.raises(MatchEquityError, match="target 12"):
         read_table_4p(cason, "vitou", 21)
     assert len(read_table_4p(cason, "vitou_cason", 12)) == 12 * 12 * 4
+
+
+# ---- warm start from the points policy ----------------------------------------------------
+
+
+def _probs(pol, key):
+    from vitou_ai.bots.abstract import lookup_row
+
+    stored = np.uint64(key) | (np.uint64(1) << np.uint64(63))
+    r = lookup_row(pol.slots, 0, pol.slots.shape[0], pol.keys, 0, stored)
+    return None if r < 0 else pol.probs[r]
+
+
+def test_warm_start_rows_begin_at_the_points_policy():
+    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+
+    params = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1)
+    points = AbstractMCCFR(params, AbstractionConfig(), seed=1, max_infosets=1 << 14, threads=1)
+    points.iterate(3000)
+    base = points.policy()
+    eq = equity_array(coin_flip_table(21), 21)
+    states = np.array([(a, b, d) for a, b in ((0, 0), (18, 14), (14, 18)) for d in range(4)],
+                      np.int64)
+
+    def solver(warm: bool):
+        s = AbstractMCCFR(params, BUCKETS, seed=2, max_infosets=1 << 16, threads=1)
+        s.set_match_equity(eq, states, np.ones(len(states)))
+        if warm:
+            s.set_warm_start(base, 1.0 / 21, 10.0)
+        s.iterate(1)
+        return s.policy()
+
+    warm, cold = solver(True), solver(False)
+    cfg_m, cfg_b = BUCKETS.to_array(False), base.cfg_array(params)
+    far_warm, far_cold, matched = [], [], 0
+    for a, b, _ in states[::4]:
+        game = Game(params.replace(scores=(int(a), int(b))))
+
+        def visit(state, game=game):
+            nonlocal matched
+            if state.is_chance_node():
+                return
+            legal = np.array(state.legal_actions(), np.int64)
+            if len(legal) < 2:
+                return
+            q = state.current_player()
+            km = abstract_key(cfg_m, game.array, state.array, q, legal, len(legal))
+            kb = abstract_key(cfg_b, game.array, state.array, q, legal, len(legal))
+            pw, pb, pc = (_probs(pol, k) for pol, k in ((warm, km), (base, kb), (cold, km)))
+            if pw is None or pb is None or pc is None:
+                return
+            matched += 1
+            far_warm.append(np.abs(pw[:len(legal)] - pb[:len(legal)]).max())
+            far_cold.append(np.abs(pc[:len(legal)] - pb[:len(legal)]).max())
+
+        for seed in range(40):
+            play_random(game, seed, visit)
+    assert matched > 20
+    # warm: 10 visits of prior p plus at most one visit of regret matching on p / T
+    assert max(far_warm) <= 1 / 11 + 1e-6
+    assert max(far_cold) > 0.2  # cold rows start uniform: the check can fail

@@ -170,6 +170,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=None,
                    help="four-player --objective match: at most this many rounds of policy -> "
                    "table -> policy (default 3; --time is per round)")
+    p.add_argument("--warm-policy", default=None, metavar="NPZ",
+                   help="four-player --objective match: start new rows from this abstract "
+                   "policy (e.g. results/train_4p/policy.npz, the points policy)")
     p.add_argument("--table-deals", type=int, default=None,
                    help="four-player --objective match: simulated deals per score state and "
                    "dealer for each round's table (default 1000)")
@@ -414,7 +417,7 @@ def run(args: argparse.Namespace, out=None) -> int:
 
         return train_match.run(args, RUN_DEFAULTS, out)
     for flag, name in (("--table", "table"), ("--rounds", "rounds"),
-                       ("--table-deals", "table_deals")):
+                       ("--table-deals", "table_deals"), ("--warm-policy", "warm_policy")):
         if getattr(args, name, None) is not None:
             print(f"vitou-ai train: {flag} applies to four-player --objective match only",
                   file=sys.stderr)

@@ -35,7 +35,7 @@ def _config(args: argparse.Namespace, defaults: dict):
         raise _BadInput(f"--objective match is for vitou_2p (this path), vitou and vitou_cason, "
                         f"not {profile}")
     for flag, name in (("--table", "table"), ("--rounds", "rounds"),
-                       ("--table-deals", "table_deals")):
+                       ("--table-deals", "table_deals"), ("--warm-policy", "warm_policy")):
         if getattr(args, name, None) is not None:
             raise _BadInput(f"{flag} applies to four-player --objective match only (the "
                             "two-player table is solved exactly, state by state)")

@@ -14,6 +14,11 @@ pooled over the seat symmetries, bootstrap standard errors), continue training a
 it, until no entry of the table moves by more than its Monte Carlo error (Bonferroni)
 or ``--rounds``.
 
+``--warm-policy PATH`` (e.g. the points policy) starts every new row of the table from
+that policy's probabilities at the same state under its own abstraction (regrets ``p/T``,
+10 visits of prior in the average policy:
+:meth:`~vitou_ai.solvers.mccfr_abstract.AbstractMCCFR.set_warm_start`).
+
 The first table: ``--table PATH`` (e.g. the points policy's,
 ``results/match_equity/vitou_4p.csv``), else the *coin-flip* table (every deal scores
 one point for either team with probability 1/2; a documented prior, not a policy's).
@@ -42,7 +47,10 @@ EXIT_OK, EXIT_ERROR = 0, 2
 PROFILES = ("vitou", "vitou_cason")
 DEFAULTS = {"time": 300.0, "rounds": 3, "table_deals": 1000, "threads": 2, "seed": 0,
             "max_infosets": 8_000_000, "abstraction": "scores=on,score_buckets=stakes",
-            "bootstrap": 50}
+            "bootstrap": 50, "warm_policy": None}
+#: warm start (``--warm-policy``): initial regrets ``p / T`` (a point's worth of match
+#: equity) and ``WARM_PRIOR_VISITS * p`` in the average policy
+WARM_PRIOR_VISITS = 10.0
 MAX_ROUNDS = 100
 
 
@@ -79,7 +87,7 @@ def _settings(args: argparse.Namespace) -> dict:
                         f"{args.solver}")
     s = dict(DEFAULTS)
     for k in ("time", "rounds", "table_deals", "threads", "seed", "max_infosets",
-              "abstraction"):
+              "abstraction", "warm_policy"):
         if getattr(args, k, None) is not None:
             s[k] = getattr(args, k)
     t = s["time"]
@@ -109,6 +117,9 @@ def _settings(args: argparse.Namespace) -> dict:
     s["abstraction"] = abstraction.describe()
     s["profile"] = profile
     s["target"] = params.target
+    if s["warm_policy"] is not None:
+        _warm_policy(s["warm_policy"], params)
+        s["warm_policy"] = str(s["warm_policy"])
     if args.table is not None:
         try:
             read_table_4p(args.table, profile, params.target)
@@ -118,6 +129,27 @@ def _settings(args: argparse.Namespace) -> dict:
     else:
         s["table"] = None
     return s
+
+
+def _warm_policy(path, params):
+    """The ``--warm-policy`` policy, checked. Raises :class:`_BadInput` (one line)."""
+    from ..bots.abstract import AbstractPolicy, check_fits
+    from ..bots.named import parse_bot
+
+    if not Path(path).is_file():
+        raise _BadInput(f"--warm-policy {path}: no such file")
+    try:
+        pol = parse_bot(str(path))
+    except (ValueError, OSError) as e:
+        raise _BadInput(f"--warm-policy {path}: {e}") from None
+    if not isinstance(pol, AbstractPolicy):
+        raise _BadInput(f"--warm-policy {path}: not an abstract policy (a four-player "
+                        "abstract ES-MCCFR policy.npz)")
+    try:
+        check_fits(pol, params)
+    except ValueError as e:
+        raise _BadInput(f"--warm-policy {e}") from None
+    return pol
 
 
 def coin_flip_table(target: int) -> dict:
@@ -219,6 +251,12 @@ def run(args: argparse.Namespace, out=None) -> int:
                            threads=s["threads"], prune_after=0.1 * total,
                            prune_threshold=points_threshold_to_equity(-20.0, t),
                            discount_interval=total / 40, discount_intervals=20)
+    if s.get("warm_policy"):
+        try:
+            solver.set_warm_start(_warm_policy(s["warm_policy"], params), 1.0 / t,
+                                  WARM_PRIOR_VISITS)
+        except (_BadInput, ValueError) as e:
+            return bad(str(e))
     if not args.resume:
         record = {"objective": "match", "players": 4, "rules_version": RULES_VERSION,
                   "settings": s, "start_table": s["table"] or "coin-flip",

@@ -40,8 +40,9 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..abstraction.config import AbstractionConfig
+from ..abstraction.config import N_CFG, AbstractionConfig
 from ..abstraction.key import abstract_key
+from ..bots.abstract import lookup_row
 from ..capabilities import require
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
@@ -129,10 +130,12 @@ def find_slot(slots, stored):
 
 
 @jit
-def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt):
+def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt,
+             warm):
     """Sample chance and the other players' actions until ``p`` has a real choice.
     Returns p's slot (``mout[0]`` its number of actions, ``acts`` its legal
-    actions), -1 at a terminal state, ``FULL`` when the table is full."""
+    actions), -1 at a terminal state, ``FULL`` when the table is full. A new row is
+    warm-started from ``warm`` (:func:`_warm_row`)."""
     while True:
         if K.is_terminal(state):
             return -1
@@ -154,6 +157,8 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         if new == 1:
             cnt[W_INSERTED] += 1
             nact[slot] = m
+            if warm[2].shape[0] > 0:
+                _warm_row(warm, params, state, q, acts, m, slot, regrets, cum)
         if q == p:
             mout[0] = m
             return slot
@@ -161,6 +166,24 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         for a in range(m):
             cum[slot, a] += sig[a]
         K.apply_action(params, state, acts[sample_action(sig, m, rng)])
+
+
+@jit
+def _warm_row(warm, params, state, q, acts, m, slot, regrets, cum):
+    """Start a new row from another abstract policy (the points policy): ``warm`` is
+    ``(cfg int64[N_CFG], slots int32[C], keys uint64[M], probs float32[M, width],
+    scale float64[2])``; the row of the state's key under that policy's abstraction
+    gets regrets ``scale[0] * p`` (so regret matching plays ``p`` at once) and average
+    policy ``scale[1] * p`` (``scale[1]`` visits' worth of prior). Rows the policy does
+    not hold start empty, as without a warm start."""
+    wcfg, wslots, wkeys, wprobs, scale = warm
+    bkey = np.uint64(abstract_key(wcfg, params, state, q, acts, m)) | MARK
+    r = lookup_row(wslots, 0, wslots.shape[0], wkeys, 0, bkey)
+    if r < 0:
+        return
+    for a in range(m):
+        regrets[slot, a] = scale[0] * wprobs[r, a]
+        cum[slot, a] += scale[1] * wprobs[r, a]
 
 
 @jit
@@ -202,13 +225,13 @@ def terminal_value(params, state, p, ret, eq):
 
 @jit
 def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mrow, child, vals,
-                sig, acts, explore, probs, ret, mout, cnt, prune, thr, eq):
+                sig, acts, explore, probs, ret, mout, cnt, prune, thr, eq, warm):
     """One external-sampling traversal for traverser ``p``; returns p's sampled
     value (points per deal, or match equity with ``eq``: :func:`terminal_value`),
     NaN when the table is full."""
     K.init_state(params, states[0])
     slot = _advance(cfg, params, states[0], p, rng, slots, nact, regrets, cum, acts[0], probs,
-                    sig[0], mout, cnt)
+                    sig[0], mout, cnt, warm)
     if slot == FULL:
         return np.nan
     if slot < 0:
@@ -228,7 +251,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
             K.copy_state(states[d], states[d + 1])
             K.apply_action(params, states[d + 1], acts[d, child[d]])
             nslot = _advance(cfg, params, states[d + 1], p, rng, slots, nact, regrets, cum,
-                             acts[d + 1], probs, sig[d + 1], mout, cnt)
+                             acts[d + 1], probs, sig[d + 1], mout, cnt, warm)
             if nslot == FULL:
                 return np.nan
             if nslot < 0:
@@ -277,7 +300,7 @@ def sample_score_state(rng, cdf, states):
 
 @jit_parallel
 def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr,
-                depth, eq, cdf, score_states):
+                depth, eq, cdf, score_states, warm):
     """``rngs.shape[0]`` workers, each ``iters`` iterations of one traversal per
     player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes.
     ``depth``: levels of the per-worker traversal buffers (:func:`traversal_depth`).
@@ -288,7 +311,8 @@ def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, p
     Match objective (``eq.shape[0] > 0``): before each traversal a worker draws a row
     of ``score_states`` (``int64[S, 3]``: score0, score1, dealer) with the cumulative
     weights ``cdf`` and sets it in its own copy of ``params``; terminals are valued by
-    :func:`terminal_value`. Otherwise ``cdf`` and ``score_states`` are unused."""
+    :func:`terminal_value`. Otherwise ``cdf`` and ``score_states`` are unused. ``warm``:
+    the warm start of new rows (:func:`_warm_row`; empty keys: none)."""
     players = params[P_PLAYERS]
     width = regrets.shape[1]
     match = eq.shape[0] > 0
@@ -317,7 +341,7 @@ def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, p
                 prune = prune_prob > 0.0 and next_float(rng) < prune_prob
                 v = es_traverse(cfg, wparams, p, rng, slots, nact, regrets, cum, states, srow,
                                 mrow, child, vals, sig, acts, explore, probs, ret, mout, cnt,
-                                prune, thr, eq)
+                                prune, thr, eq, warm)
                 if np.isnan(v):
                     cnt[W_FULL] = 1
                     break
@@ -415,6 +439,10 @@ class AbstractMCCFR:
         self._eq = np.zeros((0, 0, 0))
         self._cdf = np.ones(1)
         self._score_states = np.zeros((1, 3), np.int64)
+        self._warm = (np.zeros(N_CFG, np.int64), np.full(1, -1, np.int32),
+                      np.zeros(0, np.uint64), np.zeros((0, self.width), np.float32),
+                      np.zeros(2))
+        self.warm_policy: str | None = None
         self.iteration = 0
         self.seconds = 0.0
         self.discounts_done = 0
@@ -481,12 +509,46 @@ class AbstractMCCFR:
         cdf[-1] = 1.0
         self._eq, self._score_states, self._cdf = eq, ss, cdf
 
+    def set_warm_start(self, policy, regret_scale: float, prior_visits: float) -> None:
+        """Start every row inserted from now on from ``policy``'s probabilities at the
+        same state under *its* abstraction (e.g. the points policy, no scores in its key,
+        for a match-objective run whose key holds them): regrets ``regret_scale * p``
+        (regret matching plays ``p`` until the regrets move it) and ``prior_visits * p``
+        added to the average policy. A departure from plain MCCFR, which starts at zero
+        regrets (uniform play); it changes where the iterates start, not what they
+        converge to (Brown & Sandholm 2016, "Strategy-based warm starting for regret
+        minimization in games", AAAI, warm-start regrets from a strategy; they derive the
+        regrets and the weight from the strategy's values, here both are fixed knobs).
+
+        Args:
+            policy: a :class:`~vitou_ai.bots.abstract.AbstractPolicy` of this game's shape.
+            regret_scale: in the regrets' units (points per deal, or match equity).
+            prior_visits: weight of ``p`` in the average policy, in visits.
+
+        Raises:
+            ValueError: a policy of another game shape or width, or negative scales.
+        """
+        from ..bots.abstract import AbstractPolicy, check_fits
+
+        if not isinstance(policy, AbstractPolicy):
+            raise ValueError(f"warm start needs an abstract policy, got {type(policy).__name__}")
+        check_fits(policy, self.params)
+        if policy.probs.shape[1] != self.width:
+            raise ValueError(f"warm-start policy of width {policy.probs.shape[1]}, the solver's "
+                             f"is {self.width}")
+        if not (regret_scale >= 0 and prior_visits >= 0):
+            raise ValueError("warm-start scales must be non-negative")
+        self._warm = (policy.cfg_array(self.params), policy.slots, policy.keys,
+                      np.ascontiguousarray(policy.probs, np.float32),
+                      np.array([regret_scale, prior_visits], np.float64))
+        self.warm_policy = policy.path or policy.name
+
     def warm_up(self) -> None:
         """Compile the traversal (no iteration is run), so the first timed call
         does not count the compilation as solver time."""
         run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
                     self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth,
-                    self._eq, self._cdf, self._score_states)
+                    self._eq, self._cdf, self._score_states, self._warm)
         discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
 
     def pruning(self) -> bool:
@@ -505,7 +567,7 @@ class AbstractMCCFR:
         run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
                     self.cum_policy, self.counters,
                     self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth,
-                    self._eq, self._cdf, self._score_states)
+                    self._eq, self._cdf, self._score_states, self._warm)
         self.seconds += time.perf_counter() - start
         self.iteration += per * self.threads
         self._maybe_discount()
