@@ -8,8 +8,12 @@ same cards twice with the teams swapped (:func:`vitou_ai.sim.batch.simulate`,
 1 and 3 in the other. Reported per start: the match policy's wins, losses, draws
 (``max_deals``, R8.2), its win rate with the 95% Wilson interval over matches
 (:func:`vitou_ai.eval.stats.wilson_interval`; conservative for duplicate pairs, whose
-two results are negatively correlated), and the mean over pairs with a normal 95%
-interval (pairs as units).
+two results are negatively correlated), the mean over pairs with a normal 95%
+interval (pairs as units), and each side of the start: the share of matches the team
+holding ``score0`` wins when it is the match policy (``match_as_team0``) and when it is
+the points policy (``points_as_team0``), each over half the matches, with Wilson
+intervals (for 18:14: the match policy ahead vs the points policy ahead; its complement
+is the side behind).
 
     python experiments/match_vs_points_4p.py --profile vitou \\
         --match-policy results/match_4p/vitou/policy.npz \\
@@ -36,8 +40,10 @@ from vitou_ai.rules.params import RULES_VERSION, VitouParams
 from vitou_ai.sim.batch import F_DEALS, F_VARIANT, F_WINNER, simulate
 
 COLUMNS = ["start", "score0", "score1", "matches", "wins", "losses", "draws", "win_rate",
-           "wilson_lo", "wilson_hi", "pair_mean", "pair_lo", "pair_hi", "mean_deals",
-           "seconds"]
+           "wilson_lo", "wilson_hi", "pair_mean", "pair_lo", "pair_hi",
+           "match_as_team0", "match_as_team0_lo", "match_as_team0_hi",
+           "points_as_team0", "points_as_team0_lo", "points_as_team0_hi",
+           "mean_deals", "seconds"]
 
 
 def duel(params: VitouParams, match_policy, points_policy, matches: int, seed: int) -> dict:
@@ -56,7 +62,17 @@ def duel(params: VitouParams, match_policy, points_policy, matches: int, seed: i
     score = np.where(winner == m_team, 1.0, np.where(winner < 0, 0.5, 0.0))
     pairs = score.reshape(-1, 2).mean(1)
     se = pairs.std(ddof=1) / np.sqrt(len(pairs))
+    # each side of the start: the match policy as the team with score0 (variant 0) against
+    # the points policy as that team (variant 1), on the same cards
+    half = n // 2
+    m0 = int(((m_team == 0) & (winner == 0)).sum())
+    p0 = int(((m_team == 1) & (winner == 0)).sum())
+    m0_lo, m0_hi = wilson_interval(m0, half)
+    p0_lo, p0_hi = wilson_interval(p0, half)
     return {"matches": n, "wins": wins, "losses": losses, "draws": draws,
+            "match_as_team0": m0 / half, "match_as_team0_lo": m0_lo,
+            "match_as_team0_hi": m0_hi, "points_as_team0": p0 / half,
+            "points_as_team0_lo": p0_lo, "points_as_team0_hi": p0_hi,
             "win_rate": wins / n, "wilson_lo": lo, "wilson_hi": hi,
             "pair_mean": float(pairs.mean()), "pair_lo": float(pairs.mean() - 1.96 * se),
             "pair_hi": float(pairs.mean() + 1.96 * se),
