@@ -408,8 +408,11 @@ def run(args: argparse.Namespace, out=None) -> int:
     """
     out = out or sys.stdout
     if getattr(args, "objective", "points") == "match":
-        if (args.profile or RUN_DEFAULTS["profile"]) in ("vitou", "vitou_cason") \
-                and not (args.resume and args.out and _two_player_match_run(args.out)):
+        four = (args.profile or RUN_DEFAULTS["profile"]) in ("vitou", "vitou_cason")
+        if args.resume and args.out:  # a resumed run is routed by what its folder holds
+            four = (Path(args.out) / "state.json").exists() or (
+                four and not _two_player_match_run(args.out))
+        if four:
             from . import train_match_4p
 
             return train_match_4p.run(args, out)
