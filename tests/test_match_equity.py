@@ -177,7 +177,7 @@ def test_train_objective_match_covers_every_score_and_dealer(tmp_path, capsys, m
             for d in (0, 1):
                 keys = build_tree(cfg.deal_params((a, b), d)).is_keys
                 assert all(policy.row(k) >= 0 for k in keys), (a, b, d)
-    for bad, what in ((["--profile", "vitou"], "two players"),
+    for bad, what in ((["--profile", "truc_catalan"], "is for vitou_2p"),
                       (["--score0", "1"], "does not apply"),
                       ([], "--max-infosets")):  # the full deck's 2-card game at every score
         args = ["train", "--objective", "match", *bad]

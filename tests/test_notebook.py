@@ -116,6 +116,9 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     sig = _small_4p_run(tmp_path / "run4s", signals=True)
     monkeypatch.setenv("VITOU_RUN", str(run))
     monkeypatch.setenv("VITOU_SIGNALS_RUN", str(sig))
+    # the match-objective section: the tiny policy in both roles (it only has to run)
+    monkeypatch.setenv("VITOU_MATCH_RUN", str(run))
+    monkeypatch.setenv("VITOU_POINTS_RUN", str(run))
     nb = nbformat.read(FOUR_PLAYER, as_version=4)
     params_cell = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(params_cell) == 1
@@ -127,10 +130,12 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     text = "".join(o.get("text", "") for o in outputs)
     assert f"policy: {run / 'policy.npz'}" in text and f"policy: {sig / 'policy.npz'}" in text
     assert "300 deals" in text
-    assert _pngs(nb) >= 3  # the summary, raises by hand and position, the gestures
+    assert _pngs(nb) >= 4  # the summary, raises by hand and position, the gestures, by score
     tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "per_deal" in tables and "low" in tables and "partner_gesture" in tables
     assert "No search bot exists" in "".join(c.source for c in nb.cells)
+    assert "300 deals per policy and score" in text
+    assert "points_value" in tables and "match_value" in tables
 
 
 def test_committed_four_player_notebook_is_executed_with_figures():

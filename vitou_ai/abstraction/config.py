@@ -21,7 +21,8 @@ C_TRICK = 2  # 0: summary (best card, who holds it, cards played); 1: exact card
 C_COUNT = 3  # number of top ranks whose unseen copies are counted (0 .. 8)
 C_GESTURES = 4  # gestures seen (R7.2): index in GESTURES (0 off, 1 all, 2 team, 3 partner)
 C_HISTORY = 5  # 0: results of completed tricks; 1: results and the cards of each
-N_CFG = 6
+C_SCORE_BUCKETS = 6  # with scores: 0 exact scores; 1 each team's need bucketed (SCORE_BUCKETS)
+N_CFG = 7
 
 #: bits of the abstract key; the stored form sets bit 63 to mark a used slot
 KEY_BITS = 63
@@ -32,6 +33,12 @@ GESTURES = ("off", "all", "team", "partner")
 #: what ``gestures=None`` means in a game with signals
 DEFAULT_GESTURES = "partner"
 HISTORIES = ("results", "cards")
+#: values of the ``score_buckets`` knob; the index is the jitted config value
+SCORE_BUCKETS = ("exact", "stakes")
+#: ``score_buckets="stakes"``: the lower bound of each bucket of a team's *need*
+#: (target - score), i.e. the smallest stake of the ladder 1, 3, 6, 12 that ends the match
+#: for it: need 1 (R6 applies), 2-3 (a 3 wins), 4-6 (a 6), 7-12 (a 12), 13+ (only B)
+NEED_BUCKET_LOWS = (1, 2, 4, 7, 13)
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,12 @@ class AbstractionConfig:
         history: ``"results"``: completed tricks as results only; ``"cards"``:
             also every card of each completed trick, in order (small games:
             4 bits a card).
+        score_buckets: with ``scores``: ``"exact"`` keeps both scores (7 bits each);
+            ``"stakes"`` keeps, for each team, only the bucket of its need ``T - score``
+            (:data:`NEED_BUCKET_LOWS`: 1, 2-3, 4-6, 7-12, 13+; the smallest stake of the
+            ladder that wins the match, R5.1-R5.3, with need 1 alone since R6 changes the
+            deal there). In the same bits; 25 score classes in ``vitou`` instead of 441.
+            Ignored without ``scores``.
 
     Raises:
         ValueError: a value out of range (:meth:`check_game` checks the key fits).
@@ -77,6 +90,7 @@ class AbstractionConfig:
     count: int = 0
     gestures: str | None = None
     history: str = "results"
+    score_buckets: str = "exact"
 
     def __post_init__(self) -> None:
         for name in ("scores", "partner"):
@@ -92,6 +106,9 @@ class AbstractionConfig:
         if self.history not in HISTORIES:
             raise ValueError(f"abstraction knob history must be one of {HISTORIES}, "
                              f"got {self.history!r}")
+        if self.score_buckets not in SCORE_BUCKETS:
+            raise ValueError(f"abstraction knob score_buckets must be one of {SCORE_BUCKETS}, "
+                             f"got {self.score_buckets!r}")
         if isinstance(self.count, bool) or not isinstance(self.count, int | np.integer) \
                 or not 0 <= self.count <= 8:
             raise ValueError(f"abstraction knob count must be an integer in 0 .. 8, got {self.count!r}")
@@ -130,11 +147,16 @@ class AbstractionConfig:
         a[C_COUNT] = int(self.count)
         a[C_GESTURES] = GESTURES.index(self.gesture_mode(signals))
         a[C_HISTORY] = HISTORIES.index(self.history)
+        a[C_SCORE_BUCKETS] = SCORE_BUCKETS.index(self.score_buckets)
         return a
 
     def describe(self) -> dict[str, Any]:
-        """JSON-ready knobs (what checkpoints and policy files record)."""
-        return dataclasses.asdict(self)
+        """JSON-ready knobs (what checkpoints and policy files record). ``score_buckets``
+        is left out at its default, so records written before it existed still match."""
+        d = dataclasses.asdict(self)
+        if d["score_buckets"] == "exact":
+            del d["score_buckets"]
+        return d
 
     def to_json(self) -> str:
         return json.dumps(self.describe(), sort_keys=True)

@@ -61,7 +61,18 @@ from ..rules.params import (
     P_REST,
     P_TARGET,
 )
-from .config import C_COUNT, C_GESTURES, C_HISTORY, C_PARTNER, C_SCORES, C_TRICK
+from .config import (
+    C_COUNT,
+    C_GESTURES,
+    C_HISTORY,
+    C_PARTNER,
+    C_SCORE_BUCKETS,
+    C_SCORES,
+    C_TRICK,
+    NEED_BUCKET_LOWS,
+)
+
+_NEED_LOWS = np.array(NEED_BUCKET_LOWS, np.int64)
 
 NONE = L.MAX_RANKS  # "no card" in the hand-index table
 
@@ -342,9 +353,25 @@ def abstract_key(cfg, params, state, player, legal, n_legal):
         s += 4 * ((params[P_HAND] - 1) * n - k)
     if cfg[C_SCORES] == 1:
         sb = score_bits(params)
-        key, s = _push(key, s, state[L.S_SCORE0 + me], sb)
-        key, s = _push(key, s, state[L.S_SCORE0 + 1 - me], sb)
+        if cfg[C_SCORE_BUCKETS] == 1:
+            key, s = _push(key, s, need_bucket(params[P_TARGET] - state[L.S_SCORE0 + me]), sb)
+            key, s = _push(key, s, need_bucket(params[P_TARGET] - state[L.S_SCORE0 + 1 - me]),
+                           sb)
+        else:
+            key, s = _push(key, s, state[L.S_SCORE0 + me], sb)
+            key, s = _push(key, s, state[L.S_SCORE0 + 1 - me], sb)
     return key
+
+
+@jit
+def need_bucket(need):
+    """``score_buckets="stakes"``: the bucket (0 .. 4) of a team's need ``T - score``
+    (:data:`~vitou_ai.abstraction.config.NEED_BUCKET_LOWS`: 1, 2-3, 4-6, 7-12, 13+)."""
+    b = 0
+    for i in range(_NEED_LOWS.shape[0]):
+        if need >= _NEED_LOWS[i]:
+            b = i
+    return b
 
 
 @jit

@@ -160,8 +160,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             choices=("auto", "yes", "no"))
     p.add_argument("--objective", default="points", choices=("points", "match"),
                    help="points: points per deal at the given score (R8.1); match: the "
-                   "probability of winning the match, a strategy for every score (vitou_2p; "
-                   "vitou_ai.commands.train_match)")
+                   "probability of winning the match, a strategy for every score (vitou_2p: "
+                   "vitou_ai.commands.train_match; vitou, vitou_cason: "
+                   "vitou_ai.commands.train_match_4p)")
+    p.add_argument("--table", default=None, metavar="CSV",
+                   help="four-player --objective match: the match-equity table of the first "
+                   "round (a four-player table of the same profile, e.g. "
+                   "results/match_equity/vitou_4p.csv; default: the coin-flip table)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="four-player --objective match: at most this many rounds of policy -> "
+                   "table -> policy (default 3; --time is per round)")
+    p.add_argument("--warm-policy", default=None, metavar="NPZ",
+                   help="four-player --objective match: start new rows from this abstract "
+                   "policy (e.g. results/train_4p/policy.npz, the points policy)")
+    p.add_argument("--table-deals", type=int, default=None,
+                   help="four-player --objective match: simulated deals per score state and "
+                   "dealer for each round's table (default 1000)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--threads", type=int, default=None,
@@ -394,9 +408,23 @@ def run(args: argparse.Namespace, out=None) -> int:
     """
     out = out or sys.stdout
     if getattr(args, "objective", "points") == "match":
+        four = (args.profile or RUN_DEFAULTS["profile"]) in ("vitou", "vitou_cason")
+        if args.resume and args.out:  # a resumed run is routed by what its folder holds
+            four = (Path(args.out) / "state.json").exists() or (
+                four and not _two_player_match_run(args.out))
+        if four:
+            from . import train_match_4p
+
+            return train_match_4p.run(args, out)
         from . import train_match
 
         return train_match.run(args, RUN_DEFAULTS, out)
+    for flag, name in (("--table", "table"), ("--rounds", "rounds"),
+                       ("--table-deals", "table_deals"), ("--warm-policy", "warm_policy")):
+        if getattr(args, name, None) is not None:
+            print(f"vitou-ai train: {flag} applies to four-player --objective match only",
+                  file=sys.stderr)
+            return 2
     try:
         args = _full_game_default(args, out)
         abstract = _abstract_route(args)
@@ -421,6 +449,12 @@ def run(args: argparse.Namespace, out=None) -> int:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
     return _train(plan, out)
+
+
+def _two_player_match_run(folder: str) -> bool:
+    """Whether ``folder`` holds a two-player ``--objective match`` run (a ``tasks/`` folder
+    and no four-player ``state.json``)."""
+    return (Path(folder) / "tasks").is_dir() and not (Path(folder) / "state.json").exists()
 
 
 #: the default solver of a four-player game the abstract trainer refuses (it samples the

@@ -32,8 +32,13 @@ def _config(args: argparse.Namespace, defaults: dict):
 
     profile = args.profile or defaults["profile"]
     if profile != "vitou_2p":
-        raise _BadInput(f"--objective match is for two players (--profile vitou_2p), not "
-                        f"{profile}")
+        raise _BadInput(f"--objective match is for vitou_2p (this path), vitou and vitou_cason, "
+                        f"not {profile}")
+    for flag, name in (("--table", "table"), ("--rounds", "rounds"),
+                       ("--table-deals", "table_deals"), ("--warm-policy", "warm_policy")):
+        if getattr(args, name, None) is not None:
+            raise _BadInput(f"{flag} applies to four-player --objective match only (the "
+                            "two-player table is solved exactly, state by state)")
     for flag, name in (("--score0", "score0"), ("--score1", "score1"), ("--dealer", "dealer"),
                        ("--signals", "signals"), ("--signal-seen", "signal_seen")):
         if getattr(args, name, None) is not None:

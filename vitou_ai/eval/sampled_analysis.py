@@ -502,3 +502,52 @@ def plot_rates(sample: SampledDecisions, rate: str, by: list[str], ax=None, titl
         ax.legend(handles=handles, fontsize=7)
     ax.set_title(title or f"{rate} rate by {' and '.join(by)}")
     return ax
+
+
+def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
+                   weak_rank: str = "K", rates=("raise", "refuse"),
+                   confidence: float = 0.95) -> pd.DataFrame:
+    """Rates of several policies at several scores, from each team's view (issue 24, item 4:
+    where a match-objective policy's raise and refusal rates differ from a points policy's).
+
+    For each score ``(a, b)`` every policy plays the same ``n_deals`` deals (seed ``seed + k``
+    for the ``k``-th score: common random numbers for the hands) in deal mode at that score
+    (R8.1; the dealer rotates, :func:`sample_decisions`), and :func:`rate_table` splits each
+    rate by team: team 0 sees the score as ``a:b``, team 1 as ``b:a``.
+
+    Args:
+        policies: ``{name: policy}`` made for ``params``' game.
+        params: the game (its ``scores`` and ``dealer`` are replaced).
+        scores: ``(score0, score1)`` pairs below the target.
+        n_deals, seed, weak_rank, confidence: as :func:`sample_decisions` and
+            :func:`rate_table`.
+        rates: keys of :data:`RATES`.
+
+    Returns:
+        One row per policy, score, team and rate: ``policy`` (str), ``score`` (``"a:b"``,
+        the deal's), ``view`` (``"own:other"``, the team's), ``team`` (0 or 1), ``rate``
+        (its name), ``value``, ``low``, ``high``, ``per_deal``, ``decisions``
+        (:func:`rate_table`; NaN where the team made no such decision).
+
+    Raises:
+        ValueError: as :func:`sample_decisions` and :func:`rate_table`.
+    """
+    rows = []
+    for k, (a, b) in enumerate(scores):
+        game = params.replace(scores=(int(a), int(b)), dealer=-1, mode="deal")
+        for name, pol in policies.items():
+            sample = sample_decisions(game, pol, n_deals, seed=seed + k, weak_rank=weak_rank)
+            for rate in rates:
+                t = rate_table(sample, rate, ["team"], confidence)
+                for team in (0, 1):
+                    r = t.loc[team] if team in t.index else None
+                    own, other = (a, b) if team == 0 else (b, a)
+                    nan = float("nan")
+                    rows.append({"policy": name, "score": f"{a}:{b}", "view": f"{own}:{other}",
+                                 "team": team, "rate": rate,
+                                 "value": nan if r is None else float(r["rate"]),
+                                 "low": nan if r is None else float(r["low"]),
+                                 "high": nan if r is None else float(r["high"]),
+                                 "per_deal": 0.0 if r is None else float(r["per_deal"]),
+                                 "decisions": 0 if r is None else int(r["decisions"])})
+    return pd.DataFrame(rows)

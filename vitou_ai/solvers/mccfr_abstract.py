@@ -40,14 +40,22 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..abstraction.config import AbstractionConfig
+from ..abstraction.config import N_CFG, AbstractionConfig
 from ..abstraction.key import abstract_key
+from ..bots.abstract import lookup_row
 from ..capabilities import require
 from ..rng import next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions
-from ..rules.params import P_PLAYERS, RULES_VERSION, VitouParams
+from ..rules.params import (
+    P_DEALER,
+    P_PLAYERS,
+    P_SCORE0,
+    P_SCORE1,
+    RULES_VERSION,
+    VitouParams,
+)
 from ..sim.random_play import sample_chance
 from .atomics import cas_u64
 from .checkpoint import (
@@ -122,10 +130,12 @@ def find_slot(slots, stored):
 
 
 @jit
-def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt):
+def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs, sig, mout, cnt,
+             warm):
     """Sample chance and the other players' actions until ``p`` has a real choice.
     Returns p's slot (``mout[0]`` its number of actions, ``acts`` its legal
-    actions), -1 at a terminal state, ``FULL`` when the table is full."""
+    actions), -1 at a terminal state, ``FULL`` when the table is full. A new row is
+    warm-started from ``warm`` (:func:`_warm_row`)."""
     while True:
         if K.is_terminal(state):
             return -1
@@ -147,6 +157,8 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         if new == 1:
             cnt[W_INSERTED] += 1
             nact[slot] = m
+            if warm[2].shape[0] > 0:
+                _warm_row(warm, params, state, q, acts, m, slot, regrets, cum)
         if q == p:
             mout[0] = m
             return slot
@@ -154,6 +166,24 @@ def _advance(cfg, params, state, p, rng, slots, nact, regrets, cum, acts, probs,
         for a in range(m):
             cum[slot, a] += sig[a]
         K.apply_action(params, state, acts[sample_action(sig, m, rng)])
+
+
+@jit
+def _warm_row(warm, params, state, q, acts, m, slot, regrets, cum):
+    """Start a new row from another abstract policy (the points policy): ``warm`` is
+    ``(cfg int64[N_CFG], slots int32[C], keys uint64[M], probs float32[M, width],
+    scale float64[2])``; the row of the state's key under that policy's abstraction
+    gets regrets ``scale[0] * p`` (so regret matching plays ``p`` at once) and average
+    policy ``scale[1] * p`` (``scale[1]`` visits' worth of prior). Rows the policy does
+    not hold start empty, as without a warm start."""
+    wcfg, wslots, wkeys, wprobs, scale = warm
+    bkey = np.uint64(abstract_key(wcfg, params, state, q, acts, m)) | MARK
+    r = lookup_row(wslots, 0, wslots.shape[0], wkeys, 0, bkey)
+    if r < 0:
+        return
+    for a in range(m):
+        regrets[slot, a] = scale[0] * wprobs[r, a]
+        cum[slot, a] += scale[1] * wprobs[r, a]
 
 
 @jit
@@ -167,18 +197,45 @@ def _explore(regrets, slot, m, possum, prune, thr, out):
 
 
 @jit
+def terminal_value(params, state, p, ret, eq):
+    """Traverser ``p``'s value of a terminal deal state.
+
+    ``eq`` empty (``shape[0] == 0``): points per deal (R8.1). Otherwise ``eq`` is the
+    match-equity table ``float64[T+1, T+1, players]`` (:func:`equity_array`) and the value
+    is the change of team 0's match equity, ``E(a', b', d+1) - E(a, b, d)``, for team 0's
+    seats and its negation for team 1's (zero-sum): ``a, b`` the scores before the deal
+    (``params[P_SCORE0]``, ``params[P_SCORE1]``), ``d = params[P_DEALER]``, ``a', b'``
+    after it (team 0's capped return ``u``: ``a' = a + u`` if ``u > 0``, ``b' = b - u``
+    if ``u < 0``; a deal scoring nothing keeps them, R5.1), the deal passing left (R1.3).
+    """
+    K.returns(params, state, ret)
+    if eq.shape[0] == 0:
+        return ret[p]
+    a = params[P_SCORE0]
+    b = params[P_SCORE1]
+    d = params[P_DEALER]
+    u = int(ret[0])
+    if u > 0:
+        a2, b2 = a + u, b
+    else:
+        a2, b2 = a, b - u
+    v0 = eq[a2, b2, (d + 1) % params[P_PLAYERS]] - eq[a, b, d]
+    return v0 if p % 2 == 0 else -v0
+
+
+@jit
 def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mrow, child, vals,
-                sig, acts, explore, probs, ret, mout, cnt, prune, thr):
+                sig, acts, explore, probs, ret, mout, cnt, prune, thr, eq, warm):
     """One external-sampling traversal for traverser ``p``; returns p's sampled
-    value (points per deal), NaN when the table is full."""
+    value (points per deal, or match equity with ``eq``: :func:`terminal_value`),
+    NaN when the table is full."""
     K.init_state(params, states[0])
     slot = _advance(cfg, params, states[0], p, rng, slots, nact, regrets, cum, acts[0], probs,
-                    sig[0], mout, cnt)
+                    sig[0], mout, cnt, warm)
     if slot == FULL:
         return np.nan
     if slot < 0:
-        K.returns(params, states[0], ret)
-        return ret[p]
+        return terminal_value(params, states[0], p, ret, eq)
     d = 0
     srow[0] = slot
     mrow[0] = mout[0]
@@ -194,12 +251,11 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
             K.copy_state(states[d], states[d + 1])
             K.apply_action(params, states[d + 1], acts[d, child[d]])
             nslot = _advance(cfg, params, states[d + 1], p, rng, slots, nact, regrets, cum,
-                             acts[d + 1], probs, sig[d + 1], mout, cnt)
+                             acts[d + 1], probs, sig[d + 1], mout, cnt, warm)
             if nslot == FULL:
                 return np.nan
             if nslot < 0:
-                K.returns(params, states[d + 1], ret)
-                vals[d, child[d]] = ret[p]
+                vals[d, child[d]] = terminal_value(params, states[d + 1], p, ret, eq)
                 child[d] += 1
             else:
                 if d + 2 >= states.shape[0]:
@@ -226,18 +282,42 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
             child[d] += 1
 
 
+@jit
+def sample_score_state(rng, cdf, states):
+    """Row of ``states`` (``int64[S, 3]``: score0, score1, dealer) drawn with the
+    cumulative weights ``cdf`` (``float64[S]``, last 1)."""
+    x = next_float(rng)
+    lo = 0
+    hi = cdf.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cdf[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @jit_parallel
 def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, prune_prob, thr,
-                depth):
+                depth, eq, cdf, score_states, warm):
     """``rngs.shape[0]`` workers, each ``iters`` iterations of one traversal per
     player, sharing the table. ``counters[w]``: inserted rows, full flag, nodes.
     ``depth``: levels of the per-worker traversal buffers (:func:`traversal_depth`).
     Positional buffers (``vals``, ``sig``, ``explore``) are ``regrets.shape[1]`` wide;
     ``acts`` takes the kernel's legal-action list (``NUM_ACTIONS`` slots, as
-    ``kernel.legal_actions`` asks)."""
+    ``kernel.legal_actions`` asks).
+
+    Match objective (``eq.shape[0] > 0``): before each traversal a worker draws a row
+    of ``score_states`` (``int64[S, 3]``: score0, score1, dealer) with the cumulative
+    weights ``cdf`` and sets it in its own copy of ``params``; terminals are valued by
+    :func:`terminal_value`. Otherwise ``cdf`` and ``score_states`` are unused. ``warm``:
+    the warm start of new rows (:func:`_warm_row`; empty keys: none)."""
     players = params[P_PLAYERS]
     width = regrets.shape[1]
+    match = eq.shape[0] > 0
     for w in numba.prange(rngs.shape[0]):
+        wparams = params.copy()
         states = np.zeros((depth, L.STATE_SIZE), np.int32)
         srow = np.zeros(depth, np.int64)
         mrow = np.zeros(depth, np.int64)
@@ -253,10 +333,15 @@ def run_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counters, p
         cnt = counters[w]
         for _ in range(iters):
             for p in range(players):
+                if match:
+                    i = sample_score_state(rng, cdf, score_states)
+                    wparams[P_SCORE0] = score_states[i, 0]
+                    wparams[P_SCORE1] = score_states[i, 1]
+                    wparams[P_DEALER] = score_states[i, 2]
                 prune = prune_prob > 0.0 and next_float(rng) < prune_prob
-                v = es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow,
+                v = es_traverse(cfg, wparams, p, rng, slots, nact, regrets, cum, states, srow,
                                 mrow, child, vals, sig, acts, explore, probs, ret, mout, cnt,
-                                prune, thr)
+                                prune, thr, eq, warm)
                 if np.isnan(v):
                     cnt[W_FULL] = 1
                     break
@@ -350,6 +435,14 @@ class AbstractMCCFR:
         self.cum_policy = np.zeros((cap, self.width), np.float32)
         self.rngs = np.array([[row_seed(self.seed, w)] for w in range(self.threads)], np.uint64)
         self.counters = np.zeros((self.threads, N_W), np.int64)
+        # points objective: empty; match objective: set_match_equity
+        self._eq = np.zeros((0, 0, 0))
+        self._cdf = np.ones(1)
+        self._score_states = np.zeros((1, 3), np.int64)
+        self._warm = (np.zeros(N_CFG, np.int64), np.full(1, -1, np.int32),
+                      np.zeros(0, np.uint64), np.zeros((0, self.width), np.float32),
+                      np.zeros(2))
+        self.warm_policy: str | None = None
         self.iteration = 0
         self.seconds = 0.0
         self.discounts_done = 0
@@ -371,11 +464,91 @@ class AbstractMCCFR:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.slots, self.nact, self.regrets, self.cum_policy))
 
+    def set_match_equity(self, eq: np.ndarray, score_states: np.ndarray,
+                         weights: np.ndarray) -> None:
+        """Train for the match (issue 24, item 4): every traversal draws a score state
+        and dealer and values terminals by match-equity differences (:func:`terminal_value`).
+
+        Args:
+            eq: ``float64[T+1, T+1, players]``, team 0's match equity (probability, 0 .. 1)
+                at ``(score0, score1, dealer)``; rows ``T`` are the ended matches
+                (``eq[T, b<T] = 1``, ``eq[a<T, T] = 0``): :func:`equity_array`.
+            score_states: ``int64[S, 3]``, the (score0, score1, dealer) rows drawn from,
+                every score below ``T`` and dealer a seat.
+            weights: ``float64[S]``, non-negative, positive sum: the drawing weights.
+
+        Raises:
+            ValueError: shapes or values that do not fit this game (one line).
+
+        The abstraction should keep the scores (``scores=True``); the regrets are then
+        in match equity, so ``prune_threshold`` must be in those units too (the CLI
+        divides the points threshold by the target). May be called again between
+        iterations with a new table (policy -> table -> policy).
+        """
+        t = self.params.target
+        n = self.params.players
+        eq = np.ascontiguousarray(eq, np.float64)
+        if eq.shape != (t + 1, t + 1, n):
+            raise ValueError(f"match-equity array of shape {eq.shape}, expected "
+                             f"{(t + 1, t + 1, n)} for target {t} and {n} players")
+        if not np.all(np.isfinite(eq)) or eq.min() < 0 or eq.max() > 1:
+            raise ValueError("match equities must be probabilities in [0, 1]")
+        if not (np.all(eq[t, :t] == 1.0) and np.all(eq[:t, t] == 0.0)):
+            raise ValueError("eq[T, b] must be 1 and eq[a, T] 0 (the match is over)")
+        ss = np.ascontiguousarray(score_states, np.int64)
+        w = np.asarray(weights, np.float64)
+        if ss.ndim != 2 or ss.shape[1] != 3 or w.shape != (ss.shape[0],) or ss.shape[0] == 0:
+            raise ValueError("score_states must be int64[S, 3] and weights float64[S], S > 0")
+        if (ss[:, :2] < 0).any() or (ss[:, :2] >= t).any() or (ss[:, 2] < 0).any() \
+                or (ss[:, 2] >= n).any():
+            raise ValueError(f"score states must have scores in 0 .. {t - 1} and dealers "
+                             f"in 0 .. {n - 1}")
+        if (w < 0).any() or not w.sum() > 0:
+            raise ValueError("score-state weights must be non-negative with a positive sum")
+        cdf = np.cumsum(w) / w.sum()
+        cdf[-1] = 1.0
+        self._eq, self._score_states, self._cdf = eq, ss, cdf
+
+    def set_warm_start(self, policy, regret_scale: float, prior_visits: float) -> None:
+        """Start every row inserted from now on from ``policy``'s probabilities at the
+        same state under *its* abstraction (e.g. the points policy, no scores in its key,
+        for a match-objective run whose key holds them): regrets ``regret_scale * p``
+        (regret matching plays ``p`` until the regrets move it) and ``prior_visits * p``
+        added to the average policy. A departure from plain MCCFR, which starts at zero
+        regrets (uniform play); it changes where the iterates start, not what they
+        converge to (Brown & Sandholm 2016, "Strategy-based warm starting for regret
+        minimization in games", AAAI, warm-start regrets from a strategy; they derive the
+        regrets and the weight from the strategy's values, here both are fixed knobs).
+
+        Args:
+            policy: a :class:`~vitou_ai.bots.abstract.AbstractPolicy` of this game's shape.
+            regret_scale: in the regrets' units (points per deal, or match equity).
+            prior_visits: weight of ``p`` in the average policy, in visits.
+
+        Raises:
+            ValueError: a policy of another game shape or width, or negative scales.
+        """
+        from ..bots.abstract import AbstractPolicy, check_fits
+
+        if not isinstance(policy, AbstractPolicy):
+            raise ValueError(f"warm start needs an abstract policy, got {type(policy).__name__}")
+        check_fits(policy, self.params)
+        if policy.probs.shape[1] != self.width:
+            raise ValueError(f"warm-start policy of width {policy.probs.shape[1]}, the solver's "
+                             f"is {self.width}")
+        if not (regret_scale >= 0 and prior_visits >= 0):
+            raise ValueError("warm-start scales must be non-negative")
+        self._warm = (policy.cfg_array(self.params), policy.slots, policy.keys,
+                      np.ascontiguousarray(policy.probs, np.float32),
+                      np.array([regret_scale, prior_visits], np.float64))
+        self.warm_policy = policy.path or policy.name
+
     def warm_up(self) -> None:
         """Compile the traversal (no iteration is run), so the first timed call
         does not count the compilation as solver time."""
         run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
-                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth)
+                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth,
+                    self._eq, self._cdf, self._score_states, self._warm)
         discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
 
     def pruning(self) -> bool:
@@ -393,7 +566,8 @@ class AbstractMCCFR:
         start = time.perf_counter()
         run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
                     self.cum_policy, self.counters,
-                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth)
+                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth,
+                    self._eq, self._cdf, self._score_states, self._warm)
         self.seconds += time.perf_counter() - start
         self.iteration += per * self.threads
         self._maybe_discount()
