@@ -8,6 +8,8 @@ A *bot spec* is a string:
   names the default parameters);
 - ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
   saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
+- ``search:BLUEPRINT[,budget=SECONDS][,nodes=N]``: real-time search over a blueprint
+  (:mod:`vitou_ai.bots.search`; played by :mod:`vitou_ai.eval.search_match`);
 - a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
   abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train
   --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
@@ -95,6 +97,10 @@ def parse_bot(spec: str) -> Policy:
                         f"policy file), got {type(spec).__name__}")
     spec = str(spec).strip()
     base, _, opts = spec.partition(":")
+    if base == "search":
+        from .search import parse_search_spec
+
+        return parse_search_spec(spec)
     if base in NEURAL_PREFIXES:
         if not opts:
             raise ValueError(f"bot {spec!r}: give the network file, {base}:PATH")
@@ -185,6 +191,10 @@ def check_bot_fits(policy: Policy, params) -> None:
         neural_fits(policy, params)
     elif isinstance(policy, AbstractPolicy):
         abstract_fits(policy, params)
+    elif getattr(policy, "kind", None) == "search":
+        from .search import check_fits as search_fits
+
+        search_fits(policy, params)
 
 
 def split_bot_specs(values: Sequence[str]) -> list[str]:

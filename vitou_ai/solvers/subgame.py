@@ -136,6 +136,22 @@ def check_subgame_state(params: VitouParams, state: np.ndarray) -> None:
                          "after the deal")
 
 
+_TABLES: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _deal_tables(params: VitouParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hands, counts, pair probabilities) of the deck, computed once per deck and player
+    count (the exact pair probabilities are Fractions: 0.2 s for the 32-card deck)."""
+    key = (params.players, params.ranks, params.copies, params.hand_size)
+    if key not in _TABLES:
+        hands = enumerate_hands(params)
+        counts = hand_counts(params, hands)
+        pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
+                  else np.zeros((1, 1)))
+        _TABLES[key] = (hands, counts, pair_p)
+    return _TABLES[key]
+
+
 def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000_000) -> Subgame:
     """The public subgame below the public state of ``state`` (module docstring).
 
@@ -152,11 +168,8 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
         SubgameTooLarge: more than ``max_nodes`` nodes.
     """
     check_subgame_state(params, state)
-    hands = enumerate_hands(params)
-    counts = hand_counts(params, hands)
+    hands, counts, pair_p = _deal_tables(params)
     H = hands.shape[0]
-    pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
-              else np.zeros((1, 1)))
     ranges = root_ranges(params, state, counts)
     root_ent = np.zeros((4, H), np.int64)
     root_len = np.zeros(4, np.int64)
@@ -189,11 +202,11 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
 
 
 @jit
-def _bayes_reach(params, start, actions, hands, pack, pi, bounds, na, reach):
+def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, reach):
     """Replay ``actions`` from ``start``; at each decision of seat ``p`` multiply
     ``reach[p, h]`` by policy ``pi``'s probability of the action with hand ``h`` swapped
-    in (0 where the action is illegal for ``h``). Chance actions (none after the deal in
-    deal mode) multiply nothing."""
+    in (0 where the action is illegal for ``h``; ``skip[t]``: only that). Chance actions
+    (none after the deal in deal mode) multiply nothing."""
     state = start.copy()
     tmp = np.empty_like(start)
     played = np.empty(L.MAX_RANKS, np.int64)
@@ -227,6 +240,8 @@ def _bayes_reach(params, start, actions, hands, pack, pi, bounds, na, reach):
                 if not is_legal:
                     reach[p, h] = 0.0
                     continue
+                if skip[t]:
+                    continue  # the caller multiplies this decision's own probabilities
                 policy_probs(pack, pi, params, tmp, p, legal, n_legal, bounds, keybuf, iwork,
                              script, row)
                 reach[p, h] *= row[a]
@@ -235,7 +250,7 @@ def _bayes_reach(params, start, actions, hands, pack, pi, bounds, na, reach):
 
 
 def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
-                actions) -> np.ndarray:
+                actions, skip=None) -> np.ndarray:
     """Each seat's reach probability for each dealt hand under ``blueprint`` along a deal.
 
     Args:
@@ -245,6 +260,9 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
         start: ``int32[STATE_SIZE]``, the state right after the deal (R1.2; after the 2p
             blind window, R9.2, whose actions are taken unseen and so inform nothing).
         actions: the kernel action ids played since ``start``, in order.
+        skip: optional ``bool[len(actions)]``: decisions whose probabilities the caller
+            supplies (a searcher's own searched decisions); only hands that cannot take
+            the action (a card they lack) are zeroed there.
 
     Returns:
         ``float64[players, H]`` over the rows of
@@ -260,11 +278,15 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
     from ..bots.exact import breakpoints
     from ..bots.policy import pack_policies
 
-    hands = enumerate_hands(params)
+    hands = _deal_tables(params)[0]
     reach = np.ones((params.players, hands.shape[0]))
+    actions = np.asarray(list(actions), np.int64)
+    skip = np.zeros(len(actions), np.bool_) if skip is None else np.asarray(skip, np.bool_)
+    if skip.shape != actions.shape:
+        raise ValueError("skip must have one flag per action")
     pack = pack_policies([blueprint], signals=params.signals)
     _bayes_reach(params.to_array(), np.ascontiguousarray(start, np.int32),
-                 np.asarray(list(actions), np.int64), hands, pack, 0,
+                 actions, skip, hands, pack, 0,
                  breakpoints(pack.fparams[0]), params.num_actions, reach)
     return reach
 
