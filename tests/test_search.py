@@ -214,3 +214,187 @@ def test_bayes_ranges_by_hand(toy_blueprint):
     reach2 = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE, L.A_ACCEPT, L.A_PLAY0 + 0])
     assert reach2[1, 1] == 0.0 and reach2[1, 2] == 0.0 and reach2[1, 0] > 0
     np.testing.assert_allclose(range_posterior(TOY, reach2, 1), [1.0, 0.0, 0.0])
+
+
+# ---- the search bot -----------------------------------------------------------------------
+
+
+class TickClock:
+    """A clock that moves ``tick`` seconds at each reading: the budget logic seen
+    deterministically, whatever the machine's load."""
+
+    def __init__(self, tick: float):
+        self.t = 0.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.t += self.tick
+        return self.t
+
+
+def _search_deals(bot, opponent, params, pairs=3, seed=5):
+    from vitou_ai.eval.search_match import duplicate_returns
+
+    return duplicate_returns(params, bot, opponent, pairs, seed)
+
+
+def test_search_budget_respected_on_an_injected_clock():
+    """Every decision ends within its budget on the bot's clock: the solve stops when the
+    next iteration (as long as the slowest so far) would pass it; more budget, more
+    iterations; a budget too short for one iteration falls back on the blueprint."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    runs = {}
+    for budget in (0.05, 0.2):
+        bot = SearchPolicy(counter, budget=budget, max_iterations=10**6, clock=TickClock(1e-3))
+        _search_deals(bot, counter, TINY)
+        searched = [d for d in bot.decisions if d["searched"]]
+        assert searched and all(d["seconds"] <= budget + 1e-9 for d in bot.decisions)
+        runs[budget] = np.median([d["iterations"] for d in searched])
+    assert runs[0.2] > 2 * runs[0.05]
+    bot = SearchPolicy(counter, budget=0.021, clock=TickClock(1e-2))
+    _search_deals(bot, counter, TINY, pairs=1)
+    assert not any(d["searched"] for d in bot.decisions)
+    assert any("no time left" in d["reason"] for d in bot.decisions)
+
+
+def test_search_wall_time_per_decision():
+    """On the real clock (tiny subgames: the build and Bayes steps take milliseconds), each
+    decision takes at most its budget plus a slack for one iteration and the machine's
+    load."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, max_iterations=10**6)
+    _search_deals(bot, counter, TINY, pairs=1)  # compiled
+    bot.decisions.clear()
+    _search_deals(bot, counter, TINY, pairs=3)
+    secs = [d["seconds"] for d in bot.decisions]
+    assert any(d["searched"] for d in bot.decisions)
+    assert max(secs) <= 0.05 + 0.25, secs
+
+
+def test_search_falls_back_where_the_subgame_does_not_fit():
+    """The blind window (R9.2) is not dealt; a node cap below the subgame's size: the
+    blueprint plays, and says why."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, max_nodes=10)
+    _search_deals(bot, counter, TINY, pairs=2)
+    reasons = {d["reason"].split(" (")[0].split(":")[0] for d in bot.decisions if not d["searched"]}
+    assert "the state is not dealt" in reasons
+    assert "the subgame has more than 10 nodes" in reasons
+
+
+def test_search_own_range_follows_its_search():
+    """At a second searched decision of a deal, the bot's own range is the one its first
+    search played, not the blueprint's."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05)
+    _search_deals(bot, counter, TINY, pairs=4)
+    assert bot._own and all(f.shape == (TINY_H,) and (f >= 0).all() and (f <= 1 + 1e-12).all()
+                            for f in bot._own.values())
+
+
+TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("search:counter,budget=0", ["budget must be > 0"]),
+    ("search:counter,budget=-1", ["budget must be > 0"]),
+    ("search:counter,budget=x", ["budget must be seconds"]),
+    ("search:", ["give the blueprint"]),
+    ("search:chess", ["unknown bot 'chess'"]),
+])
+def test_search_spec_refused_in_one_line(spec, words):
+    from vitou_ai.bots.named import parse_bot
+
+    with pytest.raises(ValueError) as e:
+        parse_bot(spec)
+    assert "\n" not in str(e.value)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_search_blueprint_for_another_game_refused(capsys, tmp_path):
+    """A blueprint trained for another variant (tabular) or another game and abstraction
+    (the four-player abstract blueprint): one line, exit 2, on the command line too."""
+    from pathlib import Path
+
+    from vitou_ai.bots.named import check_bot_fits, parse_bot
+    from vitou_ai.commands.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    tab = root / "results" / "baselines_2p" / "dcfr.npz"  # vitou_2p 4 ranks x 2, 1 card
+    abstract = root / "results" / "train_4p" / "policy.npz"  # vitou, four players
+    for f in (tab, abstract):
+        bot = parse_bot(f"search:{f},budget=0.1")
+        with pytest.raises(ValueError) as e:
+            check_bot_fits(bot, TINY)
+        assert "\n" not in str(e.value)
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", f"search:{tab},budget=0.1", "counter",
+                 "--deals", "4", "--out", str(tmp_path / "t")])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0", "counter",
+                 "--deals", "4", "--out", str(tmp_path / "t2")])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "budget must be > 0" in lines[0], err
+
+
+def test_search_in_tournament_and_play(tmp_path, capsys):
+    """``vitou-ai tournament`` plays a search bot (deal mode, duplicate deals of the Python
+    runner) and ``vitou-ai play`` faces one to the end of a match."""
+    import io
+    import json
+
+    from vitou_ai.commands.cli import main
+    from vitou_ai.commands.play import play_match
+
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
+                 "random", "--deals", "6", "--out", str(tmp_path / "t"), "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc = json.loads((tmp_path / "t" / "tournament.json").read_text())
+    kinds = {b["name"]: b["kind"] for b in doc["bot_specs"]}
+    assert kinds["search:counter,budget=0.05"] == "search"
+    assert "search:counter,budget=0.05" in out
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
+                 "--matches", "4", "--out", str(tmp_path / "m")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "deal mode" in err
+    out = io.StringIO()
+    code = play_match(profile="vitou_2p", seed=3, target=3, ranks=4, copies=2, hand_size=2,
+                      opponents="search:counter,budget=0.05",
+                      inp=io.StringIO("1\n" * 500), out=out)
+    assert code == 0
+    assert "match" in out.getvalue().lower()
+
+
+def test_search_match_duplicate_bookkeeping():
+    """Points per deal: a's points minus b's, a being team 0 in the first game of a pair
+    and team 1 in the second; the same seed plays the same games."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.eval.search_match import duplicate_match, duplicate_returns
+
+    a, b = parse_bot("counter"), parse_bot("random")
+    r_ab = duplicate_returns(TINY, a, b, 20, seed=3)
+    np.testing.assert_array_equal(r_ab, duplicate_returns(TINY, a, b, 20, seed=3))
+    assert set(np.abs(r_ab).ravel()) <= {0.0, 1.0, 3.0, 6.0, 12.0}
+    m = duplicate_match(TINY, a, b, 20, seed=3)
+    assert m["points_per_deal"] == pytest.approx((r_ab[:, 0] - r_ab[:, 1]).sum() / 40)
+    assert m["lo"] <= m["points_per_deal"] <= m["hi"]

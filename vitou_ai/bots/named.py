@@ -162,6 +162,9 @@ def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> 
         raise TypeError(f"params must be a VitouParams (vitou_ai.VitouParams(profile=...)), "
                         f"got {type(params).__name__} {params!r}")
     for i, pol in enumerate(policies):
+        if getattr(pol, "kind", None) == "search":
+            check_bot_fits(pol, params)
+            continue
         if not isinstance(pol, RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
                           | AbstractPolicy):
             hint = (f": load it with vitou_ai.load_policy({pol!r})" if isinstance(pol, str)

@@ -247,12 +247,17 @@ def parse_search_spec(spec: str) -> SearchPolicy:
 
 def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     """Refuse a search bot whose blueprint was made for another game or abstraction than
-    ``params``, or a game without public subgames (signals, match mode: one line)."""
+    ``params``, or a game without public subgames (signals on, a profile without a public
+    tree: one line). In match mode (``play``) each deal is searched as one deal (R8.1).
+
+    Raises:
+        ValueError: as said, one line naming the bot.
+    """
     from ..solvers.public_tree import check_public_params
     from .named import check_bot_fits
 
     check_bot_fits(policy.blueprint, params)
     try:
-        check_public_params(params)
+        check_public_params(params.replace(mode="deal", scores=(0, 0)))
     except ValueError as e:
         raise ValueError(f"bot {policy.name!r}: {e}") from None

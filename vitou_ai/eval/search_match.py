@@ -77,6 +77,26 @@ def play_deal(params: VitouParams, seats: list, hands: np.ndarray, dealer: int,
     return float(ret[0])
 
 
+def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0: int = 0,
+                      progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """``float64[pairs, 2]``: team 0's return (R8.1) in the two games of each duplicate
+    pair (module docstring): in game 0 ``a`` holds the even seats (team 0), in game 1 the
+    odd ones. Pair ``g`` uses deal ``default_rng([seed, row0 + g])`` and dealer
+    ``(row0 + g) % players``; ``progress`` is called with 2 after each pair."""
+    n = params.players
+    out = np.zeros((pairs, 2))
+    for k in range(pairs):
+        g = row0 + k
+        hands = deal_hands(params, np.random.default_rng([seed, g]))
+        for swap in (0, 1):
+            x, y = (a, b) if swap == 0 else (b, a)
+            seats = [x if s % 2 == 0 else y for s in range(n)]
+            out[k, swap] = play_deal(params, seats, hands, g % n, (seed, g, swap))
+        if progress is not None:
+            progress(2)
+    return out
+
+
 def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
                     progress: Callable[[int], None] | None = None) -> dict:
     """``pairs`` duplicate pairs of deals, ``a`` against ``b`` (four players: partners are
@@ -98,26 +118,14 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
         raise ValueError(f"pairs must be >= 1, got {pairs}")
     for bot in (a, b):
         check_bot_fits(bot, params)
-    n = params.players
-    diff = np.zeros(pairs)
     t0 = time.perf_counter()
     for bot in (a, b):
         if isinstance(bot, SearchPolicy):
             bot.decisions.clear()
-    for g in range(pairs):
-        hands = deal_hands(params, np.random.default_rng([seed, g]))
-        dealer = g % n
-        tot = 0.0
-        for swap in (0, 1):
-            x, y = (a, b) if swap == 0 else (b, a)
-            seats = [x if s % 2 == 0 else y for s in range(n)]
-            r0 = play_deal(params, seats, hands, dealer, (seed, g, swap))
-            # a's points minus b's (R8.1: team 0's return is +v when it scores v, -v when
-            # the other team does): a is team 0 in the first game, team 1 in the second
-            tot += r0 if swap == 0 else -r0
-        diff[g] = tot
-        if progress is not None:
-            progress(1)
+    r = duplicate_returns(params, a, b, pairs, seed, progress=progress)
+    # a's points minus b's (R8.1: team 0's return is +v when it scores v, -v when the other
+    # team does): a is team 0 in the first game, team 1 in the second
+    diff = r[:, 0] - r[:, 1]
     ppd, lo, hi = ratio_interval(diff, np.full(pairs, 2.0))
     out = {"points_per_deal": ppd, "lo": lo, "hi": hi, "pairs": pairs, "deals": 2 * pairs,
            "seconds": time.perf_counter() - t0}
