@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=0.5)
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--iters", type=int, default=1000)
+    ap.add_argument("--eps", type=float, default=0.01)
     ap.add_argument("--opponents", nargs="+", default=["counter:100"],
                     help="BOT:PAIRS items; the blueprint bot is also matched on the same deals")
     ap.add_argument("--warmup", type=int, default=2, help="pairs played first, not counted "
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     params = VitouParams(profile=args.profile, **kw)
     blueprint = parse_bot(args.blueprint)
     search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,
-                          max_iterations=args.iters,
+                          max_iterations=args.iters, epsilon=args.eps,
                           name=f"search:{args.blueprint},budget={args.budget}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

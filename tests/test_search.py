@@ -398,3 +398,14 @@ def test_search_match_duplicate_bookkeeping():
     m = duplicate_match(TINY, a, b, 20, seed=3)
     assert m["points_per_deal"] == pytest.approx((r_ab[:, 0] - r_ab[:, 1]).sum() / 40)
     assert m["lo"] <= m["points_per_deal"] <= m["hi"]
+
+
+def test_bayes_epsilon_mixes_uniform_play_for_the_others_only(toy_blueprint):
+    """``epsilon``: each of seat 1's probabilities is ``(1 - e) sigma + e / n_legal`` (three
+    legal actions leading: play, raise, abandon); seat ``own`` keeps the blueprint's."""
+    start = _dealt(TOY, [[2], [0]])
+    e = 0.1
+    reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE], epsilon=e)
+    np.testing.assert_allclose(reach[1], (1 - e) * np.array([0.9, 0.5, 0.1]) + e / 3)
+    reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE], epsilon=e, own=1)
+    np.testing.assert_allclose(reach[1], [0.9, 0.5, 0.1])

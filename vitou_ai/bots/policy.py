@@ -342,7 +342,7 @@ def _describe(policy: Policy) -> dict:
     if getattr(policy, "kind", None) == "search":
         return {"name": policy.name, "kind": "search", "blueprint": _describe(policy.blueprint),
                 "budget_seconds": policy.budget, "max_nodes": policy.max_nodes,
-                "max_iterations": policy.max_iterations}
+                "max_iterations": policy.max_iterations, "epsilon": policy.epsilon}
     if isinstance(policy, AbstractPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "abstract", "infosets": len(policy),

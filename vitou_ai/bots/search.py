@@ -3,7 +3,9 @@
 At each of its decisions after the deal the bot
 
 1. sets every seat's range by Bayes from its blueprint's action probabilities along the
-   deal (:func:`~vitou_ai.solvers.subgame.bayes_reach`, exact card removal); its own
+   deal, mixed with ``epsilon`` (1%) of uniform play so that an action off the
+   blueprint's support leaves a range (:func:`~vitou_ai.solvers.subgame.bayes_reach`,
+   exact card removal); its own
    range at the decisions it searched uses the probabilities of the policy it actually
    solved for there, for every hand (Brown & Sandholm 2019, Pluribus, "the searcher's
    own range is updated by its search strategy"), so that its ranges stay those of the
@@ -23,7 +25,7 @@ The bot runs in Python (it builds trees and runs the range walks at every decisi
 so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
 :mod:`vitou_ai.eval.search_match` plays its duplicate matches.
 
-Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N]`` with ``BLUEPRINT`` any
+Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E]`` with ``BLUEPRINT`` any
 non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
 ``search:counter,budget=0.5`` or ``search:results/x/policy.npz,budget=0.2``.
 """
@@ -54,6 +56,9 @@ DEFAULT_BUDGET = 0.5
 DEFAULT_MAX_NODES = 200_000
 #: default most DCFR iterations per decision (small subgames stop there, not at the budget)
 DEFAULT_MAX_ITERATIONS = 1000
+#: default share of uniform play mixed into the blueprint's probabilities for the Bayes
+#: ranges (:func:`~vitou_ai.solvers.subgame.bayes_reach`)
+DEFAULT_EPSILON = 0.01
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
 
@@ -66,6 +71,8 @@ class SearchPolicy:
         budget: seconds per decision, > 0 (wall clock, build and solve included).
         max_nodes: the largest subgame searched, >= 1.
         max_iterations: the most DCFR iterations per decision, >= 1.
+        epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
+            share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
         clock: the clock read for the budget (seconds; tests inject one).
         name: the bot's name (default ``search(<blueprint name>)``).
 
@@ -83,6 +90,7 @@ class SearchPolicy:
     def __init__(self, blueprint, budget: float = DEFAULT_BUDGET,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  max_iterations: int = DEFAULT_MAX_ITERATIONS,
+                 epsilon: float = DEFAULT_EPSILON,
                  clock: Callable[[], float] = time.perf_counter, name: str | None = None):
         from .neural import NeuralPolicy
         from .policy import pack_policies
@@ -94,6 +102,9 @@ class SearchPolicy:
         if int(max_iterations) < 1:
             raise ValueError(f"search iters must be >= 1, got {max_iterations!r}")
         self.max_iterations = int(max_iterations)
+        if not 0.0 <= float(epsilon) < 1.0:
+            raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
+        self.epsilon = float(epsilon)
         if isinstance(blueprint, NeuralPolicy | SearchPolicy):
             raise ValueError(f"search blueprint {blueprint.name!r}: a neural or search policy "
                              "has no exact action probabilities; use a named, tabular or "
@@ -155,7 +166,7 @@ class SearchPolicy:
         skip = np.zeros(len(actions), np.bool_)
         for i in self._own:
             skip[i] = True
-        reach = bayes_reach(params, self.blueprint, start, actions, skip)
+        reach = bayes_reach(params, self.blueprint, start, actions, skip, self.epsilon, seat)
         for _i, f in self._own.items():
             reach[seat] *= f
         sub = build_subgame(params, state, self.max_nodes)
@@ -205,7 +216,7 @@ class _NoTime(RuntimeError):
     pass
 
 
-SEARCH_OPTIONS = ("budget", "nodes", "iters")
+SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps")
 
 
 def parse_search_spec(spec: str) -> SearchPolicy:
@@ -235,14 +246,15 @@ def parse_search_spec(spec: str) -> SearchPolicy:
         budget = float(opts.get("budget", DEFAULT_BUDGET))
         nodes = int(opts.get("nodes", DEFAULT_MAX_NODES))
         iters = int(opts.get("iters", DEFAULT_MAX_ITERATIONS))
+        eps = float(opts.get("eps", DEFAULT_EPSILON))
     except ValueError:
-        raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers"
-                         ) from None
+        raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers, "
+                         "eps a number") from None
     if not (np.isfinite(budget) and budget > 0):
         raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
     blueprint = parse_bot(",".join(bp))
     return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
-                        name=spec)
+                        epsilon=eps, name=spec)
 
 
 def check_fits(policy: SearchPolicy, params: VitouParams) -> None:

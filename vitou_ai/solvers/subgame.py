@@ -202,10 +202,12 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
 
 
 @jit
-def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, reach):
+def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, epsilon, own,
+                 reach):
     """Replay ``actions`` from ``start``; at each decision of seat ``p`` multiply
     ``reach[p, h]`` by policy ``pi``'s probability of the action with hand ``h`` swapped
-    in (0 where the action is illegal for ``h``; ``skip[t]``: only that). Chance actions
+    in, mixed with ``epsilon`` of uniform play over ``h``'s legal actions (0 where the
+    action is illegal for ``h``; ``skip[t]``: only that; seat ``own``: no mixing). Chance actions
     (none after the deal in deal mode) multiply nothing."""
     state = start.copy()
     tmp = np.empty_like(start)
@@ -244,13 +246,14 @@ def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, reac
                     continue  # the caller multiplies this decision's own probabilities
                 policy_probs(pack, pi, params, tmp, p, legal, n_legal, bounds, keybuf, iwork,
                              script, row)
-                reach[p, h] *= row[a]
+                eps = 0.0 if p == own else epsilon
+                reach[p, h] *= (1.0 - eps) * row[a] + eps / n_legal
         K.apply_action(params, state, a)
     return state
 
 
 def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
-                actions, skip=None) -> np.ndarray:
+                actions, skip=None, epsilon: float = 0.0, own: int = -1) -> np.ndarray:
     """Each seat's reach probability for each dealt hand under ``blueprint`` along a deal.
 
     Args:
@@ -263,6 +266,13 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
         skip: optional ``bool[len(actions)]``: decisions whose probabilities the caller
             supplies (a searcher's own searched decisions); only hands that cannot take
             the action (a card they lack) are zeroed there.
+        epsilon: in [0, 1): each action's probability is taken as ``(1 - epsilon)
+            sigma(a) + epsilon / n_legal``: the blueprint as a model of a player who
+            sometimes strays from it, so that an action the blueprint never takes (a
+            deterministic heuristic's, or the searcher's own) leaves the ranges
+            non-zero instead of ending the search (0: Bayes on the blueprint exactly).
+        own: a seat whose probabilities are taken unmixed (the searcher's own: it knows
+            it played the blueprint where it did not search); -1: none.
 
     Returns:
         ``float64[players, H]`` over the rows of
@@ -284,10 +294,12 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
     skip = np.zeros(len(actions), np.bool_) if skip is None else np.asarray(skip, np.bool_)
     if skip.shape != actions.shape:
         raise ValueError("skip must have one flag per action")
+    if not 0.0 <= epsilon < 1.0:
+        raise ValueError(f"epsilon must be in [0, 1), got {epsilon}")
     pack = pack_policies([blueprint], signals=params.signals)
     _bayes_reach(params.to_array(), np.ascontiguousarray(start, np.int32),
                  actions, skip, hands, pack, 0,
-                 breakpoints(pack.fparams[0]), params.num_actions, reach)
+                 breakpoints(pack.fparams[0]), params.num_actions, float(epsilon), int(own), reach)
     return reach
 
 
