@@ -35,8 +35,12 @@ def _dealt(params, hands, blind=(L.A_PASS, L.A_PASS)):
 
 def _play(params, st, actions):
     st = st.copy()
+    pa = params.to_array()
+    legal = np.empty(params.num_actions, np.int64)
     for a in actions:
-        K.apply_action(params.to_array(), st, a)
+        n = K.legal_actions(pa, st, legal)
+        assert a in legal[:n], (a, legal[:n])
+        K.apply_action(pa, st, a)
     return st
 
 
@@ -166,6 +170,43 @@ def test_subgame_solve_matches_the_whole_trees_solve(solved_tiny, after, hands):
     v_solved = solver.value(0)
     v_whole = solver.value(0, _restrict(pol, emap))
     assert abs(v_solved - v_whole) <= nc_sub + nc_restricted + 1e-12
+
+
+TINY4 = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=2, dealer=0)
+
+
+@pytest.mark.parametrize("after", [
+    [],  # the whole deal
+    [L.A_PLAY0 + 1, L.A_PLAY0 + 2],  # two cards into trick 1
+    # three cards into trick 1 (after a void trick 1 both tens void trick 2: all 0)
+    [L.A_PLAY0 + 1, L.A_PLAY0 + 2, L.A_PLAY0 + 3],
+])
+def test_four_player_subgame_is_the_whole_trees_subtree(after):
+    """Four seats (exact joint deal probability over three other ranges at the
+    terminals): the same tree and values as the whole tree's walk cut there."""
+    full = build_public_tree(TINY4)
+    cfr = PublicCFR(full, "dcfr", frontier_size=0)
+    cfr.iterate(20)
+    # half uniform: every action reached (a short DCFR run leaves exact zeros)
+    pol = 0.5 * cfr.average_policy() + 0.5 * entry_policy(full, np.zeros(full.num_entries))
+    st = _play(TINY4, _dealt(TINY4, [[0, 2], [1, 3], [1, 2], [0, 3]], blind=()), after)
+    sub = build_subgame(TINY4, st)
+    x = find_node(full, after)
+    emap = _entry_map(sub, full, x)
+    sub_pol = _restrict(pol, emap)
+    nonzero = []
+    for tp in range(4):
+        reach_x, val_x, offs, lens = _values_at(full, pol, x, tp)
+        reach = np.zeros((4, full.num_hands))
+        for s in range(4):
+            reach[s, full.entries[offs[s]:offs[s] + lens[s]].astype(np.int64)] = reach_x[s, :lens[s]]
+        v_sub = SubgameSolver(sub, reach).root_values(tp, sub_pol)
+        hs = full.entries[offs[tp]:offs[tp] + lens[tp]].astype(np.int64).tolist()
+        v_full = dict(zip(hs, val_x[:lens[tp]], strict=True))
+        nonzero.append(any(v != 0 for v in v_sub))
+        for h, v in zip(sub.root_hands[tp], v_sub, strict=True):
+            assert v == pytest.approx(v_full[int(h)], abs=1e-12)
+    assert any(nonzero)  # the values compared are not all 0
 
 
 # ---- Bayes ranges ------------------------------------------------------------------------

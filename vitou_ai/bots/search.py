@@ -19,7 +19,10 @@ At each of its decisions after the deal the bot
 It falls back on the blueprint's own action (its exact probabilities, sampled) where
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
-or when the build left no time for one iteration.
+with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
+no time for one iteration. The solve's first iteration is not timed in advance: on the
+subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
+measured decision times in ``docs/results/search.md``).
 
 The bot runs in Python (it builds trees and runs the range walks at every decision),
 so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
@@ -59,6 +62,10 @@ DEFAULT_MAX_ITERATIONS = 1000
 #: default share of uniform play mixed into the blueprint's probabilities for the Bayes
 #: ranges (:func:`~vitou_ai.solvers.subgame.bayes_reach`)
 DEFAULT_EPSILON = 0.01
+#: four players: the largest product of the four root range sizes searched (the terminal
+#: values sum over the other three ranges, ``public_kernels._terminal_value_n``: one
+#: iteration of a larger subgame can take longer than the budget itself)
+MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
 
@@ -171,6 +178,9 @@ class SearchPolicy:
             reach[seat] *= f
         sub = build_subgame(params, state, self.max_nodes)
         info["nodes"] = sub.num_nodes
+        if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
+            raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
+                                  f"more than {MAX_JOINT_RANGES:,} joint hands")
         solver = SubgameSolver(sub, reach)
         left = self.budget - SLACK - (self.clock() - t0)
         done = solver.solve(left, clock=self.clock, min_iterations=0,
