@@ -450,3 +450,17 @@ def test_bayes_epsilon_mixes_uniform_play_for_the_others_only(toy_blueprint):
     np.testing.assert_allclose(reach[1], (1 - e) * np.array([0.9, 0.5, 0.1]) + e / 3)
     reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE], epsilon=e, own=1)
     np.testing.assert_allclose(reach[1], [0.9, 0.5, 0.1])
+
+
+def test_search_plays_four_player_deals():
+    """Four seats, partners two copies of the bot: it searches (small ranges) and stays
+    within its budget on the injected clock."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
+    r = _search_deals(bot, counter, TINY4, pairs=2)
+    assert r.shape == (2, 2)
+    assert any(d["searched"] for d in bot.decisions)
+    assert all(d["seconds"] <= 0.05 + 1e-9 for d in bot.decisions)
