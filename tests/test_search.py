@@ -341,8 +341,28 @@ def test_search_own_range_follows_its_search():
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05)
     _search_deals(bot, counter, TINY, pairs=4)
-    assert bot._own and all(f.shape == (TINY_H,) and (f >= 0).all() and (f <= 1 + 1e-12).all()
-                            for f in bot._own.values())
+    recs = [r for _, rs in bot._own.values() for r in rs]
+    assert recs and all(f.shape == (TINY_H,) and (f >= 0).all() and (f <= 1 + 1e-12).all()
+                        for _, _, f in recs)
+
+
+def test_search_own_records_do_not_leak_between_games():
+    """The two games of a duplicate pair can share their start state: a record made in one
+    is dropped when the other's actions differ before it, and partners (one object in
+    four-player games) keep records of their own."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    bot = SearchPolicy(parse_bot("counter"), budget=0.05)
+    f = np.ones(TINY_H)
+    key = b"start"
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(key, 1, [8, 9, 1, 3]) and bot._own[1][1]
+    assert bot._records(key, 1, [8, 10, 1, 3]) == []  # another game from the same start
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(b"other", 1, [8, 9, 1, 3]) == []
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(key, 3, [8, 9, 1, 3]) == [] and bot._own[1][1]  # the partner's
 
 
 TINY_H = 10  # 2-card hands from 4 ranks x 2 copies

@@ -124,8 +124,10 @@ class SearchPolicy:
         self.params = getattr(blueprint, "params", None)
         self._pack = pack_policies([blueprint])
         self.decisions: list[dict] = []
-        self._deal: bytes | None = None
-        self._own: dict[int, np.ndarray] = {}  # action index -> own reach factor per hand
+        # per seat (partners in four-player games are one object): the deal's start, and
+        # for each decision it searched, (action index, the deal's actions up to and with
+        # that decision's action, own reach factor per hand)
+        self._own: dict[int, tuple[bytes, list[tuple[int, tuple, np.ndarray]]]] = {}
 
     def __repr__(self) -> str:
         return (f"SearchPolicy(blueprint={self.blueprint.name!r}, budget={self.budget}, "
@@ -148,10 +150,8 @@ class SearchPolicy:
             A legal kernel action id.
         """
         t0 = self.clock()
-        key = np.asarray(start).tobytes()
-        if key != self._deal or any(i >= len(actions) for i in self._own):
-            self._deal, self._own = key, {}
         seat = int(K.current_player(params.to_array(), state))
+        self._records(np.asarray(start).tobytes(), seat, actions)
         info = {"searched": False, "iterations": 0, "nodes": 0, "reason": ""}
         try:
             a = self._search(params, start, actions, state, seat, rng, t0, info)
@@ -167,14 +167,26 @@ class SearchPolicy:
         self.decisions.append(info)
         return a
 
+    def _records(self, key: bytes, seat: int, actions: list[int]) -> list:
+        """The seat's own-range records of this deal: kept only while the deal is the one
+        they were made in (the same start and, up to each record, the same actions: two
+        games of a duplicate pair share their start); else started afresh."""
+        start, recs = self._own.get(seat, (None, []))
+        acts = tuple(int(a) for a in actions)
+        if start != key or any(acts[:len(prefix)] != prefix for _, prefix, _ in recs):
+            recs = []
+            self._own[seat] = (key, recs)
+        return recs
+
     def _search(self, params, start, actions, state, seat, rng, t0, info):
         check_subgame_state(params, state)
         hands = _deal_tables(params)[0]
+        recs = self._own[seat][1]
         skip = np.zeros(len(actions), np.bool_)
-        for i in self._own:
+        for i, _, _ in recs:
             skip[i] = True
         reach = bayes_reach(params, self.blueprint, start, actions, skip, self.epsilon, seat)
-        for _i, f in self._own.items():
+        for _, _, f in recs:
             reach[seat] *= f
         sub = build_subgame(params, state, self.max_nodes)
         info["nodes"] = sub.num_nodes
@@ -203,7 +215,7 @@ class SearchPolicy:
             if t.action[c] == a:
                 lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
                 f[t.entries[lo:lo + ln].astype(np.int64)] = pol[lo:lo + ln]
-        self._own[len(actions)] = f
+        recs.append((len(actions), tuple(int(x) for x in actions) + (a,), f))
         info["searched"] = True
         return a
 
