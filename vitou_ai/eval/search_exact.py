@@ -39,7 +39,9 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         iterations: DCFR iterations per decision (the bot's ``max_iterations``).
         max_nodes: the bot's node cap: above it, the blueprint's action.
         epsilon: the bot's ``epsilon``: the other seats' reaches use ``(1 - epsilon)
-            blueprint + epsilon`` uniform over the entries of each (decision, hand).
+            blueprint + epsilon`` uniform over the entries of each (decision, hand) (the
+            bot: over the kernel's legal actions; the same but where the public tree
+            drops an action no deal allows).
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
