@@ -349,12 +349,13 @@ class SubgameSolver:
     No gadget: a gadget (re-solve / max-margin / reach subgame solving, ibid. sections
     5-6) needs the blueprint's counterfactual values of the opponent's hands at the root,
     a second, full pass over the subgame with the blueprint's probabilities replayed at
-    every node (``policy_probs`` per hand and node, slower than the solve itself on these
-    subgames), which the 0.5 s budget does not leave room for. Unsafe re-solving can be
-    exploited by an opponent who knows the searcher's ranges are the blueprint's (ibid.,
-    the coin-toss example); it is what Libratus and Pluribus found works well in
-    practice when the blueprint is good, and what the searcher's own range update keeps
-    consistent (:class:`~vitou_ai.bots.search.SearchPolicy`).
+    every node (``policy_probs`` per hand and node), which we expect (not measured) to
+    cost more than the solve within a 0.5 s budget; not attempted in this version.
+    Unsafe re-solving can be exploited by an opponent who reaches the subgame with other
+    ranges than the blueprint's (ibid., the coin-toss example): measured exactly in
+    ``docs/results/search.md``, it lowers NashConv over weak blueprints and raises it
+    over a near-equilibrium one. The searcher's own range follows the policy it played
+    (:class:`~vitou_ai.bots.search.SearchPolicy`).
 
     Args:
         sub: the subgame.
