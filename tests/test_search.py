@@ -484,3 +484,20 @@ def test_search_plays_four_player_deals():
     assert r.shape == (2, 2)
     assert any(d["searched"] for d in bot.decisions)
     assert all(d["seconds"] <= 0.05 + 1e-9 for d in bot.decisions)
+
+
+def test_search_refused_where_it_cannot_play(capsys):
+    """The jitted simulator (``simulate``, LBR, training evaluations) cannot call a search
+    bot: refused in one line, not a traceback."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.commands.cli import main
+    from vitou_ai.sim.batch import simulate
+
+    bot = parse_bot("search:counter,budget=0.1")
+    with pytest.raises(ValueError, match="cannot run inside the jitted simulator"):
+        simulate(TINY, [bot, parse_bot("counter")], 4, seed=0)
+    code = main(["simulate", "--profile", "vitou_2p", "--bots", "search:counter", "counter",
+                 "--deals", "10"])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "jitted simulator" in lines[0], err

@@ -412,7 +412,7 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     from ..bots.named import check_bot_fits
 
     for b in bots.values():
-        check_bot_fits(b, params)
+        check_bot_fits(b, params, search_ok=True)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 

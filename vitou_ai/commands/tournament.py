@@ -144,7 +144,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
         for pol in policies:
-            check_bot_fits(pol, params)
+            check_bot_fits(pol, params, search_ok=True)
             if getattr(pol, "kind", None) == "search" and mode != "deal":
                 raise ValueError(f"bot {pol.name!r}: a search bot plays tournaments in deal "
                                  "mode (--deals N): it re-solves the deal's public subgame "

@@ -117,7 +117,7 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
     if pairs < 1:
         raise ValueError(f"pairs must be >= 1, got {pairs}")
     for bot in (a, b):
-        check_bot_fits(bot, params)
+        check_bot_fits(bot, params, search_ok=True)
     t0 = time.perf_counter()
     for bot in (a, b):
         if isinstance(bot, SearchPolicy):

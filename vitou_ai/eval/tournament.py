@@ -222,7 +222,7 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
 
     if isinstance(policies, str) or not isinstance(policies, Sequence):
         raise TypeError(f"policies must be a list of bots, got {type(policies).__name__}")
-    check_policies(policies, params, "bot")
+    check_policies(policies, params, "bot", search_ok=True)
     seed = check_seed(seed)
     if len(policies) < 2:
         raise ValueError("a tournament needs at least two bots")
