@@ -8,6 +8,8 @@ A *bot spec* is a string:
   names the default parameters);
 - ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
   saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
+- ``search:BLUEPRINT[,budget=SECONDS][,nodes=N]``: real-time search over a blueprint
+  (:mod:`vitou_ai.bots.search`; played by :mod:`vitou_ai.eval.search_match`);
 - a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
   abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train
   --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
@@ -95,6 +97,10 @@ def parse_bot(spec: str) -> Policy:
                         f"policy file), got {type(spec).__name__}")
     spec = str(spec).strip()
     base, _, opts = spec.partition(":")
+    if base == "search":
+        from .search import parse_search_spec
+
+        return parse_search_spec(spec)
     if base in NEURAL_PREFIXES:
         if not opts:
             raise ValueError(f"bot {spec!r}: give the network file, {base}:PATH")
@@ -139,7 +145,8 @@ def parse_bot(spec: str) -> Policy:
     return HeuristicPolicy(hp.replace(**changes), spec)
 
 
-def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> None:
+def check_policies(policies: Sequence[Policy], params, what: str = "policy",
+                   search_ok: bool = False) -> None:
     """The checks of the library's entry points (``simulate``, ``run_tournament``,
     ``local_best_response``) on the bots they are given: game parameters, then each bot
     a policy object (not a name) made for this game (:func:`check_bot_fits`, the check
@@ -156,6 +163,9 @@ def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> 
         raise TypeError(f"params must be a VitouParams (vitou_ai.VitouParams(profile=...)), "
                         f"got {type(params).__name__} {params!r}")
     for i, pol in enumerate(policies):
+        if getattr(pol, "kind", None) == "search":
+            check_bot_fits(pol, params, search_ok)
+            continue
         if not isinstance(pol, RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
                           | AbstractPolicy):
             hint = (f": load it with vitou_ai.load_policy({pol!r})" if isinstance(pol, str)
@@ -166,15 +176,27 @@ def check_policies(policies: Sequence[Policy], params, what: str = "policy") -> 
         check_bot_fits(pol, params)
 
 
-def check_bot_fits(policy: Policy, params) -> None:
+def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     """Refuse a policy read from a file (tabular, abstract, neural) that was trained for
     another game or variant than ``params`` (a :class:`~vitou_ai.rules.VitouParams`);
     the named bots play any game. What ``tournament``, ``play``, ``simulate``, ``train``
-    and the environments check.
+    and the environments check. A search bot (:mod:`vitou_ai.bots.search`) is refused
+    unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
+    :mod:`vitou_ai.eval.search_match`), then its blueprint is checked.
 
     Raises:
-        ValueError: one line naming the policy, what it was trained for and the option.
+        ValueError: one line naming the policy, what it was trained for and the option;
+            a search bot where ``search_ok`` is false.
     """
+    if getattr(policy, "kind", None) == "search":
+        if not search_ok:
+            raise ValueError(f"bot {policy.name!r}: a search bot plays in `vitou-ai "
+                             "tournament --deals` and `vitou-ai play` only: it re-solves "
+                             "subgames in Python and cannot run inside the jitted simulator")
+        from .search import check_fits as search_fits
+
+        search_fits(policy, params)
+        return
     from .abstract import check_fits as abstract_fits
     from .neural import check_fits as neural_fits
     from .tabular import check_fits as tabular_fits
@@ -185,6 +207,7 @@ def check_bot_fits(policy: Policy, params) -> None:
         neural_fits(policy, params)
     elif isinstance(policy, AbstractPolicy):
         abstract_fits(policy, params)
+
 
 
 def split_bot_specs(values: Sequence[str]) -> list[str]:

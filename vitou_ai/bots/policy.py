@@ -339,6 +339,10 @@ def _describe(policy: Policy) -> dict:
     if isinstance(policy, NeuralPolicy):
         return {"name": policy.name, "kind": "neural", "algorithm": policy.algorithm,
                 "network": repr(policy)}
+    if getattr(policy, "kind", None) == "search":
+        return {"name": policy.name, "kind": "search", "blueprint": _describe(policy.blueprint),
+                "budget_seconds": policy.budget, "max_nodes": policy.max_nodes,
+                "max_iterations": policy.max_iterations, "epsilon": policy.epsilon}
     if isinstance(policy, AbstractPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "abstract", "infosets": len(policy),

@@ -92,10 +92,15 @@ class TerminalMatch:
         self.out = out
         unique: list[Policy] = []
         for p in bots.values():
-            if all(p is not q for q in unique):
+            if all(p is not q for q in unique) and getattr(p, "kind", None) != "search":
                 unique.append(p)
-        self.pack = pack_policies(unique, params.signals)
-        self.pidx = {s: next(k for k, q in enumerate(unique) if q is p) for s, p in bots.items()}
+        self.pack = pack_policies(unique or [bots[next(iter(bots))].blueprint], params.signals)
+        self.pidx = {s: next((k for k, q in enumerate(unique) if q is p), -1)
+                     for s, p in bots.items()}
+        # search bots (vitou_ai.bots.search) re-solve the deal: its start and actions so far
+        self.deal_start: np.ndarray | None = None
+        self.deal_actions: list[int] = []
+        self.search_rng = np.random.default_rng(seed)
         self.legal, self.keybuf, self.iwork, self.rng_bots = scratch()
         self.rng_chance = np.zeros(1, np.uint64)
         self.rng_bots[0] = row_seed(np.uint64(seed), np.uint64(1))
@@ -255,6 +260,8 @@ class TerminalMatch:
                             (self.human + 1) * L.MAX_PLAYERS + L.S_SEEN].copy()
             x = int(sample_chance(self.game.array, a, self.rng_chance, self.legal, self.probs))
             st.apply_action(x)
+            if phase == L.PH_DEAL and a[L.S_PHASE] != L.PH_DEAL:
+                self.deal_start, self.deal_actions = a.copy(), []
             if phase == L.PH_DRAW_DEALER:
                 self.say(f"First dealer drawn: {self.who(x - L.C_DEALER0)}.")
             if phase == L.PH_DEAL and a[L.S_PHASE] != L.PH_DEAL:
@@ -274,6 +281,8 @@ class TerminalMatch:
                 self.say(self.render())
                 x = self.ask(legal)
                 self.say(f"You: {self.action_name(x)}")
+            elif getattr(self.bots[seat], "kind", None) == "search":
+                x = self.search_action(seat)
             else:
                 for i, v in enumerate(legal):
                     self.legal[i] = v
@@ -289,12 +298,25 @@ class TerminalMatch:
                 else:
                     self.say(f"{self.who(seat)}: {self.action_name(x)}")
             st.apply_action(x)
+            if self.deal_start is not None:
+                self.deal_actions.append(x)
         if int(a[L.S_DEALS]) != deals_before or st.is_terminal():
+            self.deal_start, self.deal_actions = None, []
             self.report_deal()
         elif int(a[L.S_NTRICKS]) > tricks_before:
             r = int(a[L.S_TRES + tricks_before])
             won = "void (tied top cards)" if r == L.RES_VOID else f"won by {self.team_name(r)}"
             self.say(f"Trick {tricks_before + 1} {won}.")
+
+    def search_action(self, seat: int) -> int:
+        """A search bot's action: it re-solves this deal as one deal (deal mode at the
+        current scores, R8.1: it plays for points, not for the match) from its start."""
+        a = self.state.array
+        deal = self.params.replace(mode="deal", dealer=int(a[L.S_DEALER]),
+                                   scores=(int(a[L.S_SCORE0]), int(a[L.S_SCORE1])))
+        start = self.deal_start if self.deal_start is not None else a.copy()
+        return int(self.bots[seat].act(deal, start, self.deal_actions, a.copy(),
+                                       self.search_rng))
 
     def report_deal(self) -> None:
         d = self.state.last_deal()
@@ -390,7 +412,7 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     from ..bots.named import check_bot_fits
 
     for b in bots.values():
-        check_bot_fits(b, params)
+        check_bot_fits(b, params, search_ok=True)
     return TerminalMatch(params, human_seat, bots, seed, inp, out).run()
 
 

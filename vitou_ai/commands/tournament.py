@@ -144,7 +144,11 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
         for pol in policies:
-            check_bot_fits(pol, params)
+            check_bot_fits(pol, params, search_ok=True)
+            if getattr(pol, "kind", None) == "search" and mode != "deal":
+                raise ValueError(f"bot {pol.name!r}: a search bot plays tournaments in deal "
+                                 "mode (--deals N): it re-solves the deal's public subgame "
+                                 "(R8.1)")
         name_by_file(policies, specs)
         check_writable(args.out if args.out is not None else "runs")  # before the run
         if (args.out is not None and not getattr(args, "force", False)

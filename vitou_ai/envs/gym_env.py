@@ -129,6 +129,9 @@ class VitouEnv(gymnasium.Env):
             opponents = opponents * (n - 1)
         bots = [parse_bot(b) if isinstance(b, str) else b for b in opponents]
         for b in bots:
+            if getattr(b, "kind", None) == "search":
+                raise ValueError(f"Vitou-v0: opponent {b.name!r} is a search bot, which "
+                                 "cannot run inside the jitted simulator; give its blueprint")
             if isinstance(b, TabularPolicy):
                 tabular_fits(b, self.params)
             elif isinstance(b, NeuralPolicy):

@@ -222,7 +222,7 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
 
     if isinstance(policies, str) or not isinstance(policies, Sequence):
         raise TypeError(f"policies must be a list of bots, got {type(policies).__name__}")
-    check_policies(policies, params, "bot")
+    check_policies(policies, params, "bot", search_ok=True)
     seed = check_seed(seed)
     if len(policies) < 2:
         raise ValueError("a tournament needs at least two bots")
@@ -240,8 +240,19 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     unit_diff = np.zeros((n, games // 2))
     unit_deals = np.zeros((n, games // 2))
     t0 = time.perf_counter()
+    searching = any(getattr(p, "kind", None) == "search" for p in policies)
+    if searching and (params.mode != "deal" or params.players % 2):
+        raise ValueError("a search bot plays tournaments in deal mode (--deals) with two or "
+                         "four players: it re-solves the deal's public subgame (R8.1)")
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
+        if searching:
+            # every pairing on the Python runner's deals (common cards across pairings)
+            a_team, winner, a_pts, b_pts, deals = _search_games(params, a, b, games, seed,
+                                                                progress)
+            _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins,
+                         per_bot, unit_diff, unit_deals)
+            continue
         lineup = ([a, b] * params.players)[: params.players]  # a b (a b); a b a for three
         tables = []
         for row0 in range(0, games, BLOCK):
@@ -260,24 +271,8 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
             a_pts = np.where(a_team == 0, t[:, F_POINTS0], t[:, F_POINTS1]).astype(np.float64)
             b_pts = np.where(a_team == 0, t[:, F_POINTS1], t[:, F_POINTS0]).astype(np.float64)
         deals = t[:, F_DEALS].astype(np.float64)
-        a_w = int((winner == a_team).sum())
-        a_l = int((winner == 1 - a_team).sum())
-        d = int((winner < 0).sum())
-        diff_pairs = (a_pts - b_pts).reshape(-1, 2).sum(1)
-        deals_pairs = deals.reshape(-1, 2).sum(1)
-        ab = _pair_stats(a_w, a_l, d, diff_pairs, deals_pairs)
-        ba = _pair_stats(a_l, a_w, d, -diff_pairs, deals_pairs)
-        stats_rows.append({"bot": names[i], "opponent": names[j], **ab})
-        stats_rows.append({"bot": names[j], "opponent": names[i], **ba})
-        wins[i, j] += a_w + 0.5 * d
-        wins[j, i] += a_l + 0.5 * d
-        for k, (w_, l_) in ((i, (a_w, a_l)), (j, (a_l, a_w))):
-            per_bot[k]["wins"] += w_
-            per_bot[k]["losses"] += l_
-            per_bot[k]["draws"] += d
-            unit_deals[k] += deals_pairs
-        unit_diff[i] += diff_pairs
-        unit_diff[j] -= diff_pairs
+        _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins,
+                     per_bot, unit_diff, unit_deals)
     seconds = time.perf_counter() - t0
     elo = fit_elo(wins) if params.mode == "match" else None
     ratings = []
@@ -297,6 +292,45 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     ratings = [{"rank": r + 1, **row} for r, row in enumerate(ratings)]
     bots = [{**describe(p), "name": nm} for p, nm in zip(policies, names, strict=True)]
     return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots)
+
+
+def _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins, per_bot,
+                 unit_diff, unit_deals) -> None:
+    """Add one pairing's games (per game: ``a``'s team, the winning team or -1, each bot's
+    points, deals played; duplicate pairs in consecutive rows) to the tallies."""
+    a_w = int((winner == a_team).sum())
+    a_l = int((winner == 1 - a_team).sum())
+    d = int((winner < 0).sum())
+    diff_pairs = (a_pts - b_pts).reshape(-1, 2).sum(1)
+    deals_pairs = deals.reshape(-1, 2).sum(1)
+    ab = _pair_stats(a_w, a_l, d, diff_pairs, deals_pairs)
+    ba = _pair_stats(a_l, a_w, d, -diff_pairs, deals_pairs)
+    stats_rows.append({"bot": names[i], "opponent": names[j], **ab})
+    stats_rows.append({"bot": names[j], "opponent": names[i], **ba})
+    wins[i, j] += a_w + 0.5 * d
+    wins[j, i] += a_l + 0.5 * d
+    for k, (w_, l_) in ((i, (a_w, a_l)), (j, (a_l, a_w))):
+        per_bot[k]["wins"] += w_
+        per_bot[k]["losses"] += l_
+        per_bot[k]["draws"] += d
+        unit_deals[k] += deals_pairs
+    unit_diff[i] += diff_pairs
+    unit_diff[j] -= diff_pairs
+
+
+def _search_games(params, a, b, games, seed, progress):
+    """A pairing with a search bot, on :mod:`vitou_ai.eval.search_match`'s deals (not the
+    simulator's): the per-game columns :func:`_record_pair` takes."""
+    from .search_match import duplicate_returns
+
+    r = duplicate_returns(params, a, b, games // 2, seed, progress=progress).reshape(-1)
+    a_team = np.tile([0, 1], games // 2)
+    winner = np.where(r > 0, 0, np.where(r < 0, 1, -1))
+    team0 = np.maximum(r, 0.0)
+    team1 = np.maximum(-r, 0.0)
+    a_pts = np.where(a_team == 0, team0, team1)
+    b_pts = np.where(a_team == 0, team1, team0)
+    return a_team, winner, a_pts, b_pts, np.ones(games)
 
 
 def _willughby_sides(t: np.ndarray, n: int):

@@ -281,7 +281,11 @@ def _first_child_on_top(st_states, st_node, st_off, st_len, lo, hi):
 
 @jit
 def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order, na, ent,
-           pslot):
+           pslot, start, root_ent, root_len):
+    """The public tree's walk (see :func:`build_public_tree`). ``root_len[0] < 0``: from the
+    initial state, every range "not dealt"; else from the kernel state ``start`` (a dealt
+    decision state: a subgame, :mod:`vitou_ai.solvers.subgame`) with seat ``s``'s range
+    ``root_ent[s, :root_len[s]]`` (sorted hand indices)."""
     n = params[P_PLAYERS]
     H = hands.shape[0]
     cap = 1024
@@ -305,11 +309,25 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
     st_node = np.empty(scap, np.int64)
     st_off = np.empty((scap, 4), np.int64)
     st_len = np.empty((scap, 4), np.int64)
-    K.init_state(params, st_states[0])
     st_node[0] = 0
-    for s in range(4):
-        st_off[0, s] = 0
-        st_len[0, s] = 1
+    if root_len[0] < 0:
+        K.init_state(params, st_states[0])
+        for s in range(4):
+            st_off[0, s] = 0
+            st_len[0, s] = 1
+    else:
+        K.copy_state(start, st_states[0])
+        for s in range(4):
+            m0 = root_len[s]
+            if ne + m0 > ent.shape[0]:
+                ent = _grow1(ent, ne + m0)
+                pslot = _grow1(pslot, ne + m0)
+            for i in range(m0):
+                ent[ne + i] = root_ent[s, i]
+                pslot[ne + i] = i
+            st_off[0, s] = ne
+            st_len[0, s] = m0
+            ne += m0
     sp = 1
     n_nodes = 1
     prob[0] = 1.0
@@ -597,7 +615,8 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     H = hands.shape[0]
     out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
                  layout == "visit", params.num_actions, np.empty(4096 + H, entry_dtype(H)),
-                 np.zeros(4096 + H, entry_dtype(H)))
+                 np.zeros(4096 + H, entry_dtype(H)), np.zeros(L.STATE_SIZE, np.int32),
+                 np.zeros((4, 1), np.int64), np.full(4, -1, np.int64))
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise ValueError(f"the public tree has more than {max_nodes:,} nodes")

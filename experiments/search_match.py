@@ -1,0 +1,73 @@
+"""Duplicate matches of the ``search`` bot (issue 23, item 3) against its blueprint and the
+named bots, and the blueprint against the same bots on the same deals; per-decision times.
+
+    PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_match.py \\
+        --profile vitou_2p --blueprint counter --budget 0.5 \\
+        --opponents counter:300 cautious:100 bluffer:100 random:100 --out results/search
+
+Writes ``OUT/matches.json`` after every match (a run cut short keeps what it finished).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from vitou_ai import VitouParams
+from vitou_ai.bots.named import parse_bot
+from vitou_ai.bots.search import SearchPolicy
+from vitou_ai.eval.search_match import duplicate_match
+from vitou_ai.rules.params import RULES_VERSION
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="vitou_2p")
+    ap.add_argument("--ranks", type=int, default=None)
+    ap.add_argument("--copies", type=int, default=None)
+    ap.add_argument("--hand-size", type=int, default=None)
+    ap.add_argument("--blueprint", default="counter", help="a bot spec")
+    ap.add_argument("--budget", type=float, default=0.5)
+    ap.add_argument("--nodes", type=int, default=200_000)
+    ap.add_argument("--iters", type=int, default=1000)
+    ap.add_argument("--eps", type=float, default=0.01)
+    ap.add_argument("--opponents", nargs="+", default=["counter:100"],
+                    help="BOT:PAIRS items; the blueprint bot is also matched on the same deals")
+    ap.add_argument("--warmup", type=int, default=2, help="pairs played first, not counted "
+                    "(numba compiles on the first decisions)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/search")
+    args = ap.parse_args(argv)
+    kw = {k: v for k, v in (("ranks", args.ranks), ("copies", args.copies),
+                            ("hand_size", args.hand_size)) if v is not None}
+    params = VitouParams(profile=args.profile, **kw)
+    blueprint = parse_bot(args.blueprint)
+    search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,
+                          max_iterations=args.iters, epsilon=args.eps,
+                          name=f"search:{args.blueprint},budget={args.budget}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
+           "command": " ".join(["experiments/search_match.py"] + (argv or sys.argv[1:])),
+           "search": repr(search), "matches": []}
+    duplicate_match(params, search, blueprint, args.warmup, seed=10**6)  # warm-up
+    for item in args.opponents:
+        spec, _, pairs = item.rpartition(":")
+        opp = parse_bot(spec)
+        for who, bot in (("search", search), ("blueprint", blueprint)):
+            if who == "blueprint" and spec == args.blueprint:
+                continue  # the blueprint against itself: 0 by symmetry of the duplicate
+            t0 = time.perf_counter()
+            r = duplicate_match(params, bot, opp, int(pairs), seed=args.seed)
+            r.update({"bot": who, "opponent": spec, "wall": time.perf_counter() - t0})
+            doc["matches"].append(r)
+            (out / "matches.json").write_text(json.dumps(doc, indent=1))
+            print(json.dumps(r), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,503 @@
+"""Public subgames, Bayes ranges, re-solving and the search bot (issue 23, item 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vitou_ai import VitouParams
+from vitou_ai.rules import kernel as K
+from vitou_ai.rules import layout as L
+from vitou_ai.solvers import public_kernels as PK
+from vitou_ai.solvers.public_cfr import PublicCFR, PublicPasses, entry_policy, nash_conv
+from vitou_ai.solvers.public_tree import KIND_DECISION, KIND_TERMINAL, build_public_tree
+from vitou_ai.solvers.subgame import (
+    SubgameSolver,
+    bayes_reach,
+    build_subgame,
+    find_node,
+    range_posterior,
+)
+
+TINY = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2, dealer=0)
+
+
+def _dealt(params, hands, blind=(L.A_PASS, L.A_PASS)):
+    """The kernel state after the blind window ``blind`` and the deal ``hands`` (per seat)."""
+    pa = params.to_array()
+    st = np.zeros(L.STATE_SIZE, np.int32)
+    K.init_state(pa, st)
+    for a in blind:
+        K.apply_action(pa, st, a)
+    K.apply_deal(pa, st, np.array(hands, np.int64))
+    return st
+
+
+def _play(params, st, actions):
+    st = st.copy()
+    pa = params.to_array()
+    legal = np.empty(params.num_actions, np.int64)
+    for a in actions:
+        n = K.legal_actions(pa, st, legal)
+        assert a in legal[:n], (a, legal[:n])
+        K.apply_action(pa, st, a)
+    return st
+
+
+def _entry_map(sub, full, x):
+    """``int64[sub entries]``: the whole tree's entry of each subgame entry (same node by
+    action ids, same hand), checking on the way that the two trees agree node for node:
+    kind, player, action, return, and the subgame's ranges inside the whole tree's."""
+    t = sub.tree
+    emap = np.full(t.num_entries, -1, np.int64)
+    stack = [(0, x)]
+    while stack:
+        u, v = stack.pop()
+        assert t.kind[u] == full.kind[v] and t.player[u] == full.player[v]
+        assert t.util[u] == full.util[v]
+        assert t.nchild[u] == full.nchild[v]
+        fu, fv = int(t.first[u]), int(full.first[v])
+        for k in range(int(t.nchild[u])):
+            cu = fu + k
+            cv = [c for c in range(fv, fv + int(full.nchild[v]))
+                  if full.action[c] == t.action[cu]]
+            assert len(cv) == 1
+            cv = cv[0]
+            if t.kind[u] == KIND_DECISION:
+                hv = {int(h): int(full.actor_off[cv]) + j for j, h in enumerate(
+                    full.entries[full.actor_off[cv]:full.actor_off[cv] + full.actor_len[cv]])}
+                for j in range(int(t.actor_len[cu])):
+                    e = int(t.actor_off[cu]) + j
+                    emap[e] = hv[int(t.entries[e])]
+            if t.kind[cu] != KIND_TERMINAL:
+                stack.append((cu, cv))
+    return emap
+
+
+def _restrict(pol, emap):
+    """A whole-tree policy on the subgame's entries (0 on the root ranges, never read)."""
+    return np.where(emap >= 0, pol[np.maximum(emap, 0)], 0.0)
+
+
+def _values_at(full, policy, x, tp):
+    """The whole tree's own walk, cut at node ``x``: (reach ``float64[n, H+1]`` of the
+    seats' ranges at ``x``, ``tp``'s counterfactual values there ``float64[H+1]``,
+    offsets ``int64[n]``, lengths ``int64[n]``)."""
+    ps = PublicPasses(full, frontier_size=0)
+    n, H1 = full.num_players, full.num_hands + 1
+    ps.frontier = np.array([x], np.int64)
+    ps.chunk_start = np.array([0, 1], np.int64)
+    ps.chunk_items = np.array([0], np.int64)
+    ps.fr_offs = np.zeros((1, n), np.int64)
+    ps.fr_lens = np.zeros((1, n), np.int64)
+    ps.fr_reach = np.zeros((1, n, H1))
+    ps.fr_val = np.zeros((1, H1))
+    ps.visited = np.zeros(1, np.int64)
+    e = np.zeros(0)
+    ps.run(tp, PK.POLICY_GIVEN, PK.UPDATE_NONE, e, e, policy)
+    return ps.fr_reach[0].copy(), ps.fr_val[0].copy(), ps.fr_offs[0].copy(), ps.fr_lens[0].copy()
+
+
+@pytest.fixture(scope="module")
+def solved_tiny():
+    full = build_public_tree(TINY)
+    cfr = PublicCFR(full, "dcfr", frontier_size=0)
+    cfr.iterate(300)
+    pol = cfr.average_policy()
+    return full, pol, nash_conv(full, pol)
+
+
+# the public states: the whole deal after the blind window; after trick 1 was void
+# (both played a 9) and the leader of trick 2 raised
+HISTORIES = [
+    ([], [[1, 2], [1, 3]]),
+    ([L.A_PLAY0 + 1, L.A_PLAY0 + 1], [[1, 2], [1, 3]]),
+    ([L.A_PLAY0 + 1, L.A_PLAY0 + 1, L.A_RAISE], [[0, 1], [1, 2]]),
+]
+
+
+@pytest.mark.parametrize("after, hands", HISTORIES)
+def test_subgame_is_the_whole_trees_subtree(solved_tiny, after, hands):
+    """Node for node the same tree, and under the same policy and the reaches the whole
+    tree's walk carries to that node, the same counterfactual value for every hand."""
+    full, pol, _ = solved_tiny
+    st = _play(TINY, _dealt(TINY, hands), after)
+    sub = build_subgame(TINY, st)
+    x = find_node(full, [L.A_PASS, L.A_PASS] + after)
+    emap = _entry_map(sub, full, x)
+    edges = int(sub.root_offs[-1] + sub.root_lens[-1])  # before: the root ranges
+    assert (emap[edges:] >= 0).all() and (emap[:edges] < 0).all()
+    sub_pol = _restrict(pol, emap)
+    for tp in range(2):
+        reach_x, val_x, offs, lens = _values_at(full, pol, x, tp)
+        reach = np.zeros((2, full.num_hands))
+        for s in range(2):
+            hs = full.entries[offs[s]:offs[s] + lens[s]].astype(np.int64)
+            reach[s, hs] = reach_x[s, :lens[s]]
+            # the subgame drops only hands the public cards rule out
+            assert set(sub.root_hands[s]) <= set(hs)
+        solver = SubgameSolver(sub, reach)
+        v_sub = solver.root_values(tp, sub_pol)
+        full_hands = full.entries[offs[tp]:offs[tp] + lens[tp]].astype(np.int64)
+        v_full = dict(zip(full_hands.tolist(), val_x[:lens[tp]], strict=True))
+        for h, v in zip(sub.root_hands[tp], v_sub, strict=True):
+            assert v == pytest.approx(v_full[int(h)], abs=1e-12)
+        for h in set(v_full) - set(sub.root_hands[tp].tolist()):
+            assert v_full[h] == 0.0  # a hand the public cards rule out is never dealt
+
+
+@pytest.mark.parametrize("after, hands", HISTORIES)
+def test_subgame_solve_matches_the_whole_trees_solve(solved_tiny, after, hands):
+    """Re-solving the subgame from the whole solve's reaches reaches its value: in a
+    zero-sum game ``|u(sigma) - v*| <= NashConv(sigma)``, and the whole solve restricted to
+    the subgame is at most as exploitable there as in the whole game (its reaches are
+    the whole game's, so a deviation in the subgame is one in the whole game)."""
+    full, pol, nc_full = solved_tiny
+    st = _play(TINY, _dealt(TINY, hands), after)
+    sub = build_subgame(TINY, st)
+    x = find_node(full, [L.A_PASS, L.A_PASS] + after)
+    emap = _entry_map(sub, full, x)
+    reach_x, _, offs, lens = _values_at(full, pol, x, 0)
+    reach = np.zeros((2, full.num_hands))
+    for s in range(2):
+        reach[s, full.entries[offs[s]:offs[s] + lens[s]].astype(np.int64)] = reach_x[s, :lens[s]]
+    solver = SubgameSolver(sub, reach)
+    solver.iterate(300)
+    nc_sub = solver.nash_conv()
+    nc_restricted = solver.nash_conv(_restrict(pol, emap))
+    assert nc_restricted <= nc_full + 1e-12
+    assert nc_sub < 1e-3
+    v_solved = solver.value(0)
+    v_whole = solver.value(0, _restrict(pol, emap))
+    assert abs(v_solved - v_whole) <= nc_sub + nc_restricted + 1e-12
+
+
+TINY4 = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=2, dealer=0)
+
+
+@pytest.mark.parametrize("after", [
+    [],  # the whole deal
+    [L.A_PLAY0 + 1, L.A_PLAY0 + 2],  # two cards into trick 1
+    # three cards into trick 1 (after a void trick 1 both tens void trick 2: all 0)
+    [L.A_PLAY0 + 1, L.A_PLAY0 + 2, L.A_PLAY0 + 3],
+])
+def test_four_player_subgame_is_the_whole_trees_subtree(after):
+    """Four seats (exact joint deal probability over three other ranges at the
+    terminals): the same tree and values as the whole tree's walk cut there."""
+    full = build_public_tree(TINY4)
+    cfr = PublicCFR(full, "dcfr", frontier_size=0)
+    cfr.iterate(20)
+    # half uniform: every action reached (a short DCFR run leaves exact zeros)
+    pol = 0.5 * cfr.average_policy() + 0.5 * entry_policy(full, np.zeros(full.num_entries))
+    st = _play(TINY4, _dealt(TINY4, [[0, 2], [1, 3], [1, 2], [0, 3]], blind=()), after)
+    sub = build_subgame(TINY4, st)
+    x = find_node(full, after)
+    emap = _entry_map(sub, full, x)
+    sub_pol = _restrict(pol, emap)
+    nonzero = []
+    for tp in range(4):
+        reach_x, val_x, offs, lens = _values_at(full, pol, x, tp)
+        reach = np.zeros((4, full.num_hands))
+        for s in range(4):
+            reach[s, full.entries[offs[s]:offs[s] + lens[s]].astype(np.int64)] = reach_x[s, :lens[s]]
+        v_sub = SubgameSolver(sub, reach).root_values(tp, sub_pol)
+        hs = full.entries[offs[tp]:offs[tp] + lens[tp]].astype(np.int64).tolist()
+        v_full = dict(zip(hs, val_x[:lens[tp]], strict=True))
+        nonzero.append(any(v != 0 for v in v_sub))
+        for h, v in zip(sub.root_hands[tp], v_sub, strict=True):
+            assert v == pytest.approx(v_full[int(h)], abs=1e-12)
+    assert any(nonzero)  # the values compared are not all 0
+
+
+# ---- Bayes ranges ------------------------------------------------------------------------
+
+TOY = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=0)
+
+
+@pytest.fixture(scope="module")
+def toy_blueprint():
+    """A blueprint that, leading trick 1 (seat 1), raises with T 90% of the time, with 9
+    50%, with A 10%; uniform elsewhere."""
+    from vitou_ai.solvers.public_export import to_tabular_policy
+
+    tree = build_public_tree(TOY)
+    x = find_node(tree, [L.A_PASS, L.A_PASS])
+    assert tree.player[x] == 1
+    w = np.zeros(tree.num_entries)
+    q = {0: 0.9, 1: 0.5, 2: 0.1}
+    f, m = int(tree.first[x]), int(tree.nchild[x])
+    n_other = {}
+    for c in range(f, f + m):
+        for e in range(int(tree.actor_off[c]), int(tree.actor_off[c] + tree.actor_len[c])):
+            if tree.action[c] != L.A_RAISE:
+                n_other[int(tree.entries[e])] = n_other.get(int(tree.entries[e]), 0) + 1
+    for c in range(f, f + m):
+        for e in range(int(tree.actor_off[c]), int(tree.actor_off[c] + tree.actor_len[c])):
+            h = int(tree.entries[e])
+            w[e] = q[h] if tree.action[c] == L.A_RAISE else (1 - q[h]) / n_other[h]
+    pol = entry_policy(tree, w)
+    return to_tabular_policy(tree, pol, name="toy")
+
+
+def test_bayes_ranges_by_hand(toy_blueprint):
+    """Deck T 9 A, one card each. Seat 1 raises: its posterior is 0.9 : 0.5 : 0.1 / 1.5
+    (uniform prior); seat 0 holding the A knows seat 1 has T or 9: 0.9 : 0.5 / 1.4 (card
+    removal); seat 0's range after its uniform answer stays the prior."""
+    start = _dealt(TOY, [[2], [0]])
+    reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE])
+    np.testing.assert_allclose(reach[1], [0.9, 0.5, 0.1])
+    np.testing.assert_allclose(reach[0], [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(range_posterior(TOY, reach, 1), [0.6, 1 / 3, 1 / 15])
+    np.testing.assert_allclose(range_posterior(TOY, reach, 1, known={0: 2}),
+                               [9 / 14, 5 / 14, 0.0])
+    np.testing.assert_allclose(range_posterior(TOY, reach, 0, known={1: 0}), [0, 0.5, 0.5])
+    # seat 1 then plays its card (the T): hands without a T drop out
+    reach2 = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE, L.A_ACCEPT, L.A_PLAY0 + 0])
+    assert reach2[1, 1] == 0.0 and reach2[1, 2] == 0.0 and reach2[1, 0] > 0
+    np.testing.assert_allclose(range_posterior(TOY, reach2, 1), [1.0, 0.0, 0.0])
+
+
+# ---- the search bot -----------------------------------------------------------------------
+
+
+class TickClock:
+    """A clock that moves ``tick`` seconds at each reading: the budget logic seen
+    deterministically, whatever the machine's load."""
+
+    def __init__(self, tick: float):
+        self.t = 0.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.t += self.tick
+        return self.t
+
+
+def _search_deals(bot, opponent, params, pairs=3, seed=5):
+    from vitou_ai.eval.search_match import duplicate_returns
+
+    return duplicate_returns(params, bot, opponent, pairs, seed)
+
+
+def test_search_budget_respected_on_an_injected_clock():
+    """Every decision ends within its budget on the bot's clock: the solve stops when the
+    next iteration (as long as the slowest so far) would pass it; more budget, more
+    iterations; a budget too short for one iteration falls back on the blueprint."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    runs = {}
+    for budget in (0.05, 0.2):
+        bot = SearchPolicy(counter, budget=budget, max_iterations=10**6, clock=TickClock(1e-3))
+        _search_deals(bot, counter, TINY)
+        searched = [d for d in bot.decisions if d["searched"]]
+        assert searched and all(d["seconds"] <= budget + 1e-9 for d in bot.decisions)
+        runs[budget] = np.median([d["iterations"] for d in searched])
+    assert runs[0.2] > 2 * runs[0.05]
+    bot = SearchPolicy(counter, budget=0.021, clock=TickClock(1e-2))
+    _search_deals(bot, counter, TINY, pairs=1)
+    assert not any(d["searched"] for d in bot.decisions)
+    assert any("no time left" in d["reason"] for d in bot.decisions)
+
+
+def test_search_wall_time_per_decision():
+    """On the real clock (tiny subgames: the build and Bayes steps take milliseconds), each
+    decision takes at most its budget plus a slack for one iteration and the machine's
+    load."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, max_iterations=10**6)
+    _search_deals(bot, counter, TINY, pairs=1)  # compiled
+    bot.decisions.clear()
+    _search_deals(bot, counter, TINY, pairs=3)
+    secs = [d["seconds"] for d in bot.decisions]
+    assert any(d["searched"] for d in bot.decisions)
+    assert max(secs) <= 0.05 + 0.25, secs
+
+
+def test_search_falls_back_where_the_subgame_does_not_fit():
+    """The blind window (R9.2) is not dealt; a node cap below the subgame's size: the
+    blueprint plays, and says why."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, max_nodes=10)
+    _search_deals(bot, counter, TINY, pairs=2)
+    reasons = {d["reason"].split(" (")[0].split(":")[0] for d in bot.decisions if not d["searched"]}
+    assert "the state is not dealt" in reasons
+    assert "the subgame has more than 10 nodes" in reasons
+
+
+def test_search_own_range_follows_its_search():
+    """At a second searched decision of a deal, the bot's own range is the one its first
+    search played, not the blueprint's."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05)
+    _search_deals(bot, counter, TINY, pairs=4)
+    recs = [r for _, rs in bot._own.values() for r in rs]
+    assert recs and all(f.shape == (TINY_H,) and (f >= 0).all() and (f <= 1 + 1e-12).all()
+                        for _, _, f in recs)
+
+
+def test_search_own_records_do_not_leak_between_games():
+    """The two games of a duplicate pair can share their start state: a record made in one
+    is dropped when the other's actions differ before it, and partners (one object in
+    four-player games) keep records of their own."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    bot = SearchPolicy(parse_bot("counter"), budget=0.05)
+    f = np.ones(TINY_H)
+    key = b"start"
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(key, 1, [8, 9, 1, 3]) and bot._own[1][1]
+    assert bot._records(key, 1, [8, 10, 1, 3]) == []  # another game from the same start
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(b"other", 1, [8, 9, 1, 3]) == []
+    bot._own[1] = (key, [(2, (8, 9, 1), f)])
+    assert bot._records(key, 3, [8, 9, 1, 3]) == [] and bot._own[1][1]  # the partner's
+
+
+TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("search:counter,budget=0", ["budget must be > 0"]),
+    ("search:counter,budget=-1", ["budget must be > 0"]),
+    ("search:counter,budget=x", ["budget must be seconds"]),
+    ("search:", ["give the blueprint"]),
+    ("search:chess", ["unknown bot 'chess'"]),
+])
+def test_search_spec_refused_in_one_line(spec, words):
+    from vitou_ai.bots.named import parse_bot
+
+    with pytest.raises(ValueError) as e:
+        parse_bot(spec)
+    assert "\n" not in str(e.value)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_search_blueprint_for_another_game_refused(capsys, tmp_path):
+    """A blueprint trained for another variant (tabular) or another game and abstraction
+    (the four-player abstract blueprint): one line, exit 2, on the command line too."""
+    from pathlib import Path
+
+    from vitou_ai.bots.named import check_bot_fits, parse_bot
+    from vitou_ai.commands.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    tab = root / "results" / "baselines_2p" / "dcfr.npz"  # vitou_2p 4 ranks x 2, 1 card
+    abstract = root / "results" / "train_4p" / "policy.npz"  # vitou, four players
+    for f in (tab, abstract):
+        bot = parse_bot(f"search:{f},budget=0.1")
+        with pytest.raises(ValueError) as e:
+            check_bot_fits(bot, TINY)
+        assert "\n" not in str(e.value)
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", f"search:{tab},budget=0.1", "counter",
+                 "--deals", "4", "--out", str(tmp_path / "t")])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0", "counter",
+                 "--deals", "4", "--out", str(tmp_path / "t2")])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "budget must be > 0" in lines[0], err
+
+
+def test_search_in_tournament_and_play(tmp_path, capsys):
+    """``vitou-ai tournament`` plays a search bot (deal mode, duplicate deals of the Python
+    runner) and ``vitou-ai play`` faces one to the end of a match."""
+    import io
+    import json
+
+    from vitou_ai.commands.cli import main
+    from vitou_ai.commands.play import play_match
+
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
+                 "random", "--deals", "6", "--out", str(tmp_path / "t"), "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc = json.loads((tmp_path / "t" / "tournament.json").read_text())
+    kinds = {b["name"]: b["kind"] for b in doc["bot_specs"]}
+    assert kinds["search:counter,budget=0.05"] == "search"
+    assert "search:counter,budget=0.05" in out
+    code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
+                 "--matches", "4", "--out", str(tmp_path / "m")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "deal mode" in err
+    out = io.StringIO()
+    code = play_match(profile="vitou_2p", seed=3, target=3, ranks=4, copies=2, hand_size=2,
+                      opponents="search:counter,budget=0.05",
+                      inp=io.StringIO("1\n" * 500), out=out)
+    assert code == 0
+    assert "match" in out.getvalue().lower()
+
+
+def test_search_match_duplicate_bookkeeping():
+    """Points per deal: a's points minus b's, a being team 0 in the first game of a pair
+    and team 1 in the second; the same seed plays the same games."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.eval.search_match import duplicate_match, duplicate_returns
+
+    a, b = parse_bot("counter"), parse_bot("random")
+    r_ab = duplicate_returns(TINY, a, b, 20, seed=3)
+    np.testing.assert_array_equal(r_ab, duplicate_returns(TINY, a, b, 20, seed=3))
+    assert set(np.abs(r_ab).ravel()) <= {0.0, 1.0, 3.0, 6.0, 12.0}
+    m = duplicate_match(TINY, a, b, 20, seed=3)
+    assert m["points_per_deal"] == pytest.approx((r_ab[:, 0] - r_ab[:, 1]).sum() / 40)
+    assert m["lo"] <= m["points_per_deal"] <= m["hi"]
+
+
+def test_bayes_epsilon_mixes_uniform_play_for_the_others_only(toy_blueprint):
+    """``epsilon``: each of seat 1's probabilities is ``(1 - e) sigma + e / n_legal`` (three
+    legal actions leading: play, raise, abandon); seat ``own`` keeps the blueprint's."""
+    start = _dealt(TOY, [[2], [0]])
+    e = 0.1
+    reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE], epsilon=e)
+    np.testing.assert_allclose(reach[1], (1 - e) * np.array([0.9, 0.5, 0.1]) + e / 3)
+    reach = bayes_reach(TOY, toy_blueprint, start, [L.A_RAISE], epsilon=e, own=1)
+    np.testing.assert_allclose(reach[1], [0.9, 0.5, 0.1])
+
+
+def test_search_plays_four_player_deals():
+    """Four seats, partners two copies of the bot: it searches (small ranges) and stays
+    within its budget on the injected clock."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.bots.search import SearchPolicy
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
+    r = _search_deals(bot, counter, TINY4, pairs=2)
+    assert r.shape == (2, 2)
+    assert any(d["searched"] for d in bot.decisions)
+    assert all(d["seconds"] <= 0.05 + 1e-9 for d in bot.decisions)
+
+
+def test_search_refused_where_it_cannot_play(capsys):
+    """The jitted simulator (``simulate``, LBR, training evaluations) cannot call a search
+    bot: refused in one line, not a traceback."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.commands.cli import main
+    from vitou_ai.sim.batch import simulate
+
+    bot = parse_bot("search:counter,budget=0.1")
+    with pytest.raises(ValueError, match="cannot run inside the jitted simulator"):
+        simulate(TINY, [bot, parse_bot("counter")], 4, seed=0)
+    code = main(["simulate", "--profile", "vitou_2p", "--bots", "search:counter", "counter",
+                 "--deals", "10"])
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2 and len(lines) == 1 and "jitted simulator" in lines[0], err

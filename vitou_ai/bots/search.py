@@ -1,0 +1,297 @@
+"""The ``search`` bot: real-time re-solving of the public subgame at each decision.
+
+At each of its decisions after the deal the bot
+
+1. sets every seat's range by Bayes from its blueprint's action probabilities along the
+   deal, mixed with ``epsilon`` (1%) of uniform play so that an action off the
+   blueprint's support leaves a range (:func:`~vitou_ai.solvers.subgame.bayes_reach`,
+   exact card removal); its own
+   range at the decisions it searched uses the probabilities of the policy it actually
+   solved for there, for every hand (Brown & Sandholm 2019, Pluribus, "the searcher's
+   own range is updated by its search strategy"), so that its ranges stay those of the
+   policy it plays;
+2. builds the public subgame from the current public state to the end of the deal
+   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``;
+3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`:
+   *unsafe* re-solving, no gadget; why is said there) until the per-decision budget is
+   nearly spent or ``max_iterations`` are done, and plays its hand's average policy at the root.
+
+It falls back on the blueprint's own action (its exact probabilities, sampled) where
+the subgame does not fit: before the deal (the 2p blind window, R9.2), above
+``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
+with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
+no time for one iteration. The solve's first iteration is not timed in advance: on the
+subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
+measured decision times in ``docs/results/search.md``).
+
+The bot runs in Python (it builds trees and runs the range walks at every decision),
+so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
+:mod:`vitou_ai.eval.search_match` plays its duplicate matches.
+
+Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E]`` with ``BLUEPRINT`` any
+non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
+``search:counter,budget=0.5`` or ``search:results/x/policy.npz,budget=0.2``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.params import VitouParams
+from ..solvers.subgame import (
+    SubgameSolver,
+    SubgameTooLarge,
+    _deal_tables,
+    bayes_reach,
+    build_subgame,
+    check_subgame_state,
+    root_policy,
+)
+
+#: default per-decision budget, seconds (issue 23: at most 0.5 s on this machine)
+DEFAULT_BUDGET = 0.5
+#: default node cap of a subgame (0.5 s: build ~0.3 us a node, DCFR ~0.1 us a node a pass)
+DEFAULT_MAX_NODES = 200_000
+#: default most DCFR iterations per decision (small subgames stop there, not at the budget)
+DEFAULT_MAX_ITERATIONS = 1000
+#: default share of uniform play mixed into the blueprint's probabilities for the Bayes
+#: ranges (:func:`~vitou_ai.solvers.subgame.bayes_reach`)
+DEFAULT_EPSILON = 0.01
+#: four players: the largest product of the four root range sizes searched (the terminal
+#: values sum over the other three ranges, ``public_kernels._terminal_value_n``: one
+#: iteration of a larger subgame can take longer than the budget itself)
+MAX_JOINT_RANGES = 20_000
+#: time kept back from the budget for choosing the action and the overheads (seconds)
+SLACK = 0.02
+
+
+class SearchPolicy:
+    """A search bot (module docstring).
+
+    Args:
+        blueprint: a simulator policy (random, heuristic, tabular or abstract; not neural).
+        budget: seconds per decision, > 0 (wall clock, build and solve included).
+        max_nodes: the largest subgame searched, >= 1.
+        max_iterations: the most DCFR iterations per decision, >= 1.
+        epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
+            share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
+        clock: the clock read for the budget (seconds; tests inject one).
+        name: the bot's name (default ``search(<blueprint name>)``).
+
+    Attributes:
+        decisions: one dict per decision taken: ``seconds`` (wall time of :meth:`act`),
+            ``searched`` (bool), ``iterations``, ``nodes`` (0 when not searched),
+            ``reason`` (why it fell back, else ``""``).
+
+    Raises:
+        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint.
+    """
+
+    kind = "search"
+
+    def __init__(self, blueprint, budget: float = DEFAULT_BUDGET,
+                 max_nodes: int = DEFAULT_MAX_NODES,
+                 max_iterations: int = DEFAULT_MAX_ITERATIONS,
+                 epsilon: float = DEFAULT_EPSILON,
+                 clock: Callable[[], float] = time.perf_counter, name: str | None = None):
+        from .neural import NeuralPolicy
+        from .policy import pack_policies
+
+        if not (isinstance(budget, int | float) and np.isfinite(budget) and budget > 0):
+            raise ValueError(f"search budget must be a number of seconds > 0, got {budget!r}")
+        if int(max_nodes) < 1:
+            raise ValueError(f"search nodes must be >= 1, got {max_nodes!r}")
+        if int(max_iterations) < 1:
+            raise ValueError(f"search iters must be >= 1, got {max_iterations!r}")
+        self.max_iterations = int(max_iterations)
+        if not 0.0 <= float(epsilon) < 1.0:
+            raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
+        self.epsilon = float(epsilon)
+        if isinstance(blueprint, NeuralPolicy | SearchPolicy):
+            raise ValueError(f"search blueprint {blueprint.name!r}: a neural or search policy "
+                             "has no exact action probabilities; use a named, tabular or "
+                             "abstract policy")
+        self.blueprint = blueprint
+        self.budget = float(budget)
+        self.max_nodes = int(max_nodes)
+        self.clock = clock
+        self.name = name or f"search({blueprint.name})"
+        self.params = getattr(blueprint, "params", None)
+        self._pack = pack_policies([blueprint])
+        self.decisions: list[dict] = []
+        # per seat (partners in four-player games are one object): the deal's start, and
+        # for each decision it searched, (action index, the deal's actions up to and with
+        # that decision's action, own reach factor per hand)
+        self._own: dict[int, tuple[bytes, list[tuple[int, tuple, np.ndarray]]]] = {}
+
+    def __repr__(self) -> str:
+        return (f"SearchPolicy(blueprint={self.blueprint.name!r}, budget={self.budget}, "
+                f"max_nodes={self.max_nodes})")
+
+    def act(self, params: VitouParams, start: np.ndarray, actions: list[int],
+            state: np.ndarray, rng: np.random.Generator) -> int:
+        """The bot's action at ``state``.
+
+        Args:
+            params: the game (deal mode).
+            start: ``int32[STATE_SIZE]``, the state right after the deal (for the 2p blind
+                window, before the deal: any state; the bot falls back there).
+            actions: kernel action ids since ``start``; ``state`` is ``start`` after them.
+            state: the decision state; the bot reads only the acting seat's hand of it
+                and the public part.
+            rng: the random stream the action is drawn from.
+
+        Returns:
+            A legal kernel action id.
+        """
+        t0 = self.clock()
+        seat = int(K.current_player(params.to_array(), state))
+        self._records(np.asarray(start).tobytes(), seat, actions)
+        info = {"searched": False, "iterations": 0, "nodes": 0, "reason": ""}
+        try:
+            a = self._search(params, start, actions, state, seat, rng, t0, info)
+        except (SubgameTooLarge, _NoTime) as e:
+            info["reason"] = str(e)
+            a = None
+        except ValueError as e:  # not a subgame state (blind window, ...)
+            info["reason"] = str(e)
+            a = None
+        if a is None:
+            a = self._blueprint_action(params, state, seat, rng)
+        info["seconds"] = self.clock() - t0
+        self.decisions.append(info)
+        return a
+
+    def _records(self, key: bytes, seat: int, actions: list[int]) -> list:
+        """The seat's own-range records of this deal: kept only while the deal is the one
+        they were made in (the same start and, up to each record, the same actions: two
+        games of a duplicate pair share their start); else started afresh."""
+        start, recs = self._own.get(seat, (None, []))
+        acts = tuple(int(a) for a in actions)
+        if start != key or any(acts[:len(prefix)] != prefix for _, prefix, _ in recs):
+            recs = []
+            self._own[seat] = (key, recs)
+        return recs
+
+    def _search(self, params, start, actions, state, seat, rng, t0, info):
+        check_subgame_state(params, state)
+        hands = _deal_tables(params)[0]
+        recs = self._own[seat][1]
+        skip = np.zeros(len(actions), np.bool_)
+        for i, _, _ in recs:
+            skip[i] = True
+        reach = bayes_reach(params, self.blueprint, start, actions, skip, self.epsilon, seat)
+        for _, _, f in recs:
+            reach[seat] *= f
+        sub = build_subgame(params, state, self.max_nodes)
+        info["nodes"] = sub.num_nodes
+        if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
+            raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
+                                  f"more than {MAX_JOINT_RANGES:,} joint hands")
+        solver = SubgameSolver(sub, reach)
+        left = self.budget - SLACK - (self.clock() - t0)
+        done = solver.solve(left, clock=self.clock, min_iterations=0,
+                                   max_iterations=self.max_iterations) if left > 0 else 0
+        info["iterations"] = done
+        if done == 0:
+            raise _NoTime("no time left for one iteration after the build")
+        pol = solver.average_policy()
+        own = tuple(sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i])
+                           for i in range(params.hand_size)))
+        me = int(np.nonzero((hands == np.array(own)).all(1))[0][0])
+        probs = root_policy(sub, pol, me)
+        acts = np.array(sorted(probs))
+        p = np.array([probs[a] for a in acts])
+        a = int(acts[rng.choice(len(acts), p=p / p.sum())])
+        # the policy this decision played, for every hand of the own range
+        f = np.zeros(hands.shape[0])
+        t = sub.tree
+        for c in range(int(t.first[0]), int(t.first[0] + t.nchild[0])):
+            if t.action[c] == a:
+                lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
+                f[t.entries[lo:lo + ln].astype(np.int64)] = pol[lo:lo + ln]
+        recs.append((len(actions), tuple(int(x) for x in actions) + (a,), f))
+        info["searched"] = True
+        return a
+
+    def _blueprint_action(self, params, state, seat, rng):
+        from .exact import breakpoints, policy_probs
+        from .policy import IWORK_SIZE
+
+        pa = params.to_array()
+        legal = np.empty(params.num_actions, np.int64)
+        n = K.legal_actions(pa, state, legal)
+        row = np.zeros(params.num_actions)
+        policy_probs(self._pack, 0, pa, state, seat, legal, n,
+                     breakpoints(self._pack.fparams[0]), np.empty(L.KEY_SIZE, np.int8),
+                     np.zeros(IWORK_SIZE, np.int64), np.zeros(8, np.uint64), row)
+        p = row[legal[:n]]
+        return int(legal[rng.choice(n, p=p / p.sum())])
+
+
+class _NoTime(RuntimeError):
+    pass
+
+
+SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps")
+
+
+def parse_search_spec(spec: str) -> SearchPolicy:
+    """A :class:`SearchPolicy` from ``search:BLUEPRINT[,budget=S][,nodes=N]`` (module
+    docstring); the items that are not ``budget=`` / ``nodes=`` belong to the blueprint's
+    spec (``search:counter:bluff=0.2,budget=0.3``).
+
+    Raises:
+        ValueError: one line: no blueprint, a bad option or value, ``budget <= 0``, a neural
+            blueprint, a blueprint spec :func:`~vitou_ai.bots.named.parse_bot` refuses.
+    """
+    from .named import parse_bot
+
+    _, _, rest = spec.partition(":")
+    items = [x.strip() for x in rest.split(",")] if rest else []
+    opts: dict[str, str] = {}
+    bp: list[str] = []
+    for it in items:
+        key, eq, value = it.partition("=")
+        if eq and key.strip() in SEARCH_OPTIONS:
+            opts[key.strip()] = value.strip()
+        else:
+            bp.append(it)
+    if not bp or not bp[0]:
+        raise ValueError(f"bot {spec!r}: give the blueprint, e.g. search:counter,budget=0.5")
+    try:
+        budget = float(opts.get("budget", DEFAULT_BUDGET))
+        nodes = int(opts.get("nodes", DEFAULT_MAX_NODES))
+        iters = int(opts.get("iters", DEFAULT_MAX_ITERATIONS))
+        eps = float(opts.get("eps", DEFAULT_EPSILON))
+    except ValueError:
+        raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers, "
+                         "eps a number") from None
+    if not (np.isfinite(budget) and budget > 0):
+        raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
+    blueprint = parse_bot(",".join(bp))
+    return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
+                        epsilon=eps, name=spec)
+
+
+def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
+    """Refuse a search bot whose blueprint was made for another game or abstraction than
+    ``params``, or a game without public subgames (signals on, a profile without a public
+    tree: one line). In match mode (``play``) each deal is searched as one deal (R8.1).
+
+    Raises:
+        ValueError: as said, one line naming the bot.
+    """
+    from ..solvers.public_tree import check_public_params
+    from .named import check_bot_fits
+
+    check_bot_fits(policy.blueprint, params)
+    try:
+        check_public_params(params.replace(mode="deal", scores=(0, 0)))
+    except ValueError as e:
+        raise ValueError(f"bot {policy.name!r}: {e}") from None

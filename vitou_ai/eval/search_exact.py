@@ -1,0 +1,146 @@
+"""The search bot's policy on a whole public tree, for exact evaluation (small variants).
+
+The search bot (:class:`~vitou_ai.bots.search.SearchPolicy`) with a fixed number of DCFR
+iterations per decision (no clock) plays a policy that depends only on the public history
+and its own hand: at a decision of seat ``p`` its root reaches are the blueprint's for the
+other seats (Bayes) and, for ``p``, those of the policy its own earlier searches played.
+:func:`search_policy` computes that policy at every decision of a public tree after the
+deal (the blueprint's before: the 2p blind window, R9.2) by the same subgame build and
+solve as the bot, so the exact tools of :mod:`vitou_ai.solvers.public_cfr` measure it:
+NashConv of every seat searching, and the exact head-to-head value of search against its
+own blueprint (no sampling noise).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..solvers.public_tree import (
+    KIND_CHANCE,
+    KIND_DEAL,
+    KIND_DECISION,
+    KIND_TERMINAL,
+    PublicTree,
+    _set_hand,
+)
+from ..solvers.subgame import SubgameSolver, build_subgame
+
+
+def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
+                  max_nodes: int = 2_000_000, epsilon: float = 0.01) -> tuple[np.ndarray, dict]:
+    """The search bot's policy over ``tree``'s entries (module docstring).
+
+    Args:
+        tree: a public tree (two or four players).
+        blueprint: ``float64[num_entries]``, the blueprint as an entry policy (e.g.
+            :func:`~vitou_ai.solvers.public_export.bot_policy`).
+        iterations: DCFR iterations per decision (the bot's ``max_iterations``).
+        max_nodes: the bot's node cap: above it, the blueprint's action.
+        epsilon: the bot's ``epsilon``: the other seats' reaches use ``(1 - epsilon)
+            blueprint + epsilon`` uniform over the entries of each (decision, hand) (the
+            bot: over the kernel's legal actions; the same but where the public tree
+            drops an action no deal allows).
+
+    Returns:
+        (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
+        decisions left to the blueprint, "subgame_nodes": total nodes built}``).
+    """
+    p_arr = tree.params.to_array()
+    n, H = tree.num_players, tree.num_hands
+    from ..solvers.public_cfr import entry_policy
+
+    out = blueprint.copy()
+    model = (1.0 - epsilon) * blueprint + epsilon * entry_policy(tree, np.zeros(tree.num_entries))
+    stats = {"searched": 0, "fallback": 0, "subgame_nodes": 0}
+    played = np.empty(L.MAX_RANKS, np.int64)
+    st0 = np.zeros(L.STATE_SIZE, np.int32)
+    K.init_state(p_arr, st0)
+    ones = np.ones((n, H))
+    # (node, kernel state, blueprint reaches, search reaches)
+    stack = [(0, st0, ones, ones.copy())]
+    while stack:
+        node, st, r_bp, r_se = stack.pop()
+        k = tree.kind[node]
+        if k == KIND_TERMINAL:
+            continue
+        f, m = int(tree.first[node]), int(tree.nchild[node])
+        if k == KIND_DEAL:
+            s2 = st.copy()
+            K.apply_deal(p_arr, s2, tree.deal0)
+            stack.append((f, s2, r_bp, r_se))
+            continue
+        if k == KIND_CHANCE:
+            for c in range(f, f + m):
+                s2 = st.copy()
+                K.apply_action(p_arr, s2, int(tree.action[c]))
+                stack.append((c, s2, r_bp, r_se))
+            continue
+        assert k == KIND_DECISION
+        p = int(tree.player[node])
+        dealt = tree.entries[tree.actor_off[f]] != H
+        if dealt:
+            reach = r_bp.copy()
+            reach[p] = r_se[p]
+            try:
+                sub = build_subgame(tree.params, st, max_nodes)
+                solver = SubgameSolver(sub, reach)
+            except ValueError:  # too large, or nobody's hand reaches it
+                stats["fallback"] += 1
+            else:
+                solver.iterate(iterations)
+                pol = solver.average_policy()
+                t = sub.tree
+                by_action = {}
+                for c in range(int(t.first[0]), int(t.first[0] + t.nchild[0])):
+                    lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
+                    by_action[int(t.action[c])] = dict(zip(
+                        t.entries[lo:lo + ln].tolist(), pol[lo:lo + ln].tolist(), strict=True))
+                root = set(sub.root_hands[p].tolist())
+                for c in range(f, f + m):
+                    a = int(tree.action[c])
+                    for e in range(int(tree.actor_off[c]), int(tree.actor_off[c] + tree.actor_len[c])):
+                        h = int(tree.entries[e])
+                        if h in root:
+                            out[e] = by_action.get(a, {}).get(h, 0.0)
+                stats["searched"] += 1
+                stats["subgame_nodes"] += sub.num_nodes
+        else:
+            stats["fallback"] += 1
+        for c in range(f, f + m):
+            lo, ln = int(tree.actor_off[c]), int(tree.actor_len[c])
+            hs = tree.entries[lo:lo + ln].astype(np.int64)
+            s2 = st.copy()
+            if dealt:
+                _set_hand(p_arr, s2, p, tree.hands[hs[0]], played)
+            K.apply_action(p_arr, s2, int(tree.action[c]))
+            b2, e2 = r_bp.copy(), r_se.copy()
+            if dealt:
+                b2[p] = 0.0
+                e2[p] = 0.0
+                b2[p, hs] = r_bp[p, hs] * model[lo:lo + ln]
+                e2[p, hs] = r_se[p, hs] * out[lo:lo + ln]
+            else:  # not dealt: one "hand", the same factor for every hand
+                b2[p] *= model[lo]
+                e2[p] *= out[lo]
+            stack.append((c, s2, b2, e2))
+    return out, stats
+
+
+def mix_by_seat(tree: PublicTree, policies: list[np.ndarray]) -> np.ndarray:
+    """``float64[num_entries]``: seat ``s`` plays ``policies[s]`` (entry policies of
+    ``tree``), for exact head-to-head values with
+    :func:`~vitou_ai.solvers.public_cfr.expected_returns`."""
+    from ..solvers.public_export import entry_children
+
+    parent = np.full(tree.num_nodes, -1, np.int64)
+    for d in np.nonzero(tree.kind == KIND_DECISION)[0]:
+        f, m = int(tree.first[d]), int(tree.nchild[d])
+        parent[f:f + m] = int(tree.player[d])
+    child = entry_children(tree)
+    seat = np.where(child >= 0, parent[np.maximum(child, 0)], -1)
+    out = np.zeros(tree.num_entries)
+    for s, pol in enumerate(policies):
+        out[seat == s] = pol[seat == s]
+    return out

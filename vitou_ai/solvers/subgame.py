@@ -1,0 +1,507 @@
+"""Public subgames from a mid-deal public state: build, Bayes ranges, range-vector re-solving.
+
+A *subgame* is the public tree (:mod:`vitou_ai.solvers.public_tree`) below one public
+state of a deal, down to the end of the deal. It is built by the same walk as the whole
+tree (``public_tree._build``, started from the given kernel state instead of the
+initial one): the rules are the kernel's alone. Hands are the *dealt* hands of
+:func:`~vitou_ai.solvers.public_tree.enumerate_hands` (the hand index space of the whole
+tree), and :func:`~vitou_ai.solvers.public_tree._set_hand` keeps the cards a seat has
+already played, so seat ``s``'s root range is the dealt hands that contain the cards it
+has played and fit the deck beside the cards the others have played (exact card
+removal: the joint deal probability at the terminals,
+:func:`~vitou_ai.solvers.public_tree.joint_deal_probability`, does the rest). A subgame
+is therefore, node for node, the whole tree's subtree below that public state
+(``tests/test_search.py``), and the range walks of
+:mod:`vitou_ai.solvers.public_kernels` run on it with the seats' reach probabilities at
+its root as the ``root_reach`` they already take.
+
+*Bayes ranges* (:func:`bayes_reach`): the reach probability of each hand of each seat,
+the product of a blueprint's probabilities of that seat's actions since the deal, each
+asked of the blueprint with the hand swapped in (:func:`~vitou_ai.bots.exact.policy_probs`:
+exact, a heuristic's random draws enumerated). With the deal's prior (exact card
+removal) this is Bayes' rule: ``P(h_s = h | public) ∝ reach_s(h) sum_{h_-s} P(h, h_-s)
+prod_{s' != s} reach_s'(h_s')`` (:func:`range_posterior`). Vector-form re-solving from
+such ranges is DeepStack's (Moravčík et al. 2017, Science 356, "continual re-solving",
+there with a gadget; here without, see :class:`SubgameSolver`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._numba import jit
+from ..bots.exact import MAX_DRAWS, policy_probs
+from ..bots.policy import IWORK_SIZE
+from ..rules import kernel as K
+from ..rules import layout as L
+from ..rules.params import VitouParams
+from . import public_kernels as PK
+from .public_cfr import PublicCFR
+from .public_tree import (
+    KIND_DECISION,
+    PublicTree,
+    _build,
+    _representative_deal,
+    _set_hand,
+    check_public_params,
+    entry_dtype,
+    enumerate_hands,
+    hand_counts,
+    pair_deal_probabilities,
+)
+
+
+class SubgameTooLarge(ValueError):
+    """The subgame has more nodes than allowed (the search falls back on the blueprint)."""
+
+
+@dataclass
+class Subgame:
+    """A public subgame (module docstring).
+
+    Attributes:
+        tree: its public tree; node 0 is the public state it starts from (a decision).
+        root_hands: per seat, ``int64[R_s]``: the hand indices (rows of ``tree.hands``)
+            of the seat's root range, sorted.
+        root_offs, root_lens: ``int64[players]``: those ranges as slices of ``tree.entries``
+            (what the range walks take as ``root_offs`` / ``root_lens``).
+        state: ``int32[STATE_SIZE]``, a copy of the kernel state it was built from.
+    """
+
+    tree: PublicTree
+    root_hands: list[np.ndarray]
+    root_offs: np.ndarray
+    root_lens: np.ndarray
+    state: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return self.tree.num_nodes
+
+
+def played_counts(params: VitouParams, state: np.ndarray) -> np.ndarray:
+    """``int64[players, ranks]``: copies of each rank each seat has played this deal, read
+    from the state's layout (dealt hand minus held copies, ``layout.S_HAND`` / ``S_HELD``)."""
+    n, R = params.players, params.ranks
+    out = np.zeros((n, R), np.int64)
+    for s in range(n):
+        for i in range(params.hand_size):
+            r = int(state[L.S_HAND + s * L.MAX_HAND + i])
+            if r < 0:
+                raise ValueError("the state is not dealt: a subgame starts after the deal (R1.2)")
+            out[s, r] += 1
+        for r in range(R):
+            out[s, r] -= int(state[L.S_HELD + s * L.MAX_RANKS + r])
+    return out
+
+
+def root_ranges(params: VitouParams, state: np.ndarray,
+                counts: np.ndarray | None = None) -> list[np.ndarray]:
+    """Per seat, the dealt hands still possible given the public cards: those holding
+    every card the seat has played, and leaving enough copies for the cards the others
+    have played (R1.1: ``copies`` of each rank). ``int64[R_s]`` each, sorted."""
+    if counts is None:
+        counts = hand_counts(params, enumerate_hands(params))
+    played = played_counts(params, state)
+    total = played.sum(0)
+    out = []
+    for s in range(params.players):
+        others = total - played[s]
+        ok = (counts >= played[s]).all(1) & (counts + others <= params.copies).all(1)
+        out.append(np.nonzero(ok)[0].astype(np.int64))
+    return out
+
+
+def check_subgame_state(params: VitouParams, state: np.ndarray) -> None:
+    """Refuse a state a subgame cannot start from.
+
+    Raises:
+        ValueError: see :func:`~vitou_ai.solvers.public_tree.check_public_params`; a state
+            that is not ``int32[STATE_SIZE]``; terminal; a chance node; not dealt yet
+            (the 2p blind window, R9.2).
+    """
+    check_public_params(params)
+    if not isinstance(state, np.ndarray) or state.shape != (L.STATE_SIZE,):
+        raise ValueError(f"state must be a kernel state, int32[{L.STATE_SIZE}]")
+    if K.is_terminal(state):
+        raise ValueError("the deal is over: no subgame below a terminal state")
+    if K.is_chance(state):
+        raise ValueError("a subgame starts at a decision, not at a chance node (the deal)")
+    if state[L.S_PHASE] == L.PH_BLIND or int(state[L.S_NDEALT]) < params.players * params.hand_size:
+        raise ValueError("the state is not dealt (R9.2 blind window): a subgame starts "
+                         "after the deal")
+
+
+_TABLES: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _deal_tables(params: VitouParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hands, counts, pair probabilities) of the deck, computed once per deck and player
+    count (the exact pair probabilities are Fractions: 0.2 s for the 32-card deck)."""
+    key = (params.players, params.ranks, params.copies, params.hand_size)
+    if key not in _TABLES:
+        hands = enumerate_hands(params)
+        counts = hand_counts(params, hands)
+        pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
+                  else np.zeros((1, 1)))
+        _TABLES[key] = (hands, counts, pair_p)
+    return _TABLES[key]
+
+
+def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000_000) -> Subgame:
+    """The public subgame below the public state of ``state`` (module docstring).
+
+    Only the public part of ``state`` and each seat's played cards matter: the hidden
+    hands in it are swapped for each hand of the ranges as the walk goes.
+
+    Args:
+        params: the game (deal mode, as for the whole public tree).
+        state: ``int32[STATE_SIZE]``, a dealt decision state of a deal of ``params``.
+        max_nodes: the most nodes to build.
+
+    Raises:
+        ValueError: see :func:`check_subgame_state`.
+        SubgameTooLarge: more than ``max_nodes`` nodes.
+    """
+    check_subgame_state(params, state)
+    hands, counts, pair_p = _deal_tables(params)
+    H = hands.shape[0]
+    ranges = root_ranges(params, state, counts)
+    root_ent = np.zeros((4, H), np.int64)
+    root_len = np.zeros(4, np.int64)
+    for s, r in enumerate(ranges):
+        if len(r) == 0:
+            raise ValueError(f"seat {s} has no hand consistent with the cards played "
+                             "(the state does not fit the deck, R1.1)")
+        root_ent[s, :len(r)] = r
+        root_len[s] = len(r)
+    deal0 = _representative_deal(params)
+    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
+                 True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
+                 np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
+                 root_ent, root_len)
+    n_nodes = out[0]
+    if n_nodes > max_nodes:
+        raise SubgameTooLarge(f"the subgame has more than {max_nodes:,} nodes")
+    ne = out[10]
+    kind, player, first, nchild, action, prob, util, aoff, alen = (a[:n_nodes] for a in out[1:10])
+    tree = PublicTree(params, hands, counts, pair_p, kind.copy(), player.copy(),
+                      first.astype(np.int32), nchild.copy(), action.copy(), prob.copy(),
+                      util.copy(), aoff.astype(np.int32 if ne < 2**31 else np.int64), alen.copy(), out[11][:ne].copy(),
+                      out[12][:ne].copy(), deal0)
+    offs = 1 + H + np.concatenate([[0], np.cumsum(root_len[:params.players])[:-1]])
+    return Subgame(tree, ranges, offs.astype(np.int64), root_len[:params.players].copy(),
+                   np.array(state, np.int32))
+
+
+# ---- Bayes ranges -------------------------------------------------------------------------
+
+
+@jit
+def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, epsilon, own,
+                 reach):
+    """Replay ``actions`` from ``start``; at each decision of seat ``p`` multiply
+    ``reach[p, h]`` by policy ``pi``'s probability of the action with hand ``h`` swapped
+    in, mixed with ``epsilon`` of uniform play over ``h``'s legal actions (0 where the
+    action is illegal for ``h``; ``skip[t]``: only that; seat ``own``: no mixing). Chance actions
+    (none after the deal in deal mode) multiply nothing."""
+    state = start.copy()
+    tmp = np.empty_like(start)
+    played = np.empty(L.MAX_RANKS, np.int64)
+    keybuf = np.empty(L.KEY_SIZE, np.int8)
+    iwork = np.zeros(IWORK_SIZE, np.int64)
+    script = np.zeros(2 + MAX_DRAWS, np.uint64)
+    legal = np.empty(na, np.int64)
+    row = np.empty(na)
+    H = hands.shape[0]
+    for t in range(actions.shape[0]):
+        a = actions[t]
+        if not K.is_chance(state):
+            p = K.current_player(params, state)
+            for h in range(H):
+                if reach[p, h] == 0.0:
+                    continue
+                K.copy_state(state, tmp)
+                _set_hand(params, tmp, p, hands[h], played)
+                ok = True
+                for r in range(L.MAX_RANKS):
+                    if tmp[L.S_HELD + p * L.MAX_RANKS + r] < 0:
+                        ok = False  # h lacks a card p has already played
+                if not ok:
+                    reach[p, h] = 0.0
+                    continue
+                n_legal = K.legal_actions(params, tmp, legal)
+                is_legal = False
+                for k in range(n_legal):
+                    if legal[k] == a:
+                        is_legal = True
+                if not is_legal:
+                    reach[p, h] = 0.0
+                    continue
+                if skip[t]:
+                    continue  # the caller multiplies this decision's own probabilities
+                policy_probs(pack, pi, params, tmp, p, legal, n_legal, bounds, keybuf, iwork,
+                             script, row)
+                eps = 0.0 if p == own else epsilon
+                reach[p, h] *= (1.0 - eps) * row[a] + eps / n_legal
+        K.apply_action(params, state, a)
+    return state
+
+
+def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
+                actions, skip=None, epsilon: float = 0.0, own: int = -1) -> np.ndarray:
+    """Each seat's reach probability for each dealt hand under ``blueprint`` along a deal.
+
+    Args:
+        params: the game.
+        blueprint: a simulator policy (random, heuristic, tabular or abstract; not neural)
+            assumed to be every seat's.
+        start: ``int32[STATE_SIZE]``, the state right after the deal (R1.2; after the 2p
+            blind window, R9.2, whose actions are taken unseen and so inform nothing).
+        actions: the kernel action ids played since ``start``, in order.
+        skip: optional ``bool[len(actions)]``: decisions whose probabilities the caller
+            supplies (a searcher's own searched decisions); only hands that cannot take
+            the action (a card they lack) are zeroed there.
+        epsilon: in [0, 1): each action's probability is taken as ``(1 - epsilon)
+            sigma(a) + epsilon / n_legal``: the blueprint as a model of a player who
+            sometimes strays from it, so that an action the blueprint never takes (a
+            deterministic heuristic's, or the searcher's own) leaves the ranges
+            non-zero instead of ending the search (0: Bayes on the blueprint exactly).
+        own: a seat whose probabilities are taken unmixed (the searcher's own: it knows
+            it played the blueprint where it did not search); -1: none.
+
+    Returns:
+        ``float64[players, H]`` over the rows of
+        :func:`~vitou_ai.solvers.public_tree.enumerate_hands`: the product of the
+        blueprint's probabilities of the seat's actions with that hand (0 where an action
+        was illegal for it: a card it does not hold). Card removal between seats is in
+        the deal prior (:func:`range_posterior`), not here.
+
+    Raises:
+        ValueError: a neural blueprint (no exact probabilities); an action illegal in the
+            replay (from the kernel).
+    """
+    from ..bots.exact import breakpoints
+    from ..bots.policy import pack_policies
+
+    hands = _deal_tables(params)[0]
+    reach = np.ones((params.players, hands.shape[0]))
+    actions = np.asarray(list(actions), np.int64)
+    skip = np.zeros(len(actions), np.bool_) if skip is None else np.asarray(skip, np.bool_)
+    if skip.shape != actions.shape:
+        raise ValueError("skip must have one flag per action")
+    if not 0.0 <= epsilon < 1.0:
+        raise ValueError(f"epsilon must be in [0, 1), got {epsilon}")
+    pack = pack_policies([blueprint], signals=params.signals)
+    _bayes_reach(params.to_array(), np.ascontiguousarray(start, np.int32),
+                 actions, skip, hands, pack, 0,
+                 breakpoints(pack.fparams[0]), params.num_actions, float(epsilon), int(own), reach)
+    return reach
+
+
+def range_posterior(params: VitouParams, reach: np.ndarray, seat: int,
+                    known: dict[int, int] | None = None) -> np.ndarray:
+    """Bayes' rule: ``float64[H]``, the probability of each dealt hand of ``seat`` given the
+    public actions (through ``reach``, :func:`bayes_reach`) and the hands in ``known``
+    (``{seat: hand index}``, e.g. the observer's own), with the exact deal prior
+    (:func:`~vitou_ai.solvers.public_tree.joint_deal_probability`: card removal).
+
+    Raises:
+        ValueError: no deal is consistent (every posterior weight 0).
+    """
+    from itertools import product
+
+    from .public_tree import joint_deal_probability
+
+    hands = enumerate_hands(params)
+    counts = hand_counts(params, hands)
+    known = known or {}
+    H = hands.shape[0]
+    w = np.zeros(H)
+    choices = [[known[s]] if s in known else range(H) for s in range(params.players)]
+    for combo in product(*choices):
+        r = 1.0
+        for s, h in enumerate(combo):
+            if s not in known:
+                r *= reach[s, h]
+        if r == 0.0:
+            continue
+        w[combo[seat]] += r * float(joint_deal_probability(params, [counts[h] for h in combo]))
+    if w.sum() <= 0:
+        raise ValueError("no deal is consistent with these reach probabilities")
+    return w / w.sum()
+
+
+# ---- re-solving ---------------------------------------------------------------------------
+
+
+class SubgameSolver:
+    """Range-vector CFR (DCFR by default) on a :class:`Subgame` from given root reaches.
+
+    *Unsafe* re-solving (Brown & Sandholm 2017, "Safe and nested subgame solving for
+    imperfect-information games", NeurIPS, section 4 "unsafe subgame solving"): the
+    subgame is solved as a game of its own in which chance deals the hands with
+    probability ``prior × reach`` at its root, the reaches being the blueprint's (Bayes).
+    No gadget: a gadget (re-solve / max-margin / reach subgame solving, ibid. sections
+    5-6) needs the blueprint's counterfactual values of the opponent's hands at the root,
+    a second, full pass over the subgame with the blueprint's probabilities replayed at
+    every node (``policy_probs`` per hand and node), which we expect (not measured) to
+    cost more than the solve within a 0.5 s budget; not attempted in this version.
+    Unsafe re-solving can be exploited by an opponent who reaches the subgame with other
+    ranges than the blueprint's (ibid., the coin-toss example): measured exactly in
+    ``docs/results/search.md``, it lowers NashConv over weak blueprints and raises it
+    over a near-equilibrium one. The searcher's own range follows the policy it played
+    (:class:`~vitou_ai.bots.search.SearchPolicy`).
+
+    Args:
+        sub: the subgame.
+        reach: ``float64[players, H]`` root reach per dealt hand (e.g. :func:`bayes_reach`);
+            read on each seat's root range.
+        variant, alpha, beta, gamma: as :class:`~vitou_ai.solvers.public_cfr.PublicCFR`.
+
+    Raises:
+        ValueError: ``reach`` of another shape, negative or not finite; zero on a whole
+            root range (the public state is unreachable).
+    """
+
+    def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
+        t = sub.tree
+        n, H = t.num_players, t.num_hands
+        reach = np.asarray(reach, np.float64)
+        if reach.shape != (n, H):
+            raise ValueError(f"reach shape {reach.shape} != ({n}, {H})")
+        if not np.isfinite(reach).all() or (reach < 0).any():
+            raise ValueError("reach probabilities must be finite and >= 0")
+        self.sub = sub
+        self.cfr = PublicCFR(t, variant, alpha, beta, gamma, frontier_size=0)
+        ps = self.cfr.passes
+        ps.root_offs[:] = sub.root_offs
+        ps.root_lens[:] = sub.root_lens
+        ps.root_reach[:] = 0.0
+        for s in range(n):
+            r = reach[s, sub.root_hands[s]]
+            if not r.any():
+                raise ValueError(f"seat {s} reaches this public state with no hand: "
+                                 "nothing to solve")
+            ps.root_reach[s, :len(r)] = r
+
+    @property
+    def iterations(self) -> int:
+        return self.cfr.iteration
+
+    def iterate(self, n: int = 1) -> None:
+        self.cfr.iterate(n)
+
+    def solve(self, seconds: float, clock: Callable[[], float] = time.perf_counter,
+              min_iterations: int = 1, max_iterations: int = 1_000_000) -> int:
+        """Iterate until the next iteration would end past ``seconds`` from now (by the
+        duration of the slowest iteration so far), at least ``min_iterations``.
+        Returns the iterations run."""
+        t0 = clock()
+        worst = 0.0
+        done = 0
+        while done < max_iterations:
+            now = clock()
+            if done >= min_iterations and now - t0 + worst > seconds:
+                break
+            self.cfr.iterate(1)
+            worst = max(worst, clock() - now)
+            done += 1
+        return done
+
+    def average_policy(self) -> np.ndarray:
+        """``float64[num_entries]``: the average policy over the subgame's entries."""
+        return self.cfr.average_policy()
+
+    def root_policy(self, hand: int) -> dict[int, float]:
+        """The average policy at the root for dealt hand ``hand`` (a row of
+        ``tree.hands``): ``{action id: probability}``.
+
+        Raises:
+            ValueError: ``hand`` not in the root range of the seat to act.
+        """
+        return root_policy(self.sub, self.average_policy(), hand)
+
+    def root_values(self, seat: int, policy: np.ndarray | None = None,
+                    best_response: bool = False) -> np.ndarray:
+        """``float64[R_seat]``: ``seat``'s counterfactual value of each hand of its root
+        range (points per deal × the others' reach and the deal prior; sum them weighted
+        by ``seat``'s own reach for its expected return), under ``policy``
+        (``float64[num_entries]``; default the average policy), or ``seat``'s best
+        response to the others' part of it."""
+        ps = self.cfr.passes
+        pol = self.average_policy() if policy is None else np.ascontiguousarray(policy, np.float64)
+        e = np.zeros(0)
+        ps.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR if best_response else PK.UPDATE_NONE, e, e,
+               pol)
+        return ps.out[:self.sub.root_lens[seat]].copy()
+
+    def value(self, seat: int = 0, policy: np.ndarray | None = None) -> float:
+        """``seat``'s expected return at the root (points per deal, unnormalised: times the
+        probability of the root's public state under the root reaches and the prior)."""
+        v = self.root_values(seat, policy)
+        return float(v @ self.cfr.passes.root_reach[seat, :len(v)])
+
+    def nash_conv(self, policy: np.ndarray | None = None) -> float:
+        """``sum_s (BR_s - u_s)`` in the subgame at these root reaches (same units as
+        :meth:`value`)."""
+        ps = self.cfr.passes
+        total = 0.0
+        for s in range(self.sub.tree.num_players):
+            u = self.root_values(s, policy)
+            b = self.root_values(s, policy, best_response=True)
+            r = ps.root_reach[s, :len(u)]
+            total += float((b - u) @ r)
+        return total
+
+
+def root_policy(sub: Subgame, policy: np.ndarray, hand: int) -> dict[int, float]:
+    """``{action id: probability}`` of ``policy`` (over ``sub.tree``'s entries) at the root
+    for dealt hand ``hand`` of the seat to act.
+
+    Raises:
+        ValueError: the root is not a decision; ``hand`` not in the actor's root range.
+    """
+    t = sub.tree
+    if t.kind[0] != KIND_DECISION:
+        raise ValueError("the subgame's root is not a decision")
+    out: dict[int, float] = {}
+    f, m = int(t.first[0]), int(t.nchild[0])
+    for c in range(f, f + m):
+        lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
+        hs = t.entries[lo:lo + ln]
+        j = np.nonzero(hs == hand)[0]
+        if len(j):
+            out[int(t.action[c])] = float(policy[lo + j[0]])
+    if not out:
+        raise ValueError(f"hand {hand} is not in the root range of seat {int(t.player[0])}")
+    return out
+
+
+def find_node(tree: PublicTree, actions) -> int:
+    """The node of ``tree`` reached from its root by the kernel action or chance ids
+    ``actions`` (the deal node's single edge is taken without an id).
+
+    Raises:
+        ValueError: an action with no edge there.
+    """
+    from .public_tree import KIND_DEAL
+
+    node = 0
+    for a in actions:
+        while tree.kind[node] == KIND_DEAL:
+            node = int(tree.first[node])
+        f, m = int(tree.first[node]), int(tree.nchild[node])
+        kids = [c for c in range(f, f + m) if tree.action[c] == a]
+        if not kids:
+            raise ValueError(f"no edge {a} below node {node}")
+        node = kids[0]
+    while tree.kind[node] == KIND_DEAL:
+        node = int(tree.first[node])
+    return node
+
