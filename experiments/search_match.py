@@ -18,9 +18,9 @@ from pathlib import Path
 
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
-from vitou_ai.bots.search import SearchPolicy
 from vitou_ai.eval.search_match import duplicate_match
 from vitou_ai.rules.params import RULES_VERSION
+from vitou_ai.search.bot import SearchPolicy
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -804,11 +804,13 @@ def test_simulate_refuses_more_bots_than_seats(capsys):
 
 
 def test_tournament_refuses_a_single_deal_pair(tmp_path, capsys):
-    """``--deals 1`` printed a zero-width interval ``[+0.000, +0.000]``."""
+    """``--deals 1`` printed a zero-width interval ``[+0.000, +0.000]``; ``--deals 2`` and
+    ``3`` too (games come in duplicate pairs: 2 is one pair)."""
     for flag in ("--deals", "--matches"):
-        code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", flag, "1",
-                     "--out", str(tmp_path / "t")])
-        one_line_error(capsys, code, f"{flag} must be at least 2", "got 1")
+        for n in ("1", "2", "3"):
+            code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", flag, n,
+                         "--out", str(tmp_path / "t")])
+            one_line_error(capsys, code, f"{flag} must be at least 4", f"got {n}")
     assert not (tmp_path / "t").exists()
 
 

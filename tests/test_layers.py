@@ -2,14 +2,16 @@
 
 The folders name the architecture: ``rules/`` (the kernel, hand histories),
 ``openspiel/`` (the game ``python_vitou``), ``abstraction/``, ``bots/``, ``sim/``,
-``solvers/``, ``eval/`` (tournaments, statistics, LBR, the bluff analysis), ``envs/``,
+``solvers/``, ``eval/`` (tournaments, statistics, LBR, the bluff analysis), ``search/``
+(the real-time search bot), ``envs/``,
 ``match_equity/``, ``vint/`` (the Vint game), ``explore/`` (the strategy explorer) and ``commands/`` (the ``vitou-ai`` command
 line and what only it uses); the root holds only plumbing (numba options, random streams,
 atomic file writes), the games x tools matrix (``capabilities``), ``__init__`` and
 ``__main__``.
 
 Layers, bottom first: the plumbing; the rules kernel; the OpenSpiel adapter and the
-information abstraction; bots; the simulator; solvers and evaluation; Vint (its own
+information abstraction; bots; the simulator; solvers, evaluation and search (a bot
+kind built on the solvers, registered with the bots' spec parser); Vint (its own
 rules and bots, over the shared plumbing and statistics); environments (Vitou's and
 Vint's), match equity and the strategy explorer (``explore/``); the commands
 and the package's ``__init__``. No module imports from a layer above its own, and no
@@ -34,7 +36,7 @@ LAYERS = [
     {"openspiel", "abstraction"},
     {"bots"},
     {"sim"},
-    {"solvers", "eval"},
+    {"solvers", "eval", "search"},
     {"vint"},
     {"envs", "match_equity", "explore"},
     {"commands", "__init__", "__main__"},
@@ -44,7 +46,8 @@ LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 #: the package root: plumbing modules and the subpackages, nothing else
 ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
-               "match_equity", "vint", "explore", "commands"}
+               "match_equity", "vint", "explore", "commands",
+               "search"}
 
 #: pairs of modules allowed to import each other, with the reason; each must still exist
 KNOWN_CYCLES = {

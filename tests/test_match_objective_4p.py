@@ -273,6 +273,10 @@ def test_bad_tables_and_settings_are_refused_in_one_line(tmp_path, capsys):
     tab = coin_flip_table(21)
     del tab[(7, 3, 2)]
     holes.write_text(table_csv(tab))
+    dup = tmp_path / "dup.csv"  # a state given twice: the later row must not win silently
+    dup.write_text(table_csv(coin_flip_table(21)) + "0,0,0,0.9\n")
+    cut = tmp_path / "cut.csv"  # a table cut short: incomplete, not "another target"
+    cut.write_text("\n".join(table_csv(coin_flip_table(21)).splitlines()[:50]) + "\n")
     other = tmp_path / "vitou_4p.csv"  # a 21-point table whose record says another profile
     other.write_text(table_csv(coin_flip_table(21)))
     (tmp_path / "vitou_4p.json").write_text('{"config": {"profile": "vitou_2p"}}')
@@ -285,6 +289,8 @@ def test_bad_tables_and_settings_are_refused_in_one_line(tmp_path, capsys):
         (["--profile", "vitou", "--table", str(bad_csv)], "expected the columns"),
         (["--profile", "vitou", "--table", str(holes)], "missing", "7:3 dealer 2"),
         (["--profile", "vitou", "--table", str(other)], "profile vitou_2p"),
+        (["--profile", "vitou", "--table", str(dup)], "0:0, dealer 0 is given twice"),
+        (["--profile", "vitou", "--table", str(cut)], "incomplete table"),
         (["--profile", "vitou", "--rounds", "0"], "--rounds"),
         (["--profile", "vitou", "--time", "-5"], "--time"),
         (["--profile", "vitou", "--time", "nan"], "--time"),
@@ -306,6 +312,27 @@ def test_bad_tables_and_settings_are_refused_in_one_line(tmp_path, capsys):
         assert not out.exists(), extra  # refused before any work
     with pytest.raises(MatchEquityError, match="target 12"):
         read_table_4p(cason, "vitou", 21)
+    # a resumed run keeps its settings: a contradicting flag is refused in one line
+    import json
+
+    run = tmp_path / "resumed"
+    run.mkdir()
+    settings = {"profile": "vitou_cason", "time": 20, "rounds": 1, "table_deals": 10,
+                "threads": 1, "seed": 0, "max_infosets": 1000, "abstraction": {},
+                "table": None, "warm_policy": None}
+    (run / "run.json").write_text(json.dumps({"objective": "match", "players": 4,
+                                              "settings": settings}))
+    (run / "state.json").write_text(json.dumps({"round": 1, "trained": 1, "history": []}))
+    before = sorted(p.name for p in run.iterdir())
+    for extra, words in ((["--profile", "vitou"], "contradicts the run's vitou_cason"),
+                         (["--time", "5"], "--time 5.0 contradicts the run's 20"),
+                         (["--table-deals", "20"], "--table-deals 20 contradicts")):
+        code = main(["train", "--objective", "match", "--resume", "--out", str(run), *extra])
+        _one_line(capsys, code, words)
+        assert sorted(p.name for p in run.iterdir()) == before
+    # without --objective match, the points trainer points to the right command
+    code = main(["train", "--resume", "--out", str(run)])
+    _one_line(capsys, code, "continue it with --objective match --resume")
     assert len(read_table_4p(cason, "vitou_cason", 12)) == 12 * 12 * 4
 
 

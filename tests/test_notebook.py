@@ -133,7 +133,7 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     assert _pngs(nb) >= 4  # the summary, raises by hand and position, the gestures, by score
     tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "per_deal" in tables and "low" in tables and "partner_gesture" in tables
-    assert "No search bot exists" in "".join(c.source for c in nb.cells)
+    assert "its four-player rates are not measured here" in "".join(c.source for c in nb.cells)
     assert "300 deals per policy and score" in text
     assert "points_value" in tables and "match_value" in tables
 

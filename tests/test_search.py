@@ -284,7 +284,7 @@ def test_search_budget_respected_on_an_injected_clock():
     next iteration (as long as the slowest so far) would pass it; more budget, more
     iterations; a budget too short for one iteration falls back on the blueprint."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     counter = parse_bot("counter")
     runs = {}
@@ -306,7 +306,7 @@ def test_search_wall_time_per_decision():
     decision takes at most its budget plus a slack for one iteration and the machine's
     load."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05, max_iterations=10**6)
@@ -322,7 +322,7 @@ def test_search_falls_back_where_the_subgame_does_not_fit():
     """The blind window (R9.2) is not dealt; a node cap below the subgame's size: the
     blueprint plays, and says why."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05, max_nodes=10)
@@ -336,7 +336,7 @@ def test_search_own_range_follows_its_search():
     """At a second searched decision of a deal, the bot's own range is the one its first
     search played, not the blueprint's."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05)
@@ -351,7 +351,7 @@ def test_search_own_records_do_not_leak_between_games():
     is dropped when the other's actions differ before it, and partners (one object in
     four-player games) keep records of their own."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     bot = SearchPolicy(parse_bot("counter"), budget=0.05)
     f = np.ones(TINY_H)
@@ -374,6 +374,9 @@ TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
     ("search:counter,budget=x", ["budget must be seconds"]),
     ("search:", ["give the blueprint"]),
     ("search:chess", ["unknown bot 'chess'"]),
+    ("search:counter,foo=1", ["unknown search option 'foo'", "budget"]),
+    ("search:counter,budget", ["search option budget needs a value"]),
+    ("search:counter,budget=0.1,budget=0.2", ["budget is given twice"]),
 ])
 def test_search_spec_refused_in_one_line(spec, words):
     from vitou_ai.bots.named import parse_bot
@@ -476,7 +479,7 @@ def test_search_plays_four_player_deals():
     """Four seats, partners two copies of the bot: it searches (small ranges) and stays
     within its budget on the injected clock."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.bots.search import SearchPolicy
+    from vitou_ai.search.bot import SearchPolicy
 
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))

@@ -95,5 +95,6 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+from . import search as _search  # noqa: E402,F401  (registers the `search` bot spec)
 from .openspiel import game as _game  # noqa: E402,F401  (registers python_vitou; clear error without OpenSpiel)
 from .vint import openspiel_game as _vint_game  # noqa: E402,F401  (registers python_vint)

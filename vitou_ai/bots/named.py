@@ -9,7 +9,7 @@ A *bot spec* is a string:
 - ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
   saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
 - ``search:BLUEPRINT[,budget=SECONDS][,nodes=N]``: real-time search over a blueprint
-  (:mod:`vitou_ai.bots.search`; played by :mod:`vitou_ai.eval.search_match`);
+  (:mod:`vitou_ai.search`; played by :mod:`vitou_ai.eval.search_match`);
 - a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
   abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train
   --profile vitou``), optionally ``path.npz:fallback=counter`` to fall back
@@ -23,7 +23,7 @@ still read (:func:`split_bot_specs`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .abstract import AbstractPolicy, is_abstract_file
@@ -62,6 +62,19 @@ NAMED_BOTS: dict[str, HeuristicParams | None] = {
 #: Bot-spec prefixes of network files (``nfsp:PATH``); all load a :class:`NeuralPolicy`.
 NEURAL_PREFIXES = ("nfsp", "deep_cfr", "ppo", "neural")
 
+#: bot kinds built by a layer above the bots (a search bot runs the solvers), by spec
+#: prefix: ``prefix -> (parse(spec) -> Policy, check_fits(policy, params))``. Their
+#: package registers them when imported (:mod:`vitou_ai.search` registers ``search``;
+#: ``import vitou_ai`` imports it), so the bots never import upwards.
+BOT_KINDS: dict[str, tuple[Callable[[str], Policy], Callable[[Policy, object], None]]] = {}
+
+
+def register_bot_kind(prefix: str, parse: Callable[[str], Policy],
+                      check_fits: Callable[[Policy, object], None]) -> None:
+    """Make ``prefix:...`` specs parse with ``parse`` and policies of ``kind == prefix``
+    checked by ``check_fits`` in :func:`parse_bot` / :func:`check_bot_fits`."""
+    BOT_KINDS[prefix] = (parse, check_fits)
+
 
 def named_bot(name: str) -> Policy:
     """The named bot ``name`` (see :data:`NAMED_BOTS`).
@@ -97,10 +110,8 @@ def parse_bot(spec: str) -> Policy:
                         f"policy file), got {type(spec).__name__}")
     spec = str(spec).strip()
     base, _, opts = spec.partition(":")
-    if base == "search":
-        from .search import parse_search_spec
-
-        return parse_search_spec(spec)
+    if base in BOT_KINDS:
+        return BOT_KINDS[base][0](spec)
     if base in NEURAL_PREFIXES:
         if not opts:
             raise ValueError(f"bot {spec!r}: give the network file, {base}:PATH")
@@ -125,7 +136,7 @@ def parse_bot(spec: str) -> Policy:
         hp = NAMED_BOTS[base]
     else:
         raise ValueError(f"unknown bot {base!r}; known: {', '.join(NAMED_BOTS)}, heuristic, "
-                         "or a .npz tabular policy")
+                         "a .npz tabular policy, or search:BLUEPRINT")
     if not opts:
         if spec.endswith(":"):
             raise ValueError(f"bot {spec!r}: nothing after ':'; give name=value overrides "
@@ -180,7 +191,7 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     """Refuse a policy read from a file (tabular, abstract, neural) that was trained for
     another game or variant than ``params`` (a :class:`~vitou_ai.rules.VitouParams`);
     the named bots play any game. What ``tournament``, ``play``, ``simulate``, ``train``
-    and the environments check. A search bot (:mod:`vitou_ai.bots.search`) is refused
+    and the environments check. A search bot (:mod:`vitou_ai.search`) is refused
     unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
     :mod:`vitou_ai.eval.search_match`), then its blueprint is checked.
 
@@ -193,9 +204,7 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
             raise ValueError(f"bot {policy.name!r}: a search bot plays in `vitou-ai "
                              "tournament --deals` and `vitou-ai play` only: it re-solves "
                              "subgames in Python and cannot run inside the jitted simulator")
-        from .search import check_fits as search_fits
-
-        search_fits(policy, params)
+        BOT_KINDS["search"][1](policy, params)
         return
     from .abstract import check_fits as abstract_fits
     from .neural import check_fits as neural_fits

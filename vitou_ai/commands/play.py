@@ -97,7 +97,7 @@ class TerminalMatch:
         self.pack = pack_policies(unique or [bots[next(iter(bots))].blueprint], params.signals)
         self.pidx = {s: next((k for k, q in enumerate(unique) if q is p), -1)
                      for s, p in bots.items()}
-        # search bots (vitou_ai.bots.search) re-solve the deal: its start and actions so far
+        # search bots (vitou_ai.search) re-solve the deal: its start and actions so far
         self.deal_start: np.ndarray | None = None
         self.deal_actions: list[int] = []
         self.search_rng = np.random.default_rng(seed)
@@ -424,7 +424,8 @@ def add_arguments(p) -> None:
                    help="game profile: RULES.md section 9 or docs/RULES_family.md")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 .. players-1")
     p.add_argument("--partner", default=None,
-                   help="your partner's bot spec (four-player profiles only; default: counter)")
+                   help="your partner's bot spec (four-player profiles only; default: counter; "
+                   "search:BLUEPRINT[,budget=SECONDS] searches)")
     p.add_argument("--opponents", default="counter", help="the opponents' bot spec")
     from .console import SEED_RANGE
 

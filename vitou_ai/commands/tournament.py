@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="bot specs, space-separated: a name (" + ", ".join(NAMED_BOTS) + "; "
                    "heuristic: the default heuristic parameters), NAME:field=value,... for a "
                    "heuristic variant, a tabular or abstract policy FILE.npz[:fallback=NAME], "
-                   "or a network nfsp:FILE.npz (also deep_cfr:, ppo:, neural:)")
+                   "a network nfsp:FILE.npz (also deep_cfr:, ppo:, neural:), or "
+                   "search:BLUEPRINT[,budget=SECONDS] (real-time search; --deals only)")
     p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
                    help="game profile: RULES.md section 9, or a Truc / Put family profile "
                    "(docs/RULES_family.md)")
@@ -131,9 +132,10 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     if args.profile == "put_willughby" and args.deals is None and args.matches is None:
         mode, games = "deal", DEFAULT_WILLUGHBY_DEALS  # P7.6: deal mode only
     try:
-        if games < 2:  # one duplicate pair: no interval (it was printed [+0.000, +0.000])
+        if games < 4:  # games come in duplicate pairs: one pair has no interval (a zero-width
+            # one was printed for --deals 2 and 3)
             raise ValueError(f"--{'matches' if mode == 'match' else 'deals'} must be at least "
-                             f"2 (the 95% intervals need two duplicate pairs), got {games}")
+                             f"4 (two duplicate pairs: the 95% intervals need two), got {games}")
         if games > 100_000_000:
             raise ValueError(f"at most 100,000,000 games per pairing, got {games}")
         if seed_error(args.seed):

@@ -580,6 +580,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _BadInput(f"--resume: cannot read {folder / 'run.json'}: {e}") from None
         if not isinstance(saved, dict):
             raise _BadInput(f"--resume: {folder / 'run.json'} is not a run record")
+        if saved.get("objective") == "match" and saved.get("players") == 4:
+            raise _BadInput(f"--resume: {folder} is a four-player --objective match run: "
+                            "continue it with --objective match --resume --out "
+                            f"{folder}")
         if saved.get("objective") == "match":
             raise _BadInput(f"--resume: {folder} is an --objective match run; it is complete "
                             "(its policy covers every score): train another with "

@@ -131,6 +131,41 @@ def _settings(args: argparse.Namespace) -> dict:
     return s
 
 
+def _check_resume_flags(args: argparse.Namespace, s: dict) -> None:
+    """Refuse, on ``--resume``, a flag that contradicts the run's settings (``run.json``):
+    a resumed run keeps its game, schedule and tables; only ``--rounds`` lengthens it.
+    Raises :class:`_BadInput` (one line)."""
+    if args.profile is not None and args.profile != s["profile"]:
+        raise _BadInput(f"--profile {args.profile} contradicts the run's {s['profile']} "
+                        "(run.json): a resumed run keeps its game")
+    for flag, name in (("--time", "time"), ("--table-deals", "table_deals"),
+                       ("--threads", "threads"), ("--seed", "seed"),
+                       ("--max-infosets", "max_infosets"), ("--table", "table"),
+                       ("--warm-policy", "warm_policy"), ("--abstraction", "abstraction"),
+                       ("--solver", "solver")):
+        given = getattr(args, name, None)
+        if given is None:
+            continue
+        saved = s.get(name)
+        if name == "abstraction":
+            from .train_abstract import parse_abstraction
+
+            try:
+                same = parse_abstraction(given).describe() == saved
+            except ValueError:
+                same = False
+        elif name in ("table", "warm_policy"):
+            same = saved is not None and Path(str(given)).resolve() == Path(saved).resolve()
+        elif name == "solver":
+            same = given == "abstract-mccfr"
+        else:
+            same = given == saved
+        if not same:
+            raise _BadInput(f"{flag} {given} contradicts the run's "
+                            f"{saved if saved is not None else 'default'} (run.json): a resumed "
+                            "run keeps its settings; --rounds lengthens it")
+
+
 def _warm_policy(path, params):
     """The ``--warm-policy`` policy, checked. Raises :class:`_BadInput` (one line)."""
     from ..bots.abstract import AbstractPolicy, check_fits
@@ -145,6 +180,9 @@ def _warm_policy(path, params):
     if not isinstance(pol, AbstractPolicy):
         raise _BadInput(f"--warm-policy {path}: not an abstract policy (a four-player "
                         "abstract ES-MCCFR policy.npz)")
+    if pol.abstraction.scores:
+        raise _BadInput(f"--warm-policy {path}: a policy with the score in its key (a match "
+                        "objective's); the warm start takes a points policy (scores off)")
     try:
         check_fits(pol, params)
     except ValueError as e:
@@ -219,6 +257,7 @@ def run(args: argparse.Namespace, out=None) -> int:
             except (OSError, ValueError, KeyError, TypeError):
                 raise _BadInput(f"--resume: no four-player --objective match run in "
                                 f"{folder} (run.json, state.json)") from None
+            _check_resume_flags(args, s)
             if args.rounds is not None:
                 if isinstance(args.rounds, bool) or not 1 <= args.rounds <= MAX_ROUNDS:
                     raise _BadInput(f"--rounds must be an integer in 1 .. {MAX_ROUNDS}, "
@@ -268,6 +307,11 @@ def run(args: argparse.Namespace, out=None) -> int:
                   "command": "vitou-ai " + shlex.join(getattr(args, "argv", []))}
         write_atomic(folder / "run.json", (json.dumps(record, indent=1) + "\n").encode())
         write_atomic(folder / "state.json", json.dumps(state).encode())
+    else:  # the record says how far the run was taken, and by which commands
+        saved["settings"] = s
+        saved["resumes"] = [*saved.get("resumes", []),
+                            "vitou-ai " + shlex.join(getattr(args, "argv", []))]
+        write_atomic(folder / "run.json", (json.dumps(saved, indent=1) + "\n").encode())
     ckpt = folder / "checkpoint.npz"
     if state["trained"] > 0:
         try:

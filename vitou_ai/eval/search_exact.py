@@ -1,6 +1,6 @@
 """The search bot's policy on a whole public tree, for exact evaluation (small variants).
 
-The search bot (:class:`~vitou_ai.bots.search.SearchPolicy`) with a fixed number of DCFR
+The search bot (:class:`~vitou_ai.search.bot.SearchPolicy`) with a fixed number of DCFR
 iterations per decision (no clock) plays a policy that depends only on the public history
 and its own hand: at a decision of seat ``p`` its root reaches are the blueprint's for the
 other seats (Bayes) and, for ``p``, those of the policy its own earlier searches played.

@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..bots.search import SearchPolicy
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import VitouParams
+from ..search.bot import SearchPolicy
 from .stats import ratio_interval
 
 
@@ -38,7 +38,7 @@ def play_deal(params: VitouParams, seats: list, hands: np.ndarray, dealer: int,
     """Play one deal with bot ``seats[s]`` at seat ``s``; returns team 0's return (R8.1,
     points per deal). Simulator bots play by
     :func:`~vitou_ai.bots.policy.choose_action` on a stream seeded from ``seed``; search
-    bots by :meth:`~vitou_ai.bots.search.SearchPolicy.act`."""
+    bots by :meth:`~vitou_ai.search.bot.SearchPolicy.act`."""
     from ..bots.policy import choose_action, pack_policies, scratch
 
     p = params.replace(dealer=dealer)

@@ -100,6 +100,10 @@ def read_table_4p(path: str | Path, profile: str, target: int) -> dict[tuple[int
         raise MatchEquityError(f"{path}: {kind} (dealers {dealers}); --objective match for "
                                f"{profile} needs dealers 0 .. 3")
     top = max(max(a, b) for a, b, _ in table) + 1
+    if top != target and len(table) != top * top * PLAYERS:
+        raise MatchEquityError(f"{path}: an incomplete table ({len(table)} states, scores up "
+                               f"to {top - 1}); {profile} plays to {target}: "
+                               f"{target * target * PLAYERS} states")
     if top != target:
         raise MatchEquityError(f"{path}: a table for target {top} (scores up to {top - 1}); "
                                f"{profile} plays to {target}")

@@ -570,7 +570,8 @@ def read_table_csv(path: str | Path) -> dict[tuple[int, int, int], float]:
 
     Raises:
         MatchEquityError: missing file, not text, missing columns, or a bad row
-            (named by line): not four numbers, or an equity outside [0, 1].
+            (named by line): not four numbers, an equity outside [0, 1], or a state
+            given twice.
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -594,6 +595,9 @@ def read_table_csv(path: str | Path) -> dict[tuple[int, int, int], float]:
             raise MatchEquityError(f"{path}: line {line}: not a table row: {r!r}") from None
         if not 0.0 <= v <= 1.0:
             raise MatchEquityError(f"{path}: line {line}: equity {r[3]} is not a probability")
+        if (a, b, d) in table:
+            raise MatchEquityError(f"{path}: line {line}: the state {a}:{b}, dealer {d} is "
+                                   "given twice")
         table[(a, b, d)] = v
     return table
 

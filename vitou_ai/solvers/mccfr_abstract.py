@@ -27,7 +27,12 @@ the ES-MCCFR of :mod:`.mccfr` (Lanctot et al. 2009, section 3.1):
 
 Decision nodes with a single legal action are not stored. The average policy
 is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
-``external_sampling_mccfr``). Units: regrets in points per deal (R8.1).
+``external_sampling_mccfr``). Units: regrets in points per deal (R8.1), or in match equity with the match objective
+(:meth:`AbstractMCCFR.set_match_equity`, issue 24).
+
+One module because the traversal, its workers, the terminal valuation and the class
+that owns their tables share one set of jitted signatures and table layouts: a change
+to one is a change to all of them.
 """
 
 from __future__ import annotations

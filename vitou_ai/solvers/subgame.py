@@ -355,7 +355,7 @@ class SubgameSolver:
     ranges than the blueprint's (ibid., the coin-toss example): measured exactly in
     ``docs/results/search.md``, it lowers NashConv over weak blueprints and raises it
     over a near-equilibrium one. The searcher's own range follows the policy it played
-    (:class:`~vitou_ai.bots.search.SearchPolicy`).
+    (:class:`~vitou_ai.search.bot.SearchPolicy`).
 
     Args:
         sub: the subgame.

@@ -20,7 +20,10 @@ It falls back on the blueprint's own action (its exact probabilities, sampled) w
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
 with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
-no time for one iteration. The solve's first iteration is not timed in advance: on the
+no time for one iteration. A fallback above ``max_nodes`` is not free: the build runs
+until it passes the cap, a sizeable part of a 0.2–0.5 s budget on the first trick of the
+3-card deal (docs/results/search.md), so the budget is not a hard limit. The solve's
+first iteration is not timed in advance: on the
 subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
 measured decision times in ``docs/results/search.md``).
 
@@ -99,8 +102,8 @@ class SearchPolicy:
                  max_iterations: int = DEFAULT_MAX_ITERATIONS,
                  epsilon: float = DEFAULT_EPSILON,
                  clock: Callable[[], float] = time.perf_counter, name: str | None = None):
-        from .neural import NeuralPolicy
-        from .policy import pack_policies
+        from ..bots.neural import NeuralPolicy
+        from ..bots.policy import pack_policies
 
         if not (isinstance(budget, int | float) and np.isfinite(budget) and budget > 0):
             raise ValueError(f"search budget must be a number of seconds > 0, got {budget!r}")
@@ -220,8 +223,8 @@ class SearchPolicy:
         return a
 
     def _blueprint_action(self, params, state, seat, rng):
-        from .exact import breakpoints, policy_probs
-        from .policy import IWORK_SIZE
+        from ..bots.exact import breakpoints, policy_probs
+        from ..bots.policy import IWORK_SIZE
 
         pa = params.to_array()
         legal = np.empty(params.num_actions, np.int64)
@@ -250,7 +253,7 @@ def parse_search_spec(spec: str) -> SearchPolicy:
         ValueError: one line: no blueprint, a bad option or value, ``budget <= 0``, a neural
             blueprint, a blueprint spec :func:`~vitou_ai.bots.named.parse_bot` refuses.
     """
-    from .named import parse_bot
+    from ..bots.named import parse_bot
 
     _, _, rest = spec.partition(":")
     items = [x.strip() for x in rest.split(",")] if rest else []
@@ -258,7 +261,12 @@ def parse_search_spec(spec: str) -> SearchPolicy:
     bp: list[str] = []
     for it in items:
         key, eq, value = it.partition("=")
+        if key.strip() in SEARCH_OPTIONS and (not eq or not value.strip()):
+            raise ValueError(f"bot {spec!r}: the search option {key.strip()} needs a value, "
+                             f"e.g. {key.strip()}=...")
         if eq and key.strip() in SEARCH_OPTIONS:
+            if key.strip() in opts:
+                raise ValueError(f"bot {spec!r}: the search option {key.strip()} is given twice")
             opts[key.strip()] = value.strip()
         else:
             bp.append(it)
@@ -274,7 +282,14 @@ def parse_search_spec(spec: str) -> SearchPolicy:
                          "eps a number") from None
     if not (np.isfinite(budget) and budget > 0):
         raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
-    blueprint = parse_bot(",".join(bp))
+    try:
+        blueprint = parse_bot(",".join(bp))
+    except ValueError as e:
+        extra = [x for x in bp[1:] if "=" in x]
+        if extra and ":" not in bp[0]:
+            raise ValueError(f"bot {spec!r}: unknown search option {extra[0].split('=')[0]!r} "
+                             f"(search options: {', '.join(sorted(SEARCH_OPTIONS))})") from None
+        raise e from None
     return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
                         epsilon=eps, name=spec)
 
@@ -287,8 +302,8 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     Raises:
         ValueError: as said, one line naming the bot.
     """
+    from ..bots.named import check_bot_fits
     from ..solvers.public_tree import check_public_params
-    from .named import check_bot_fits
 
     check_bot_fits(policy.blueprint, params)
     try:
