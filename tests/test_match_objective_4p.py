@@ -395,3 +395,11 @@ def test_warm_start_rows_begin_at_the_points_policy():
     # warm: 10 visits of prior p plus at most one visit of regret matching on p / T
     assert max(far_warm) <= 1 / 11 + 1e-6
     assert max(far_cold) > 0.2  # cold rows start uniform: the check can fail
+
+
+def test_stakes_buckets_are_refused_in_a_family_game():
+    """The ``stakes`` buckets follow Vitou's ladder (R4.1); a Truc ladder differs."""
+    cfg = AbstractionConfig(scores=True, score_buckets="stakes")
+    cfg.check_game(VitouParams(profile="vitou", dealer=-1))
+    with pytest.raises(ValueError, match="family's ladders differ"):
+        cfg.check_game(VitouParams(profile="truc_catalan", dealer=-1))

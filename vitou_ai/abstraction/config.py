@@ -120,11 +120,17 @@ class AbstractionConfig:
         return int(feature_bits(self.to_array(params.signals), params.to_array()))
 
     def check_game(self, params) -> None:
-        """Refuse a game whose abstract key would not fit 63 bits.
+        """Refuse a game whose abstract key would not fit 63 bits, or ``score_buckets=
+        "stakes"`` (Vitou's ladder) in a family game.
 
         Raises:
-            ValueError: naming the bits needed and the knobs to turn off.
+            ValueError: naming the bits needed and the knobs to turn off; the stakes
+                buckets in a family game.
         """
+        if self.scores and self.score_buckets == "stakes" and params.family:
+            raise ValueError("abstraction knob score_buckets='stakes' buckets a team's need by "
+                             "Vitou's stake ladder 1, 3, 6, 12 (R4.1); the family's ladders "
+                             "differ: use score_buckets='exact'")
         bits = self.bits(params)
         if bits > KEY_BITS:
             raise ValueError(f"abstraction {self.describe()} needs a {bits}-bit key for this game, "
