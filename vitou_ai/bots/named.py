@@ -199,12 +199,13 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
         ValueError: one line naming the policy, what it was trained for and the option;
             a search bot where ``search_ok`` is false.
     """
-    if getattr(policy, "kind", None) == "search":
+    kind = getattr(policy, "kind", None)
+    if kind in BOT_KINDS:  # a registered kind checks itself (only ``search`` today)
         if not search_ok:
             raise ValueError(f"bot {policy.name!r}: a search bot plays in `vitou-ai "
                              "tournament --deals` and `vitou-ai play` only: it re-solves "
                              "subgames in Python and cannot run inside the jitted simulator")
-        BOT_KINDS["search"][1](policy, params)
+        BOT_KINDS[kind][1](policy, params)
         return
     from .abstract import check_fits as abstract_fits
     from .neural import check_fits as neural_fits
