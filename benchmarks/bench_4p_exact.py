@@ -79,6 +79,7 @@ from typing import NoReturn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vitou_ai.commands.train import ABSTRACT_OPTIONS  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 
@@ -183,7 +184,9 @@ def finished_run(folder: Path, budget: float) -> dict | None:
         return None
     if (not isinstance(rec, dict) or "writing" in rec or not (folder / "policy.npz").exists()
             or float(rec.get("solver_seconds", 0.0)) < budget
-            or rec.get("time_budget") != budget):
+            or rec.get("time_budget") != budget
+            # a run from before --pruning (it pruned) is not what the trainer runs now
+            or rec.get("pruning", "on") != ABSTRACT_OPTIONS["pruning"]):
         return None
     return rec
 
@@ -346,6 +349,11 @@ def plot(out: Path) -> None:
         xs = [float(r["solver_seconds"]) for r in rows]
         ys = [float(r["nash_conv"]) for r in rows]
         ax.plot(xs, ys, "o-", color="C0", label="abstract ES-MCCFR (vitou-ai train)")
+        before = read_csv(out / "pruning_on" / f"{name}.csv")  # the default until 2026-12-03
+        if before:
+            ax.plot([float(r["solver_seconds"]) for r in before],
+                    [float(r["nash_conv"]) for r in before], "s:", color="0.5",
+                    label="the same with --pruning on (the earlier default)")
         for x, y, r in zip(xs, ys, rows, strict=True):
             ax.annotate(f"{label(float(r['budget']))} s", (x, y), textcoords="offset points",
                         xytext=(4, 4), fontsize=7)

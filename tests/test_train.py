@@ -452,6 +452,40 @@ def test_abstract_resume_keeps_the_runs_settings_and_records_itself(tmp_path):
     assert its == sorted(set(its)) and len(its) >= 2
 
 
+def test_abstract_pruning_is_off_by_default_recorded_and_kept_on_resume(tmp_path, capsys):
+    """--pruning (issue 23, item 2): off by default, recorded; a resume keeps the run's
+    setting, a run from before the knob (``prune_after`` recorded, no ``pruning``) resumes
+    with pruning on, and a contradicting --pruning is refused in one line."""
+    from vitou_ai.commands.cli import main
+    from vitou_ai.commands.runs import checkpoint_head
+
+    base = ["train", "--profile", "vitou", "--ranks", "3", "--copies", "2", "--hand-size",
+            "1", "--evals", "1", "--eval-deals", "100", "--eval-matches", "0",
+            "--lbr-deals", "0", "--no-progress"]
+    off, on = tmp_path / "off", tmp_path / "on"
+    assert main([*base, "--time", "1", "--out", str(off)]) == 0
+    rec = json.loads((off / "run.json").read_text())
+    assert rec["pruning"] == "off" and rec["prune_after"] is None
+    assert main([*base, "--time", "1", "--pruning", "on", "--out", str(on)]) == 0
+    rec = json.loads((on / "run.json").read_text())
+    assert rec["pruning"] == "on" and rec["prune_after"] == pytest.approx(0.1)
+    capsys.readouterr()
+    more = str(int(float(checkpoint_head(off / "checkpoint.npz")["seconds"])) + 2)
+    assert main(["train", "--resume", "--out", str(off), "--time", more, "--pruning", "on",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--pruning on contradicts the run's (off" in err
+    # a run recorded before the knob pruned: its resume keeps pruning on
+    del rec["pruning"]
+    (on / "run.json").write_text(json.dumps(rec))
+    more = str(int(float(checkpoint_head(on / "checkpoint.npz")["seconds"])) + 2)
+    assert main(["train", "--resume", "--out", str(on), "--time", more, "--pruning", "off",
+                 "--no-progress"]) == 2
+    assert "contradicts the run's (on" in capsys.readouterr().err
+    assert main(["train", "--resume", "--out", str(on), "--time", more, "--no-progress"]) == 0
+    assert json.loads((on / "run.json").read_text())["pruning"] == "on"
+
+
 def test_partnership_put_defaults_to_a_full_game_solver(tmp_path, capsys):
     """Found by a new user: with no --solver, four-player games default to abstract-mccfr,
     which refuses partnership Put; that game defaults to es-mccfr, said in the first line."""

@@ -84,7 +84,7 @@ ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.commands.train_abstract
 #: options of the abstract trainer only, and their defaults (refused with another solver:
 #: they used to be ignored silently)
 ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals": 200,
-                    "lbr_samples": 12}
+                    "lbr_samples": 12, "pruning": "off"}
 OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
 SOLVERS = NATIVE + PUBLIC + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
@@ -178,6 +178,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "dealer for each round's table (default 1000)")
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
+    p.add_argument("--pruning", choices=("on", "off"), default=None,
+                   help="abstract-mccfr: regret-based pruning after 10%% of the budget "
+                   "(Pluribus); default off: on the exact benchmark it raised NashConv at "
+                   "equal time (docs/results/team-exploitability.md); runs before 2026-12-03 "
+                   "had it on")
     p.add_argument("--threads", type=int, default=None,
                    help="abstract-mccfr: worker threads, 1 .. the machine's cores (2 on a "
                    "one-core machine); default 2")
@@ -524,6 +529,9 @@ def _abstract_route(args: argparse.Namespace):
         for k in ABSTRACT_OPTIONS:
             if getattr(args, k, None) is None and rec.get(k) is not None:
                 setattr(ns, k, rec[k])
+        if getattr(args, "pruning", None) is None and "pruning" not in rec:
+            # a run from before the knob: it pruned (after 0.1 T or 60 s)
+            ns.pruning = "on"
         if getattr(args, "abstraction", None) is None and isinstance(rec.get("abstraction"),
                                                                       dict):
             ns.abstraction = ",".join(f"{k}={v}" for k, v in rec["abstraction"].items()

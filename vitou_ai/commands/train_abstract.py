@@ -286,6 +286,10 @@ def run(args, params: VitouParams, out=None) -> int:
         if not isinstance(saved, dict):
             return bad(f"--resume: {folder / 'run.json'} is not a run record")
         budget = args.time if args.time is not None else saved.get("time_budget", budget)
+        was = saved.get("pruning", "on" if saved.get("prune_after") is not None else "off")
+        if args.pruning != was:
+            return bad(f"--resume: --pruning {args.pruning} contradicts the run's ({was}, "
+                       f"{folder / 'run.json'})")
     elif (folder / "run.json").exists():
         return bad(f"{folder} holds a run already: continue it with --resume, or choose another --out")
     budget = float(budget) if budget is not None else None
@@ -302,7 +306,7 @@ def run(args, params: VitouParams, out=None) -> int:
             return bad(why)
     created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    prune_after = 0.1 * budget if budget else 60.0
+    prune_after = (0.1 * budget if budget else 60.0) if args.pruning == "on" else math.inf
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
         threads=args.threads, prune_after=prune_after,
@@ -326,7 +330,8 @@ def run(args, params: VitouParams, out=None) -> int:
         "solver": "abstract-es-mccfr", "params": {**params.knobs(), "profile": params.profile},
         "abstraction": abstraction.describe(), "time_budget": budget, "iterations": iterations,
         "threads": solver.threads, "max_infosets": solver.max_infosets,
-        "table_bytes": solver.nbytes, "prune_after": solver.prune_after,
+        "table_bytes": solver.nbytes, "pruning": args.pruning,
+        "prune_after": solver.prune_after if math.isfinite(solver.prune_after) else None,
         "prune_prob": solver.prune_prob, "prune_threshold": solver.prune_threshold,
         "discount_interval": solver.discount_interval,
         "discount_intervals": solver.discount_intervals, "evals": evals,

@@ -1,0 +1,246 @@
+"""Experiment: sweep the four-player trainer's abstraction knobs and MCCFR variants on
+the exact benchmark (issue 23, item 2).
+
+Each configuration is the abstract ES-MCCFR of ``vitou-ai train`` (the four-player
+default, :class:`vitou_ai.solvers.mccfr_abstract.AbstractMCCFR`) on a ``vitou`` variant
+(``RANKS,COPIES,HAND``, dealer 0), trained for ``--time`` seconds of solver time with
+one worker thread, then evaluated exactly on the public tree: NashConv (OpenSpiel's
+definition, points per deal) and team 0's value; with ``--bracket`` also both teams'
+gain brackets (:func:`vitou_ai.solvers.public_team.team_bracket`). Equal solver time,
+equal thread count: NashConv at equal time is what the sweep ranks.
+
+A configuration is ``NAME=KNOBS``, ``KNOBS`` a comma-separated list of
+
+- the abstraction's knobs (``trick=exact``, ``count=8``, ``history=cards``, ...; as
+  ``vitou-ai train --abstraction``, docs/abstraction.md);
+- the MCCFR variant's: ``prune=on|off`` (regret-based pruning after 10% of the budget,
+  Pluribus), ``discount=N`` (linear-CFR discounting, Brown & Sandholm 2019, for the
+  first ``N`` of 40 intervals of ``T/40``: ``vitou-ai train`` uses 20, ``0`` is plain
+  averaging, ``40`` discounts all along).
+
+``default`` (no knobs) is what ``vitou-ai train --profile vitou`` runs. Rows go to
+``--out``/``<R>x<C>x<H>_<T>s.csv`` (written atomically after each configuration; a
+configuration already there is skipped, so the sweep runs in pieces); the trained
+policies to ``--runs`` (not committed).
+
+    python experiments/sweep_4p.py --variant 4,3,2 --time 60 \\
+        --configs default count=8 trick=exact t8=trick=exact,count=8
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vitou_ai.commands.train_abstract import parse_abstraction  # noqa: E402
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+
+MCCFR_KNOBS = ("prune", "discount")
+COLUMNS = ["variant", "config", "knobs", "abstraction", "prune", "discount", "seconds",
+           "iterations", "infosets", "load1_after", "nash_conv", "team0_value", "team0_gain_lower",
+           "team0_gain_upper", "team1_gain_lower", "team1_gain_upper", "train_wall",
+           "eval_seconds", "peak_rss_mib", "seed", "rules_version", "policy"]
+
+
+def refuse(msg: str) -> NoReturn:
+    print(f"sweep_4p.py: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def variant(spec: str) -> VitouParams:
+    try:
+        r, c, h = (int(x) for x in spec.split(","))
+        return VitouParams(profile="vitou", ranks=r, copies=c, hand_size=h, dealer=0)
+    except (ValueError, TypeError) as e:
+        refuse(f"--variant {spec!r}: expected RANKS,COPIES,HAND of vitou ({e})")
+
+
+def parse_config(text: str) -> tuple[str, str, dict]:
+    """``NAME=KNOBS`` or ``KNOBS`` (then the name is the knobs) -> (name, abstraction
+    text, mccfr knobs)."""
+    from vitou_ai.abstraction import AbstractionConfig
+
+    head, eq, rest = text.partition("=")
+    if eq and head not in AbstractionConfig.__dataclass_fields__ and head not in MCCFR_KNOBS:
+        name, knobs = head, rest
+    else:
+        name, knobs = text, ("" if text == "default" else text)
+    abstraction, mccfr = [], {"prune": "on", "discount": 20}
+    for item in filter(None, knobs.split(",")):
+        k, _, v = item.partition("=")
+        if k == "prune":
+            if v not in ("on", "off"):
+                refuse(f"config {text!r}: prune must be on or off, got {v!r}")
+            mccfr[k] = v
+        elif k == "discount":
+            if not v.isdigit() or int(v) > 40:
+                refuse(f"config {text!r}: discount must be an integer 0..40, got {v!r}")
+            mccfr[k] = int(v)
+        else:
+            abstraction.append(item)
+    try:
+        parse_abstraction(",".join(abstraction))
+    except (ValueError, TypeError) as e:
+        refuse(f"config {text!r}: {e}")
+    return name, ",".join(abstraction), mccfr
+
+
+def read_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(path, buf.getvalue().encode())
+
+
+def train(params: VitouParams, abstraction: str, mccfr: dict, seconds: float, seed: int,
+          max_infosets: int):
+    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+
+    solver = AbstractMCCFR(
+        params, parse_abstraction(abstraction), seed=seed, max_infosets=max_infosets,
+        threads=1, prune_after=0.1 * seconds if mccfr["prune"] == "on" else math.inf,
+        discount_interval=seconds / 40, discount_intervals=mccfr["discount"])
+    solver.warm_up()
+    t = time.perf_counter()
+    chunk = 2000
+    while solver.seconds < seconds:
+        t1 = time.perf_counter()
+        solver.iterate(chunk)
+        dt = time.perf_counter() - t1
+        chunk = int(min(max(chunk * (2.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
+    return solver, time.perf_counter() - t
+
+
+def trained(folder: Path) -> dict | None:
+    """The training record of a finished configuration in ``folder`` (None: not yet)."""
+    try:
+        return json.loads((folder / "train.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def train_stage(args, params, configs, tag: str) -> None:
+    for name, abstraction, mccfr in configs:
+        folder = Path(args.runs) / tag / name
+        if trained(folder):
+            continue
+        solver, wall = train(params, abstraction, mccfr, args.time, args.seed,
+                             args.max_infosets)
+        folder.mkdir(parents=True, exist_ok=True)
+        solver.policy(f"sweep-{name}").save(folder / "policy.npz")
+        rec = {"variant": args.variant, "config": name,
+               "knobs": ",".join(filter(None, [abstraction, f"prune={mccfr['prune']}",
+                                               f"discount={mccfr['discount']}"])),
+               "abstraction": abstraction or "default", "prune": mccfr["prune"],
+               "discount": mccfr["discount"], "seconds": round(solver.seconds, 1),
+               "iterations": solver.iteration, "infosets": solver.num_infosets,
+               "train_wall": round(wall, 1), "load1_after": round(os.getloadavg()[0], 2),
+               "seed": args.seed, "rules_version": RULES_VERSION,
+               "policy": str(folder / "policy.npz")}
+        write_atomic(folder / "train.json", json.dumps(rec, indent=1).encode())
+        print(f"  trained {name:24s} {solver.iteration:>11,} it {solver.num_infosets:>9,} "
+              "states", flush=True)
+
+
+def eval_stage(args, params, configs, tag: str, path: Path) -> None:
+    from vitou_ai.bots.abstract import AbstractPolicy
+    from vitou_ai.solvers import public_cfr as PC
+    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public_export import bot_policy
+    from vitou_ai.solvers.public_tree import build_public_tree
+
+    t = time.perf_counter()
+    tree = build_public_tree(params)
+    passes = PT.TeamPasses(tree) if args.bracket else PC.PublicPasses(tree)
+    print(f"{args.variant}: public tree {tree.num_nodes:,} nodes "
+          f"({time.perf_counter() - t:.1f} s)", flush=True)
+    for name, _, _ in configs:
+        folder = Path(args.runs) / tag / name
+        while (rec := trained(folder)) is None:  # the train stage's output, when it comes
+            time.sleep(10)
+        t = time.perf_counter()
+        pol = bot_policy(tree, AbstractPolicy.load(folder / "policy.npz"))
+        row = dict(rec)
+        if args.bracket:
+            row["nash_conv"] = PT.nash_conv(tree, pol, passes)
+            for team in (0, 1):
+                b = PT.team_bracket(tree, pol, team, passes=passes)
+                row[f"team{team}_gain_lower"] = b.gain_lower
+                row[f"team{team}_gain_upper"] = b.gain_upper
+                if team == 0:
+                    row["team0_value"] = b.value
+        else:
+            row["nash_conv"] = PC.nash_conv(tree, pol, passes)
+            row["team0_value"] = float(PC.expected_returns(tree, pol, passes)[0])
+        row["eval_seconds"] = round(time.perf_counter() - t, 1)
+        row["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        rows = [r for r in read_rows(path) if r["config"] != name] + [row]
+        write_rows(path, rows)
+        print(f"  {name:24s} {rec['iterations']:>11,} it {rec['infosets']:>9,} states  "
+              f"NashConv {row['nash_conv']:.5f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="4,3,2", help="RANKS,COPIES,HAND of vitou, dealer 0")
+    ap.add_argument("--time", type=float, default=60.0, help="solver seconds per config")
+    ap.add_argument("--configs", nargs="+", default=["default"])
+    ap.add_argument("--stage", choices=("both", "train", "eval"), default="both",
+                    help="train: train and save the policies only; eval: evaluate each as "
+                    "its training finishes (run beside a train stage: two cores)")
+    ap.add_argument("--bracket", action=argparse.BooleanOptionalAction, default=False)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-infosets", type=int, default=8_000_000)
+    ap.add_argument("--out", default=str(ROOT / "results" / "sweep_4p"))
+    ap.add_argument("--runs", default=str(ROOT / "runs" / "sweep_4p"))
+    args = ap.parse_args(argv)
+    if not args.time > 0:
+        refuse(f"--time must be positive, got {args.time}")
+    params = variant(args.variant)
+    configs = [parse_config(c) for c in args.configs]
+    names = [c[0] for c in configs]
+    if len(set(names)) != len(names):
+        refuse(f"--configs: a name given twice ({names})")
+    for _, abstraction, _ in configs:
+        try:
+            parse_abstraction(abstraction).check_game(params)
+        except ValueError as e:
+            refuse(f"--variant {args.variant}: {e}")
+    tag = f"{args.variant.replace(',', 'x')}_{args.time:g}s"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{tag}.csv"
+    todo = [c for c in configs if not any(r["config"] == c[0] for r in read_rows(path))]
+    if not todo:
+        print(f"all configurations already in {path}")
+        return 0
+    if args.stage in ("both", "train"):
+        train_stage(args, params, todo, tag)
+    if args.stage in ("both", "eval"):
+        eval_stage(args, params, todo, tag, path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
