@@ -18,13 +18,17 @@ A configuration is ``NAME=KNOBS``, ``KNOBS`` a comma-separated list of
   first ``N`` of 40 intervals of ``T/40``: ``vitou-ai train`` uses 20, ``0`` is plain
   averaging, ``40`` discounts all along).
 
-``default`` (no knobs) is what ``vitou-ai train --profile vitou`` runs. Rows go to
-``--out``/``<R>x<C>x<H>_<T>s.csv`` (written atomically after each configuration; a
+The MCCFR knobs default to the schedule ``vitou-ai train`` ran when the sweep was made
+(``prune=on,discount=20``); ``vitou-ai train`` now runs ``prune=off`` (``--pruning``), the
+sweep's finding, so ``default`` here is the earlier trainer and ``prune=off`` today's.
+Rows go to ``--out``/``<R>x<C>x<H>_<T>s.csv`` (written atomically after each configuration; a
 configuration already there is skipped, so the sweep runs in pieces); the trained
 policies to ``--runs`` (not committed).
 
     python experiments/sweep_4p.py --variant 4,3,2 --time 60 \\
-        --configs default count=8 trick=exact t8=trick=exact,count=8
+        --configs default noprune=prune=off hctx=partner=off,history=cards,trick=exact
+    python experiments/sweep_4p.py --variant 8,4,2 --time 300 --stage train --configs ... &
+    python experiments/sweep_4p.py --variant 8,4,2 --time 300 --stage eval --configs ...
 """
 
 from __future__ import annotations
