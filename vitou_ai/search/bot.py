@@ -12,9 +12,13 @@ At each of its decisions after the deal the bot
    policy it plays;
 2. builds the public subgame from the current public state to the end of the deal
    (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``;
-3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`:
-   *unsafe* re-solving, no gadget; why is said there) until the per-decision budget is
-   nearly spent or ``max_iterations`` are done, and plays its hand's average policy at the root.
+3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`),
+   unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
+   (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
+   over the subgame, :func:`~vitou_ai.solvers.public_export.bot_policy` from the
+   subgame's state, give each opponent hand its alternative value), until the
+   per-decision budget is nearly spent or ``max_iterations`` are done, and plays its
+   hand's average policy at the root.
 
 It falls back on the blueprint's own action (its exact probabilities, sampled) where
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
@@ -31,7 +35,8 @@ The bot runs in Python (it builds trees and runs the range walks at every decisi
 so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
 :mod:`vitou_ai.eval.search_match` plays its duplicate matches.
 
-Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E]`` with ``BLUEPRINT`` any
+Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E][,safe=MODE]``
+with ``MODE`` one of ``none``, ``resolve``, ``maxmargin`` and ``BLUEPRINT`` any
 non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
 ``search:counter,budget=0.5`` or ``search:results/x/policy.npz,budget=0.2``.
 """
@@ -52,6 +57,7 @@ from ..solvers.subgame import (
     _deal_tables,
     bayes_reach,
     build_subgame,
+    check_safe_mode,
     check_subgame_state,
     root_policy,
 )
@@ -71,6 +77,8 @@ DEFAULT_EPSILON = 0.01
 MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
+#: default safe re-solving technique (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`)
+DEFAULT_SAFE = "none"
 
 
 class SearchPolicy:
@@ -83,16 +91,22 @@ class SearchPolicy:
         max_iterations: the most DCFR iterations per decision, >= 1.
         epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
             share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
+        safe: one of :data:`~vitou_ai.solvers.subgame.SAFE_MODES` (the gadget of
+            :class:`~vitou_ai.solvers.subgame.SubgameSolver`); a gadget in a game of four
+            players is refused at the first decision (:meth:`act`) and by
+            :func:`check_fits`.
         clock: the clock read for the budget (seconds; tests inject one).
         name: the bot's name (default ``search(<blueprint name>)``).
 
     Attributes:
         decisions: one dict per decision taken: ``seconds`` (wall time of :meth:`act`),
             ``searched`` (bool), ``iterations``, ``nodes`` (0 when not searched),
-            ``reason`` (why it fell back, else ``""``).
+            ``reason`` (why it fell back, else ``""``), ``blueprint_seconds`` (with a
+            gadget: the blueprint's replay over the subgame and its value pass).
 
     Raises:
-        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint.
+        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint;
+            an unknown ``safe``.
     """
 
     kind = "search"
@@ -100,7 +114,7 @@ class SearchPolicy:
     def __init__(self, blueprint, budget: float = DEFAULT_BUDGET,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  max_iterations: int = DEFAULT_MAX_ITERATIONS,
-                 epsilon: float = DEFAULT_EPSILON,
+                 epsilon: float = DEFAULT_EPSILON, safe: str = DEFAULT_SAFE,
                  clock: Callable[[], float] = time.perf_counter, name: str | None = None):
         from ..bots.neural import NeuralPolicy
         from ..bots.policy import pack_policies
@@ -115,6 +129,8 @@ class SearchPolicy:
         if not 0.0 <= float(epsilon) < 1.0:
             raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
         self.epsilon = float(epsilon)
+        check_safe_mode(safe)
+        self.safe = safe
         if isinstance(blueprint, NeuralPolicy | SearchPolicy):
             raise ValueError(f"search blueprint {blueprint.name!r}: a neural or search policy "
                              "has no exact action probabilities; use a named, tabular or "
@@ -134,7 +150,7 @@ class SearchPolicy:
 
     def __repr__(self) -> str:
         return (f"SearchPolicy(blueprint={self.blueprint.name!r}, budget={self.budget}, "
-                f"max_nodes={self.max_nodes})")
+                f"max_nodes={self.max_nodes}, safe={self.safe!r})")
 
     def act(self, params: VitouParams, start: np.ndarray, actions: list[int],
             state: np.ndarray, rng: np.random.Generator) -> int:
@@ -151,7 +167,12 @@ class SearchPolicy:
 
         Returns:
             A legal kernel action id.
+
+        Raises:
+            ValueError: a gadget (``safe`` other than ``"none"``) in a game of other than
+                two players.
         """
+        check_safe_mode(self.safe, params.players)
         t0 = self.clock()
         seat = int(K.current_player(params.to_array(), state))
         self._records(np.asarray(start).tobytes(), seat, actions)
@@ -196,7 +217,16 @@ class SearchPolicy:
         if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
             raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
                                   f"more than {MAX_JOINT_RANGES:,} joint hands")
-        solver = SubgameSolver(sub, reach)
+        bp = None
+        if self.safe != "none":
+            from ..solvers.public_export import bot_policy
+
+            tb = self.clock()
+            bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
+            solver = SubgameSolver(sub, reach, safe=self.safe, blueprint=bp)
+            info["blueprint_seconds"] = self.clock() - tb
+        else:
+            solver = SubgameSolver(sub, reach)
         left = self.budget - SLACK - (self.clock() - t0)
         done = solver.solve(left, clock=self.clock, min_iterations=0,
                                    max_iterations=self.max_iterations) if left > 0 else 0
@@ -241,13 +271,13 @@ class _NoTime(RuntimeError):
     pass
 
 
-SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps")
+SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps", "safe")
 
 
 def parse_search_spec(spec: str) -> SearchPolicy:
-    """A :class:`SearchPolicy` from ``search:BLUEPRINT[,budget=S][,nodes=N]`` (module
-    docstring); the items that are not ``budget=`` / ``nodes=`` belong to the blueprint's
-    spec (``search:counter:bluff=0.2,budget=0.3``).
+    """A :class:`SearchPolicy` from ``search:BLUEPRINT[,budget=S][,nodes=N][,iters=N]
+    [,eps=E][,safe=MODE]`` (module docstring); the items that are not search options
+    belong to the blueprint's spec (``search:counter:bluff=0.2,budget=0.3``).
 
     Raises:
         ValueError: one line: no blueprint, a bad option or value, ``budget <= 0``, a neural
@@ -280,6 +310,11 @@ def parse_search_spec(spec: str) -> SearchPolicy:
     except ValueError:
         raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers, "
                          "eps a number") from None
+    safe = opts.get("safe", DEFAULT_SAFE)
+    try:
+        check_safe_mode(safe)
+    except ValueError as e:
+        raise ValueError(f"bot {spec!r}: {e}") from None
     if not (np.isfinite(budget) and budget > 0):
         raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
     try:
@@ -291,13 +326,13 @@ def parse_search_spec(spec: str) -> SearchPolicy:
                              f"(search options: {', '.join(sorted(SEARCH_OPTIONS))})") from None
         raise e from None
     return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
-                        epsilon=eps, name=spec)
+                        epsilon=eps, safe=safe, name=spec)
 
 
 def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     """Refuse a search bot whose blueprint was made for another game or abstraction than
-    ``params``, or a game without public subgames (signals on, a profile without a public
-    tree: one line). In match mode (``play``) each deal is searched as one deal (R8.1).
+    ``params``, a game without public subgames (signals on, a profile without a public
+    tree: one line), or a gadget (``safe=``) in a four-player game. In match mode (``play``) each deal is searched as one deal (R8.1).
 
     Raises:
         ValueError: as said, one line naming the bot.
@@ -308,5 +343,6 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     check_bot_fits(policy.blueprint, params)
     try:
         check_public_params(params.replace(mode="deal", scores=(0, 0)))
+        check_safe_mode(policy.safe, params.players)
     except ValueError as e:
         raise ValueError(f"bot {policy.name!r}: {e}") from None
