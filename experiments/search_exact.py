@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eps", type=float, default=0.01, help="the bot's epsilon")
     ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"],
                     help="the bot's safe re-solving gadget")
+    ap.add_argument("--alternative", default="best_response",
+                    choices=["best_response", "blueprint"],
+                    help="the gadgets' alternative values")
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
@@ -53,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),
            "tree_nodes": tree.num_nodes, "search_iterations": args.iterations,
-           "epsilon": args.eps, "safe": args.safe, "rows": rows}
+           "epsilon": args.eps, "safe": args.safe,
+           "alternative": args.alternative, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
             cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -63,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             bp = bot_policy(tree, parse_bot(spec))
         t0 = time.perf_counter()
         se, stats = search_policy(tree, bp, iterations=args.iterations,
-                                  epsilon=args.eps, safe=args.safe)
+                                  epsilon=args.eps, safe=args.safe,
+                                  alternative=args.alternative)
         secs = time.perf_counter() - t0
         n = tree.num_players
         u_se = [float(expected_returns(tree, mix_by_seat(

@@ -68,7 +68,8 @@ def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
 
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
-                  safe: str = "none") -> tuple[np.ndarray, dict]:
+                  safe: str = "none", alternative: str = "best_response"
+                  ) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
     Args:
@@ -84,6 +85,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`): the
             gadgets' alternatives are ``blueprint``'s values on each subgame (its
             entries there by :func:`subtree_entries`), from the same root reaches.
+        alternative: the gadgets' alternative values
+            (:data:`~vitou_ai.solvers.subgame.ALTERNATIVES`).
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
@@ -141,7 +144,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                     emap = subtree_entries(sub.tree, tree, node)
                     # the root ranges' entries belong to no action: never read as a policy
                     bp_sub = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
-                solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub)
+                solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub,
+                                       alternative=alternative)
             except ValueError:  # too large, or nobody's hand reaches it
                 stats["fallback"] += 1
             else:

@@ -172,19 +172,12 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
     hands, counts, pair_p = _deal_tables(params)
     H = hands.shape[0]
     ranges = root_ranges(params, state, counts)
-    root_ent = np.zeros((4, H), np.int64)
-    root_len = np.zeros(4, np.int64)
     for s, r in enumerate(ranges):
         if len(r) == 0:
             raise ValueError(f"seat {s} has no hand consistent with the cards played "
                              "(the state does not fit the deck, R1.1)")
-        root_ent[s, :len(r)] = r
-        root_len[s] = len(r)
     deal0 = _representative_deal(params)
-    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
-                 True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
-                 np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
-                 root_ent, root_len)
+    out = _build_ranges(params, state, ranges, max_nodes)
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise SubgameTooLarge(f"the subgame has more than {max_nodes:,} nodes")
@@ -194,9 +187,60 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
                       first.astype(np.int32), nchild.copy(), action.copy(), prob.copy(),
                       util.copy(), aoff.astype(np.int32 if ne < 2**31 else np.int64), alen.copy(), out[11][:ne].copy(),
                       out[12][:ne].copy(), deal0)
-    offs = 1 + H + np.concatenate([[0], np.cumsum(root_len[:params.players])[:-1]])
-    return Subgame(tree, ranges, offs.astype(np.int64), root_len[:params.players].copy(),
+    root_len = np.array([len(r) for r in ranges], np.int64)
+    offs = 1 + H + np.concatenate([[0], np.cumsum(root_len)[:-1]])
+    return Subgame(tree, ranges, offs.astype(np.int64), root_len,
                    np.array(state, np.int32))
+
+
+def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarray],
+                  max_nodes: int) -> tuple:
+    """The builder's raw output (``public_tree._build``) from ``state`` with root ranges
+    ``ranges`` (sorted hand indices per seat); ``out[0] > max_nodes`` when it stopped at
+    the cap."""
+    hands, counts, pair_p = _deal_tables(params)
+    H = hands.shape[0]
+    root_ent = np.zeros((4, H), np.int64)
+    root_len = np.zeros(4, np.int64)
+    for s, r in enumerate(ranges):
+        root_ent[s, :len(r)] = r
+        root_len[s] = len(r)
+    return _build(params.to_array(), hands, counts, params.copies, _representative_deal(params),
+                  pair_p, max_nodes, True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
+                  np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
+                  root_ent, root_len)
+
+
+def subgame_lower_bound(params: VitouParams, state: np.ndarray, max_nodes: int,
+                        hands_per_seat: int = 8) -> int:
+    """A cheap lower bound on the number of nodes of the subgame at ``state``: the node
+    count of the subgame built with each seat's root range cut to ``hands_per_seat``
+    hands (evenly spaced over the sorted range: a spread of ranks), at most
+    ``max_nodes + 1``.
+
+    Why a lower bound: the public tree's children at a decision are the actions legal for
+    some hand of the actor's range (some deal allowing it beside the others' ranges), so
+    with every range a subset the tree is a subtree of the subgame (node for node the
+    same public states). Its build costs about ``hands_per_seat / R`` of the subgame's a
+    node (``R`` the ranges' sizes: the builder asks the kernel for each hand's legal
+    actions at each node): a decision whose subgame this bound already puts above the
+    cap falls back without building it (:class:`~vitou_ai.search.bot.SearchPolicy`).
+
+    Raises:
+        ValueError: see :func:`check_subgame_state`; ``hands_per_seat < 1``.
+    """
+    if hands_per_seat < 1:
+        raise ValueError(f"hands_per_seat must be >= 1, got {hands_per_seat}")
+    check_subgame_state(params, state)
+    ranges = root_ranges(params, state, _deal_tables(params)[1])
+    cut = []
+    for r in ranges:
+        if len(r) > hands_per_seat:
+            r = r[np.unique(np.linspace(0, len(r) - 1, hands_per_seat).round().astype(np.int64))]
+        cut.append(r)
+    if any(len(r) == 0 for r in cut):
+        return 0
+    return int(min(_build_ranges(params, state, cut, max_nodes)[0], max_nodes + 1))
 
 
 # ---- Bayes ranges -------------------------------------------------------------------------
@@ -342,6 +386,9 @@ def range_posterior(params: VitouParams, reach: np.ndarray, seat: int,
 
 #: safe re-solving techniques of :class:`SubgameSolver` (``safe=``)
 SAFE_MODES = ("none", "resolve", "maxmargin")
+#: the gadgets' alternative values (``alternative=``): the opponent's best-response
+#: counterfactual values against the blueprint in the subgame, or the blueprint's own
+ALTERNATIVES = ("best_response", "blueprint")
 
 
 def check_safe_mode(safe: str, players: int = 2) -> None:
@@ -425,10 +472,15 @@ class SubgameSolver:
 
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 safe: str = "none", blueprint: np.ndarray | None = None):
+                 safe: str = "none", blueprint: np.ndarray | None = None,
+                 alternative: str = "best_response"):
         t = sub.tree
         n, H = t.num_players, t.num_hands
         check_safe_mode(safe, n)
+        if alternative not in ALTERNATIVES:
+            raise ValueError(f"unknown alternative {alternative!r}; expected one of "
+                             f"{', '.join(ALTERNATIVES)}")
+        self.alternative = alternative
         reach = np.asarray(reach, np.float64)
         if reach.shape != (n, H):
             raise ValueError(f"reach shape {reach.shape} != ({n}, {H})")
@@ -463,7 +515,8 @@ class SubgameSolver:
         o = self.opponent
         self._R = int(sub.root_lens[o])
         self._bayes_o = self._bayes[o, :self._R].copy()
-        self.alternatives = self.root_values(o, blueprint)
+        self.alternatives = self.root_values(o, blueprint,
+                                             best_response=alternative == "best_response")
         # gadget regrets: resolve, [enter, terminate] per hand; maxmargin, one per hand
         self._g = np.zeros((2, self._R) if safe == "resolve" else self._R)
         self._set_gadget_reach()
