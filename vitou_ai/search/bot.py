@@ -59,6 +59,7 @@ from ..solvers.subgame import (
     build_subgame,
     check_safe_mode,
     check_subgame_state,
+    public_key,
     root_policy,
 )
 
@@ -77,6 +78,12 @@ DEFAULT_EPSILON = 0.01
 MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
+#: the build rate is measured on builds of at least this many nodes (smaller ones are
+#: mostly fixed costs), over the last BUILD_RATE_WINDOW of them
+BUILD_RATE_MIN_NODES = 5_000
+BUILD_RATE_WINDOW = 50
+#: public states whose subgame size the bot remembers (then forgets them all)
+MAX_KNOWN_SIZES = 100_000
 #: default safe re-solving technique (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`)
 DEFAULT_SAFE = "none"
 
@@ -143,6 +150,14 @@ class SearchPolicy:
         self.params = getattr(blueprint, "params", None)
         self._pack = pack_policies([blueprint])
         self.decisions: list[dict] = []
+        #: check a decision's subgame against what the bot knows before building it (the
+        #: public states it already found above ``max_nodes``, the build rate against the
+        #: time left); False: build first, as before this check existed (measurements)
+        self.size_check = True
+        # public state (subgame.public_key) -> its subgame's node count, -1 above max_nodes
+        self._sizes: dict[bytes, int] = {}
+        # seconds per node of the recent builds of >= BUILD_RATE_MIN_NODES nodes
+        self._build_rates: list[float] = []
         # per seat (partners in four-player games are one object): the deal's start, and
         # for each decision it searched, (action index, the deal's actions up to and with
         # that decision's action, own reach factor per hand)
@@ -204,6 +219,20 @@ class SearchPolicy:
 
     def _search(self, params, start, actions, state, seat, rng, t0, info):
         check_subgame_state(params, state)
+        cap = self.max_nodes
+        key = public_key(params, state) if self.size_check else b""
+        if self.size_check:
+            known = self._sizes.get(key)
+            if known is not None and known < 0:
+                raise SubgameTooLarge(f"the subgame has more than {self.max_nodes:,} nodes "
+                                      "(known public state)")
+            if known is None and self._build_rates:
+                # the most nodes the time left builds at the slowest recent rate, with
+                # room for one iteration (about a build's time per node, measured)
+                left = self.budget - SLACK - (self.clock() - t0)
+                cap = min(cap, int(left / (2.0 * max(self._build_rates))))
+                if cap < 1:
+                    raise _NoTime("no time left to build the subgame")
         hands = _deal_tables(params)[0]
         recs = self._own[seat][1]
         skip = np.zeros(len(actions), np.bool_)
@@ -212,7 +241,20 @@ class SearchPolicy:
         reach = bayes_reach(params, self.blueprint, start, actions, skip, self.epsilon, seat)
         for _, _, f in recs:
             reach[seat] *= f
-        sub = build_subgame(params, state, self.max_nodes)
+        tb = self.clock()
+        try:
+            sub = build_subgame(params, state, cap)
+        except SubgameTooLarge:
+            self._note_build(cap, self.clock() - tb)
+            if cap < self.max_nodes:
+                raise _NoTime(f"the build would pass the budget (more than {cap:,} nodes "
+                              "in the time left)") from None
+            if self.size_check:
+                self._sizes[key] = -1
+            raise
+        self._note_build(sub.num_nodes, self.clock() - tb)
+        if self.size_check:
+            self._sizes[key] = sub.num_nodes
         info["nodes"] = sub.num_nodes
         if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
             raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
@@ -251,6 +293,13 @@ class SearchPolicy:
         recs.append((len(actions), tuple(int(x) for x in actions) + (a,), f))
         info["searched"] = True
         return a
+
+    def _note_build(self, nodes: int, seconds: float) -> None:
+        if nodes >= BUILD_RATE_MIN_NODES and seconds > 0:
+            self._build_rates.append(seconds / nodes)
+            del self._build_rates[:-BUILD_RATE_WINDOW]
+        if len(self._sizes) > MAX_KNOWN_SIZES:
+            self._sizes.clear()
 
     def _blueprint_action(self, params, state, seat, rng):
         from ..bots.exact import breakpoints, policy_probs

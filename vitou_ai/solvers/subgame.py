@@ -193,6 +193,22 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
                    np.array(state, np.int32))
 
 
+def public_key(params: VitouParams, state: np.ndarray) -> bytes:
+    """A key of the public state of ``state``: equal for two states whose subgames are the
+    same tree (the builder reads only the public part of a state and each seat's played
+    cards; the hidden fields, the undealt deck ``S_DECK``, the hands ``S_HAND`` /
+    ``S_HELD`` / ``S_FIRSTHAND``, are zeroed, the played cards per seat added), so the
+    search bot can remember a subgame's size (:class:`~vitou_ai.search.bot.SearchPolicy`).
+    Fields that are hidden but not zeroed here only make fewer keys equal."""
+    st = np.array(state, np.int32)
+    for lo, ln in ((L.S_DECK, L.MAX_RANKS), (L.S_HAND, L.MAX_PLAYERS * L.MAX_HAND),
+                   (L.S_HELD, L.MAX_PLAYERS * L.MAX_RANKS),
+                   (L.S_FIRSTHAND, L.MAX_PLAYERS * L.MAX_HAND)):
+        st[lo:lo + ln] = 0
+    return (repr(sorted(params.knobs().items())).encode() + st.tobytes()
+            + played_counts(params, state).tobytes())
+
+
 def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarray],
                   max_nodes: int) -> tuple:
     """The builder's raw output (``public_tree._build``) from ``state`` with root ranges
@@ -419,32 +435,42 @@ class SubgameSolver:
 
     The gadgets (two players; the *searcher* is the seat to act at the subgame's root, the
     *opponent* the other) give each opponent hand ``h`` of its root range an
-    *alternative*: ``alt(h)``, the opponent's counterfactual value of ``h`` at the root
-    when both seats play the blueprint in the subgame (one value pass with
-    ``blueprint``; counterfactual: times the searcher's root reach and the deal prior,
-    not the opponent's own reach, so on the scale of the subgame's own values):
+    *alternative* ``alt(h)``, a counterfactual value of the opponent at the root (times
+    the searcher's root reach and the deal prior, not the opponent's own reach: the scale
+    of the subgame's own values), from one pass over the subgame with ``blueprint``:
+
+    - ``alternative="best_response"``: the opponent's best-response value against the
+      blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint meets every
+      constraint below, so the gadget's solution does too, up to its convergence error;
+    - ``alternative="blueprint"``: its value when both seats play the blueprint (lower,
+      equal where the blueprint is an equilibrium; a stricter target the blueprint itself
+      may miss off its own path).
+
+    The gadgets:
 
     - ``safe="resolve"``: the Re-solve gadget (Burch, Johanson & Bowling 2014, "Solving
       imperfect information games using decomposition", AAAI, the re-solving game;
-      Brown & Sandholm 2017, "Subgame Resolving" among the prior approaches): before the subgame each opponent
-      hand chooses to *terminate* (payoff ``alt(h)``) or *enter*; that choice is one more
-      decision of the opponent, solved by regret matching (with the same DCFR discounts
-      as the subgame's entries) from its values after each opponent pass, and the
-      opponent's root reach is ``reach(h) × P(enter | h)``. At the gadget's equilibrium
-      the opponent's best-response counterfactual value of every hand it enters with
-      positive weight is at most ``alt(h)`` (ibid.): re-solving does not make the
-      searcher more exploitable than the blueprint in the subgame, up to the solver's
-      convergence error (:meth:`safety_margins` measures it). Departure: with
-      ``alt`` the blueprint's own values rather than the opponent's best-response values
-      against it (Burch et al.'s), the guarantee is relative to those values (they are
-      equal where the blueprint is an equilibrium).
+      Brown & Sandholm 2017, "Subgame Resolving" among the prior approaches): before the
+      subgame each opponent hand chooses to *terminate* (payoff ``alt(h)``) or *enter*;
+      that choice is one more decision of the opponent, solved by regret matching (with
+      the same DCFR discounts as the subgame's entries) from its values after each
+      opponent pass, and the opponent's root reach is ``reach(h) × P(enter | h)``. At the
+      gadget's equilibrium the opponent's best-response counterfactual value of every
+      hand of positive ``reach`` is at most ``alt(h)`` (ibid.; :meth:`safety_margins`
+      measures how far a solve is from it): with best-response alternatives, replacing
+      the blueprint by the solve *in this one subgame* does not make the searcher more
+      exploitable in the whole game (Burch et al. 2014). Hands of zero
+      ``reach`` get no constraint. Re-solving again at the next decision from the
+      blueprint's alternatives (as the search bot does) is *not* covered: nested
+      re-solving keeps the guarantee only with the previous solve's values as the
+      alternatives (Brown & Sandholm 2017, nested subgame solving), not done here.
     - ``safe="maxmargin"``: the Maxmargin gadget (Moravčík, Schmid, Ha, Hladík &
       Gaukrodger 2016, "Refining subgames in large imperfect information games", AAAI;
-      Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks the hand to
-      enter with, with payoff ``v(h) - alt(h)``, a distribution over the hands of its
-      root range with positive ``reach`` (regret matching, DCFR discounts); that
-      distribution is its root reach. The searcher then maximises the smallest margin
-      ``alt(h) - BR(h)`` over the opponent's hands.
+      Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks
+      the hand to enter with, with payoff ``v(h) - alt(h)``, a distribution over the
+      hands of its root range with positive ``reach`` (regret matching, DCFR discounts);
+      that distribution is its root reach. The searcher then maximises the smallest
+      margin ``alt(h) - BR(h)`` over those hands.
 
     The searcher's own range follows the policy it played
     (:class:`~vitou_ai.search.bot.SearchPolicy`).
@@ -458,6 +484,7 @@ class SubgameSolver:
         blueprint: ``float64[sub.tree.num_entries]``, the blueprint over the subgame's
             entries (e.g. :func:`~vitou_ai.solvers.public_export.bot_policy` with
             ``start=sub.state``); needed by the gadgets, ignored by ``"none"``.
+        alternative: one of :data:`ALTERNATIVES` (above).
 
     Attributes:
         alternatives: ``float64[R_opponent]``, ``alt(h)`` on the opponent's root range
@@ -465,7 +492,8 @@ class SubgameSolver:
 
     Raises:
         ValueError: ``reach`` of another shape, negative or not finite; zero on a whole
-            root range (the public state is unreachable); an unknown ``safe``; a gadget
+            root range (the public state is unreachable); an unknown ``safe`` or
+            ``alternative``; a gadget
             with other than two players, without ``blueprint`` or with one of another
             length, or where the root is not a decision.
     """
