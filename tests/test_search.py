@@ -450,6 +450,34 @@ def test_search_falls_back_where_the_subgame_does_not_fit():
     assert "the subgame has more than 10 nodes" in reasons
 
 
+def test_search_size_check_before_the_build():
+    """A public state found above the node cap falls back at once the next time, without a
+    build; the build is capped by the time left at the measured build rate (an injected
+    rate of 1 ms a node leaves no subgame buildable in 0.05 s); two states with the same
+    public history and other hands share their key, other histories do not."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.search.bot import SearchPolicy
+    from vitou_ai.solvers.subgame import public_key
+
+    counter = parse_bot("counter")
+    bot = SearchPolicy(counter, budget=0.05, max_nodes=10)
+    _search_deals(bot, counter, TINY, pairs=3)
+    reasons = [d["reason"] for d in bot.decisions]
+    assert any(r.endswith("(known public state)") for r in reasons)
+    assert all(d["nodes"] == 0 for d in bot.decisions if "known" in d["reason"])
+    bot = SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
+    bot._build_rates = [1e-3]
+    _search_deals(bot, counter, TINY, pairs=1)
+    assert not any(d["searched"] for d in bot.decisions)
+    assert any("the build would pass the budget" in d["reason"] or "no time left" in d["reason"]
+               for d in bot.decisions)
+    a = _play(TINY, _dealt(TINY, [[1, 2], [1, 3]]), [L.A_PLAY0 + 1])
+    b = _play(TINY, _dealt(TINY, [[0, 2], [1, 2]]), [L.A_PLAY0 + 1])
+    c = _play(TINY, _dealt(TINY, [[0, 1], [2, 3]]), [L.A_PLAY0 + 2])
+    assert public_key(TINY, a) == public_key(TINY, b) != public_key(TINY, c)
+    assert build_subgame(TINY, a).num_nodes == build_subgame(TINY, b).num_nodes
+
+
 def test_search_own_range_follows_its_search():
     """At a second searched decision of a deal, the bot's own range is the one its first
     search played, not the blueprint's."""

@@ -11,7 +11,10 @@ At each of its decisions after the deal the bot
    own range is updated by its search strategy"), so that its ranges stay those of the
    policy it plays;
 2. builds the public subgame from the current public state to the end of the deal
-   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``;
+   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``,
+   after a size check: a public state it already found above ``max_nodes``
+   (:func:`~vitou_ai.solvers.subgame.public_key`) falls back at once, and the build is
+   capped at the nodes the time left can build at the slowest recent build rate;
 3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`),
    unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
    (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
@@ -24,9 +27,12 @@ It falls back on the blueprint's own action (its exact probabilities, sampled) w
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
 with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
-no time for one iteration. A fallback above ``max_nodes`` is not free: the build runs
-until it passes the cap, a sizeable part of a 0.2–0.5 s budget on the first trick of the
-3-card deal (docs/results/search.md), so the budget is not a hard limit. The solve's
+no time for one iteration. The first fallback at a public state above ``max_nodes`` is
+not free: the build runs until it passes the cap (about 0.12–0.15 s on the first trick of
+the 3-card deal, quiet machine); the same public state again falls back without a build,
+and a build the time left cannot finish stops early (docs/results/search.md, the
+budget's figures). The Bayes step and the build still come before the clock's checks,
+so the budget is not a hard limit. The solve's
 first iteration is not timed in advance: on the
 subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
 measured decision times in ``docs/results/search.md``).

@@ -227,38 +227,6 @@ def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarra
                   root_ent, root_len)
 
 
-def subgame_lower_bound(params: VitouParams, state: np.ndarray, max_nodes: int,
-                        hands_per_seat: int = 8) -> int:
-    """A cheap lower bound on the number of nodes of the subgame at ``state``: the node
-    count of the subgame built with each seat's root range cut to ``hands_per_seat``
-    hands (evenly spaced over the sorted range: a spread of ranks), at most
-    ``max_nodes + 1``.
-
-    Why a lower bound: the public tree's children at a decision are the actions legal for
-    some hand of the actor's range (some deal allowing it beside the others' ranges), so
-    with every range a subset the tree is a subtree of the subgame (node for node the
-    same public states). Its build costs about ``hands_per_seat / R`` of the subgame's a
-    node (``R`` the ranges' sizes: the builder asks the kernel for each hand's legal
-    actions at each node): a decision whose subgame this bound already puts above the
-    cap falls back without building it (:class:`~vitou_ai.search.bot.SearchPolicy`).
-
-    Raises:
-        ValueError: see :func:`check_subgame_state`; ``hands_per_seat < 1``.
-    """
-    if hands_per_seat < 1:
-        raise ValueError(f"hands_per_seat must be >= 1, got {hands_per_seat}")
-    check_subgame_state(params, state)
-    ranges = root_ranges(params, state, _deal_tables(params)[1])
-    cut = []
-    for r in ranges:
-        if len(r) > hands_per_seat:
-            r = r[np.unique(np.linspace(0, len(r) - 1, hands_per_seat).round().astype(np.int64))]
-        cut.append(r)
-    if any(len(r) == 0 for r in cut):
-        return 0
-    return int(min(_build_ranges(params, state, cut, max_nodes)[0], max_nodes + 1))
-
-
 # ---- Bayes ranges -------------------------------------------------------------------------
 
 
