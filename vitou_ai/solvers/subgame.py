@@ -407,12 +407,13 @@ class SubgameSolver:
     the searcher's root reach and the deal prior, not the opponent's own reach: the scale
     of the subgame's own values), from one pass over the subgame with ``blueprint``:
 
+    - ``alternative="blueprint"`` (the default): its value when both seats play the
+      blueprint (lower than the next, equal where the blueprint is an equilibrium: a
+      stricter target, which the blueprint itself misses off its own path); measured
+      exactly the better of the two for the search bot (``docs/results/search.md``);
     - ``alternative="best_response"``: the opponent's best-response value against the
       blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint meets every
-      constraint below, so the gadget's solution does too, up to its convergence error;
-    - ``alternative="blueprint"``: its value when both seats play the blueprint (lower,
-      equal where the blueprint is an equilibrium; a stricter target the blueprint itself
-      may miss off its own path).
+      constraint below, so the gadget's solution does too, up to its convergence error.
 
     The gadgets:
 
@@ -469,7 +470,7 @@ class SubgameSolver:
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                  safe: str = "none", blueprint: np.ndarray | None = None,
-                 alternative: str = "best_response"):
+                 alternative: str = "blueprint"):
         t = sub.tree
         n, H = t.num_players, t.num_hands
         check_safe_mode(safe, n)
