@@ -275,8 +275,9 @@ def _opponent_gain(full, pol, sub, solver, x, emap, iterations):
     return gain, viol
 
 
+@pytest.mark.parametrize("alternative", ["blueprint", "best_response"])
 @pytest.mark.parametrize("safe", ["resolve", "maxmargin"])
-def test_gadget_keeps_an_equilibrium_blueprint_safe(solved_tiny, safe):
+def test_gadget_keeps_an_equilibrium_blueprint_safe(solved_tiny, safe, alternative):
     """Re-solving below a near-equilibrium blueprint (DCFR, NashConv 4.5e-4) after a void
     first trick: unsafe, the opponent's best response gains 0.026 points per deal in the
     whole game (the failure the gadgets prevent); with the gadget, no more than the
@@ -292,8 +293,8 @@ def test_gadget_keeps_an_equilibrium_blueprint_safe(solved_tiny, safe):
     reach = _reach_at(full, pol, x)
     bp = _restrict(pol, emap)
     gain_unsafe, _ = _opponent_gain(full, pol, sub, SubgameSolver(sub, reach), x, emap, 300)
-    gain, viol = _opponent_gain(full, pol, sub, SubgameSolver(sub, reach, safe=safe,
-                                                              blueprint=bp), x, emap, 300)
+    gain, viol = _opponent_gain(full, pol, sub, SubgameSolver(
+        sub, reach, safe=safe, blueprint=bp, alternative=alternative), x, emap, 300)
     bound = viol + nc_full
     assert gain <= bound + 1e-12, (gain, viol, nc_full)
     assert gain_unsafe > 10 * bound  # the check can fail: unsafe re-solving fails it

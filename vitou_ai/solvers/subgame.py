@@ -410,7 +410,9 @@ class SubgameSolver:
     - ``alternative="blueprint"`` (the default): its value when both seats play the
       blueprint (lower than the next, equal where the blueprint is an equilibrium: a
       stricter target, which the blueprint itself misses off its own path); measured
-      exactly the better of the two for the search bot (``docs/results/search.md``);
+      exactly, the search bot's NashConv is lower with it than with the next for three
+      of the four blueprints tried, the near-equilibrium one among them
+      (``docs/results/search.md``);
     - ``alternative="best_response"``: the opponent's best-response value against the
       blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint meets every
       constraint below, so the gadget's solution does too, up to its convergence error.
