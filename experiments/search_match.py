@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             r.update({"bot": who, "opponent": spec, "wall": time.perf_counter() - t0})
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",
-                                                         "nodes", "iterations")}
+                                                         "nodes", "iterations",
+                                                         "blueprint_seconds")}
                                   for d in search.decisions]
             doc["matches"].append(r)
             (out / "matches.json").write_text(json.dumps(doc, indent=1))

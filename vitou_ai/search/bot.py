@@ -14,7 +14,8 @@ At each of its decisions after the deal the bot
    (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``,
    after a size check: a public state it already found above ``max_nodes``
    (:func:`~vitou_ai.solvers.subgame.public_key`) falls back at once, and the build is
-   capped at the nodes the time left can build at the slowest recent build rate;
+   capped at the nodes the time left can build (and, with a gadget, replay the
+   blueprint over) at the recent median rates;
 3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`),
    unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
    (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
@@ -162,8 +163,10 @@ class SearchPolicy:
         self.size_check = True
         # public state (subgame.public_key) -> its subgame's node count, -1 above max_nodes
         self._sizes: dict[bytes, int] = {}
-        # seconds per node of the recent builds of >= BUILD_RATE_MIN_NODES nodes
+        # seconds per node of the recent builds of >= BUILD_RATE_MIN_NODES nodes, and of
+        # the blueprint's replays over them (gadgets)
         self._build_rates: list[float] = []
+        self._replay_rates: list[float] = []
         # per seat (partners in four-player games are one object): the deal's start, and
         # for each decision it searched, (action index, the deal's actions up to and with
         # that decision's action, own reach factor per hand)
@@ -233,10 +236,16 @@ class SearchPolicy:
                 raise SubgameTooLarge(f"the subgame has more than {self.max_nodes:,} nodes "
                                       "(known public state)")
             if known is None and self._build_rates:
-                # the most nodes the time left builds at the slowest recent rate, with
-                # room for one iteration (about a build's time per node, measured)
+                # the most nodes the time left builds at the recent builds' median rate
+                # (not their slowest: one build that compiled, or met a busy machine,
+                # would stop the next 50), with as much again for the solve
+                # (and, with a gadget, the blueprint's replay over the subgame, at its own
+                # median rate)
                 left = self.budget - SLACK - (self.clock() - t0)
-                cap = min(cap, int(left / (2.0 * max(self._build_rates))))
+                per_node = 2.0 * float(np.median(self._build_rates))
+                if self.safe != "none" and self._replay_rates:
+                    per_node += float(np.median(self._replay_rates))
+                cap = min(cap, int(left / per_node))
                 if cap < 1:
                     raise _NoTime("no time left to build the subgame")
         hands = _deal_tables(params)[0]
@@ -273,6 +282,9 @@ class SearchPolicy:
             bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
             solver = SubgameSolver(sub, reach, safe=self.safe, blueprint=bp)
             info["blueprint_seconds"] = self.clock() - tb
+            if sub.num_nodes >= BUILD_RATE_MIN_NODES:
+                self._replay_rates.append(info["blueprint_seconds"] / sub.num_nodes)
+                del self._replay_rates[:-BUILD_RATE_WINDOW]
         else:
             solver = SubgameSolver(sub, reach)
         left = self.budget - SLACK - (self.clock() - t0)
