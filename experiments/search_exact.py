@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eps", type=float, default=0.01, help="the bot's epsilon")
     ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"],
                     help="the bot's safe re-solving gadget")
-    ap.add_argument("--alternative", default="blueprint",
+    ap.add_argument("--alternative", default="best_response",
                     choices=["best_response", "blueprint"],
                     help="the gadgets' alternative values")
     ap.add_argument("--out", default="results/search")

@@ -451,10 +451,11 @@ def test_search_falls_back_where_the_subgame_does_not_fit():
     assert "the subgame has more than 10 nodes" in reasons
 
 
-def test_search_size_check_before_the_build():
+def test_search_size_check_before_the_build(monkeypatch):
     """A public state found above the node cap falls back at once the next time, without a
     build; the build is capped by the time left at the measured build rate (an injected
-    rate of 1 ms a node leaves no subgame buildable in 0.05 s); two states with the same
+    rate of 1 ms a node leaves no subgame buildable in 0.05 s, the cap's floor lowered to
+    TINY's sizes); two states with the same
     public history and other hands share their key, other histories do not."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.search.bot import SearchPolicy
@@ -466,8 +467,11 @@ def test_search_size_check_before_the_build():
     reasons = [d["reason"] for d in bot.decisions]
     assert any(r.endswith("(known public state)") for r in reasons)
     assert all(d["nodes"] == 0 for d in bot.decisions if "known" in d["reason"])
+    import vitou_ai.search.bot as B
+
+    monkeypatch.setattr(B, "BUILD_RATE_MIN_NODES", 1)  # the cap's floor: TINY's are small
     bot = SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
-    bot._build_rates = [1e-3]
+    bot._build_rates = [1e-3] * B.BUILD_RATE_MIN_SAMPLES
     _search_deals(bot, counter, TINY, pairs=1)
     assert not any(d["searched"] for d in bot.decisions)
     assert any("the build would pass the budget" in d["reason"] or "no time left" in d["reason"]

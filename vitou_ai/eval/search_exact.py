@@ -68,7 +68,7 @@ def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
 
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
-                  safe: str = "none", alternative: str = "blueprint"
+                  safe: str = "none", alternative: str = "best_response"
                   ) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 

@@ -86,9 +86,12 @@ MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
 #: the build rate is measured on builds of at least this many nodes (smaller ones are
-#: mostly fixed costs), over the last BUILD_RATE_WINDOW of them
-BUILD_RATE_MIN_NODES = 5_000
+#: mostly fixed costs; a build cut at the cap counts), over the last BUILD_RATE_WINDOW of
+#: them, and used once there are BUILD_RATE_MIN_SAMPLES (their median: the first builds
+#: and replays of a process compile)
+BUILD_RATE_MIN_NODES = 2_000
 BUILD_RATE_WINDOW = 50
+BUILD_RATE_MIN_SAMPLES = 5
 #: public states whose subgame size the bot remembers (then forgets them all)
 MAX_KNOWN_SIZES = 100_000
 #: default safe re-solving technique (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`)
@@ -235,7 +238,7 @@ class SearchPolicy:
             if known is not None and known < 0:
                 raise SubgameTooLarge(f"the subgame has more than {self.max_nodes:,} nodes "
                                       "(known public state)")
-            if known is None and self._build_rates:
+            if known is None and len(self._build_rates) >= BUILD_RATE_MIN_SAMPLES:
                 # the most nodes the time left builds at the recent builds' median rate
                 # (not their slowest: one build that compiled, or met a busy machine,
                 # would stop the next 50), with as much again for the solve
@@ -243,11 +246,13 @@ class SearchPolicy:
                 # median rate)
                 left = self.budget - SLACK - (self.clock() - t0)
                 per_node = 2.0 * float(np.median(self._build_rates))
-                if self.safe != "none" and self._replay_rates:
+                if self.safe != "none" and len(self._replay_rates) >= BUILD_RATE_MIN_SAMPLES:
                     per_node += float(np.median(self._replay_rates))
-                cap = min(cap, int(left / per_node))
-                if cap < 1:
+                if left <= 0:
                     raise _NoTime("no time left to build the subgame")
+                # never below the smallest build measured: a cap that stopped every build
+                # short of it would keep the rates from ever being measured again
+                cap = min(cap, max(int(left / per_node), BUILD_RATE_MIN_NODES))
         hands = _deal_tables(params)[0]
         recs = self._own[seat][1]
         skip = np.zeros(len(actions), np.bool_)

@@ -407,15 +407,16 @@ class SubgameSolver:
     the searcher's root reach and the deal prior, not the opponent's own reach: the scale
     of the subgame's own values), from one pass over the subgame with ``blueprint``:
 
-    - ``alternative="blueprint"`` (the default): its value when both seats play the
-      blueprint (lower than the next, equal where the blueprint is an equilibrium: a
-      stricter target, which the blueprint itself misses off its own path); measured
-      exactly, the search bot's NashConv is lower with it than with the next for three
-      of the four blueprints tried, the near-equilibrium one among them
-      (``docs/results/search.md``);
-    - ``alternative="best_response"``: the opponent's best-response value against the
-      blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint meets every
-      constraint below, so the gadget's solution does too, up to its convergence error.
+    - ``alternative="best_response"`` (the default): the opponent's best-response value
+      against the blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint
+      meets every constraint below, so the gadget's solution can too, up to its
+      convergence error;
+    - ``alternative="blueprint"``: its value when both seats play the blueprint (lower,
+      equal where the blueprint is an equilibrium: a stricter target, which the
+      blueprint itself misses off its own path). Measured exactly for the search bot
+      (``docs/results/search.md``): better with ``resolve`` for three of four
+      blueprints, much worse with ``maxmargin``, whose best-response version has the
+      lowest NashConv over the near-equilibrium blueprint.
 
     The gadgets:
 
@@ -472,7 +473,7 @@ class SubgameSolver:
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                  safe: str = "none", blueprint: np.ndarray | None = None,
-                 alternative: str = "blueprint"):
+                 alternative: str = "best_response"):
         t = sub.tree
         n, H = t.num_players, t.num_hands
         check_safe_mode(safe, n)
