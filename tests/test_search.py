@@ -79,10 +79,11 @@ def _restrict(pol, emap):
     return np.where(emap >= 0, pol[np.maximum(emap, 0)], 0.0)
 
 
-def _values_at(full, policy, x, tp):
+def _values_at(full, policy, x, tp, mode=PK.UPDATE_NONE):
     """The whole tree's own walk, cut at node ``x``: (reach ``float64[n, H+1]`` of the
     seats' ranges at ``x``, ``tp``'s counterfactual values there ``float64[H+1]``,
-    offsets ``int64[n]``, lengths ``int64[n]``)."""
+    offsets ``int64[n]``, lengths ``int64[n]``); ``mode=PK.UPDATE_BR``: ``tp``'s
+    best-response values below ``x``."""
     ps = PublicPasses(full, frontier_size=0)
     n, H1 = full.num_players, full.num_hands + 1
     ps.frontier = np.array([x], np.int64)
@@ -94,7 +95,7 @@ def _values_at(full, policy, x, tp):
     ps.fr_val = np.zeros((1, H1))
     ps.visited = np.zeros(1, np.int64)
     e = np.zeros(0)
-    ps.run(tp, PK.POLICY_GIVEN, PK.UPDATE_NONE, e, e, policy)
+    ps.run(tp, PK.POLICY_GIVEN, mode, e, e, policy)
     return ps.fr_reach[0].copy(), ps.fr_val[0].copy(), ps.fr_offs[0].copy(), ps.fr_lens[0].copy()
 
 
@@ -221,13 +222,14 @@ def _reach_at(full, pol, x):
     return reach
 
 
+@pytest.mark.parametrize("alternative", ["blueprint", "best_response"])
 @pytest.mark.parametrize("after, hands", HISTORIES)
-def test_gadget_alternatives_are_the_whole_trees_values(after, hands):
+def test_gadget_alternatives_are_the_whole_trees_values(after, hands, alternative):
     """The gadget's alternative for each opponent hand is the opponent's counterfactual
-    value there when both play the blueprint: the whole tree's own walk under the
-    blueprint (``bot_policy`` of the whole tree), cut at that node, gives the same, to
-    1e-12; and the blueprint replayed from the subgame's state (``bot_policy(start=)``)
-    is the whole tree's on the subgame's entries."""
+    value there when both play the blueprint, or its best response to it: the whole
+    tree's own walk under the blueprint (``bot_policy`` of the whole tree), cut at that
+    node, gives the same, to 1e-12; and the blueprint replayed from the subgame's state
+    (``bot_policy(start=)``) is the whole tree's on the subgame's entries."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.solvers.public_export import bot_policy
 
@@ -241,10 +243,16 @@ def test_gadget_alternatives_are_the_whole_trees_values(after, hands):
     bp = bot_policy(sub.tree, counter, start=sub.state)
     ok = emap >= 0
     np.testing.assert_allclose(bp[ok], pol[emap[ok]], rtol=0, atol=1e-12)
-    solver = SubgameSolver(sub, _reach_at(full, pol, x), safe="resolve", blueprint=bp)
+    solver = SubgameSolver(sub, _reach_at(full, pol, x), safe="resolve", blueprint=bp,
+                           alternative=alternative)
     o = solver.opponent
     assert o == 1 - int(full.player[x])
-    _, val_x, offs, lens = _values_at(full, pol, x, o)
+    mode = PK.UPDATE_BR if alternative == "best_response" else PK.UPDATE_NONE
+    _, val_x, offs, lens = _values_at(full, pol, x, o, mode)
+    if alternative == "best_response":  # above the blueprint's own values somewhere
+        _, val_bp, _, _ = _values_at(full, pol, x, o)
+        assert (val_x[:lens[o]] >= val_bp[:lens[o]] - 1e-12).all()
+        assert (val_x[:lens[o]] > val_bp[:lens[o]] + 1e-6).any()
     v_full = dict(zip(full.entries[offs[o]:offs[o] + lens[o]].tolist(), val_x[:lens[o]],
                       strict=True))
     alt = solver.alternatives
@@ -318,7 +326,7 @@ def test_safe_mode_refused_in_one_line():
     reach4 = np.ones((4, sub4.tree.num_hands))
     bot = parse_bot("search:counter,budget=0.05,safe=maxmargin")
     cases += [(lambda: SubgameSolver(sub4, reach4, safe="resolve"), "safe=resolve is for two"),
-              (lambda: check_bot_fits(bot, TINY4), "safe=maxmargin is for two"),
+              (lambda: check_bot_fits(bot, TINY4, search_ok=True), "safe=maxmargin is for two"),
               (lambda: _search_deals(bot, parse_bot("counter"), TINY4, pairs=1),
                "safe=maxmargin is for two")]
     for make, words in cases:
