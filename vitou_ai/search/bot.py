@@ -109,7 +109,9 @@ class SearchPolicy:
         epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
             share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
         safe: one of :data:`~vitou_ai.solvers.subgame.SAFE_MODES` (the gadget of
-            :class:`~vitou_ai.solvers.subgame.SubgameSolver`); a gadget in a game of four
+            :class:`~vitou_ai.solvers.subgame.SubgameSolver`, with its default
+            best-response alternatives; default ``"none"``, why in
+            ``docs/results/search.md``, "The defaults"); a gadget in a game of four
             players is refused at the first decision (:meth:`act`) and by
             :func:`check_fits`.
         clock: the clock read for the budget (seconds; tests inject one).
