@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--alternative", default="best_response",
                     choices=["best_response", "blueprint"],
                     help="the gadgets' alternative values")
+    ap.add_argument("--nested", action="store_true",
+                    help="alternatives from the seat's previous solve (an experiment: "
+                         "the bot does not do it)")
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),
            "tree_nodes": tree.num_nodes, "search_iterations": args.iterations,
            "epsilon": args.eps, "safe": args.safe,
-           "alternative": args.alternative, "rows": rows}
+           "alternative": args.alternative, "nested": args.nested, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
             cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -68,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         se, stats = search_policy(tree, bp, iterations=args.iterations,
                                   epsilon=args.eps, safe=args.safe,
-                                  alternative=args.alternative)
+                                  alternative=args.alternative, nested=args.nested)
         secs = time.perf_counter() - t0
         n = tree.num_players
         u_se = [float(expected_returns(tree, mix_by_seat(

@@ -68,8 +68,8 @@ def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
 
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
-                  safe: str = "none", alternative: str = "best_response"
-                  ) -> tuple[np.ndarray, dict]:
+                  safe: str = "none", alternative: str = "best_response",
+                  nested: bool = False) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
     Args:
@@ -87,6 +87,11 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             entries there by :func:`subtree_entries`), from the same root reaches.
         alternative: the gadgets' alternative values
             (:data:`~vitou_ai.solvers.subgame.ALTERNATIVES`).
+        nested: with a gadget, a seat's alternatives at a decision below one it searched
+            come from its previous solve's average policy on the entries the two
+            subgames share (the blueprint's elsewhere), not the blueprint's: nested
+            subgame solving (Brown & Sandholm 2017), which keeps the gadget's guarantee
+            from one solve to the next. An experiment: the search bot does not do it.
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
@@ -112,10 +117,13 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
     st0 = np.zeros(L.STATE_SIZE, np.int32)
     K.init_state(p_arr, st0)
     ones = np.ones((n, H))
-    # (node, kernel state, blueprint reaches, search reaches)
-    stack = [(0, st0, ones, ones.copy())]
+    if nested and safe == "none":
+        raise ValueError("nested re-solving needs a gadget (safe=resolve or maxmargin)")
+    # (node, kernel state, blueprint reaches, search reaches, per seat its previous solve:
+    # None or (subgame, average policy, its entries in tree))
+    stack = [(0, st0, ones, ones.copy(), (None,) * n)]
     while stack:
-        node, st, r_bp, r_se = stack.pop()
+        node, st, r_bp, r_se, prev = stack.pop()
         k = tree.kind[node]
         if k == KIND_TERMINAL:
             continue
@@ -123,17 +131,18 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         if k == KIND_DEAL:
             s2 = st.copy()
             K.apply_deal(p_arr, s2, tree.deal0)
-            stack.append((f, s2, r_bp, r_se))
+            stack.append((f, s2, r_bp, r_se, prev))
             continue
         if k == KIND_CHANCE:
             for c in range(f, f + m):
                 s2 = st.copy()
                 K.apply_action(p_arr, s2, int(tree.action[c]))
-                stack.append((c, s2, r_bp, r_se))
+                stack.append((c, s2, r_bp, r_se, prev))
             continue
         assert k == KIND_DECISION
         p = int(tree.player[node])
         dealt = tree.entries[tree.actor_off[f]] != H
+        kids_prev = prev
         if dealt:
             reach = r_bp.copy()
             reach[p] = r_se[p]
@@ -144,6 +153,13 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                     emap = subtree_entries(sub.tree, tree, node)
                     # the root ranges' entries belong to no action: never read as a policy
                     bp_sub = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
+                    if nested and prev[p] is not None:
+                        _, pol_prev, emap_prev = prev[p]
+                        inv = np.full(tree.num_entries, -1, np.int64)
+                        ok = emap_prev >= 0
+                        inv[emap_prev[ok]] = np.nonzero(ok)[0]
+                        j = np.where(emap >= 0, inv[np.maximum(emap, 0)], -1)
+                        bp_sub = np.where(j >= 0, pol_prev[np.maximum(j, 0)], bp_sub)
                 solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub,
                                        alternative=alternative)
             except ValueError:  # too large, or nobody's hand reaches it
@@ -171,6 +187,9 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                             out[e] = by_action.get(a, {}).get(h, 0.0)
                 stats["searched"] += 1
                 stats["subgame_nodes"] += sub.num_nodes
+                if nested:
+                    kids_prev = tuple((sub, pol, emap) if s == p else prev[s]
+                                      for s in range(n))
         else:
             stats["fallback"] += 1
         for c in range(f, f + m):
@@ -189,7 +208,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             else:  # not dealt: one "hand", the same factor for every hand
                 b2[p] *= model[lo]
                 e2[p] *= out[lo]
-            stack.append((c, s2, b2, e2))
+            stack.append((c, s2, b2, e2, kids_prev))
     return out, stats
 
 
