@@ -435,7 +435,9 @@ class SubgameSolver:
       ``reach`` get no constraint. Re-solving again at the next decision from the
       blueprint's alternatives (as the search bot does) is *not* covered: nested
       re-solving keeps the guarantee only with the previous solve's values as the
-      alternatives (Brown & Sandholm 2017, nested subgame solving), not done here.
+      alternatives (Brown & Sandholm 2017, nested subgame solving: pass that solve's
+      policy as ``blueprint``, as :func:`vitou_ai.eval.search_exact.search_policy`
+      does with ``nested=True``; the bot does not).
     - ``safe="maxmargin"``: the Maxmargin gadget (Moravčík, Schmid, Ha, Hladík &
       Gaukrodger 2016, "Refining subgames in large imperfect information games", AAAI;
       Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks
