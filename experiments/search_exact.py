@@ -5,6 +5,9 @@ value of search against its own blueprint (no sampling).
     PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py \\
         --ranks 4 --copies 2 --hand-size 2 --blueprints counter cautious dcfr:10 \\
         --out results/search
+    PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py \\
+        --ranks 4 --copies 2 --hand-size 2 --blueprints counter cautious dcfr:10 dcfr:100 \\
+        --safe resolve --out results/search/safe_resolve
 
 ``dcfr:N``: the public tree's own DCFR average policy after N iterations (a blueprint
 of known quality). Writes ``OUT/exact_<ranks>x<copies>x<hand>.json``.
@@ -36,6 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blueprints", nargs="+", default=["counter", "dcfr:10"])
     ap.add_argument("--iterations", type=int, default=1000, help="DCFR iterations a search")
     ap.add_argument("--eps", type=float, default=0.01, help="the bot's epsilon")
+    ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"],
+                    help="the bot's safe re-solving gadget")
+    ap.add_argument("--alternative", default="best_response",
+                    choices=["best_response", "blueprint"],
+                    help="the gadgets' alternative values")
+    ap.add_argument("--nested", action="store_true",
+                    help="alternatives from the seat's previous solve (an experiment: "
+                         "the bot does not do it)")
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
@@ -48,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),
            "tree_nodes": tree.num_nodes, "search_iterations": args.iterations,
-           "epsilon": args.eps, "rows": rows}
+           "epsilon": args.eps, "safe": args.safe,
+           "alternative": args.alternative, "nested": args.nested, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
             cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -58,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             bp = bot_policy(tree, parse_bot(spec))
         t0 = time.perf_counter()
         se, stats = search_policy(tree, bp, iterations=args.iterations,
-                                   epsilon=args.eps)
+                                  epsilon=args.eps, safe=args.safe,
+                                  alternative=args.alternative, nested=args.nested)
         secs = time.perf_counter() - t0
         n = tree.num_players
         u_se = [float(expected_returns(tree, mix_by_seat(

@@ -5,7 +5,11 @@ named bots, and the blueprint against the same bots on the same deals; per-decis
         --profile vitou_2p --blueprint counter --budget 0.5 \\
         --opponents counter:300 cautious:100 bluffer:100 random:100 --out results/search
 
-Writes ``OUT/matches.json`` after every match (a run cut short keeps what it finished).
+Writes ``OUT/matches.json`` after every match (a run cut short keeps what it finished),
+with every decision of the search bot (seconds, searched, why it fell back).
+``--no-size-check``: the bot builds every subgame first (before it remembered the public
+states above its node cap and capped the build by the time left): the baseline of the
+budget's figures in ``docs/results/search.md``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--iters", type=int, default=1000)
     ap.add_argument("--eps", type=float, default=0.01)
+    ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"])
+    ap.add_argument("--no-size-check", action="store_true",
+                    help="build every subgame first, as before the size check (a baseline)")
     ap.add_argument("--opponents", nargs="+", default=["counter:100"],
                     help="BOT:PAIRS items; the blueprint bot is also matched on the same deals")
     ap.add_argument("--warmup", type=int, default=2, help="pairs played first, not counted "
@@ -46,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     params = VitouParams(profile=args.profile, **kw)
     blueprint = parse_bot(args.blueprint)
     search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,
-                          max_iterations=args.iters, epsilon=args.eps,
-                          name=f"search:{args.blueprint},budget={args.budget}")
+                          max_iterations=args.iters, epsilon=args.eps, safe=args.safe,
+                          name=f"search:{args.blueprint},budget={args.budget},safe={args.safe}")
+    search.size_check = not args.no_size_check
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
@@ -63,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             r = duplicate_match(params, bot, opp, int(pairs), seed=args.seed)
             r.update({"bot": who, "opponent": spec, "wall": time.perf_counter() - t0})
+            if who == "search":  # every decision, for the budget's figures
+                r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",
+                                                         "nodes", "iterations",
+                                                         "blueprint_seconds")}
+                                  for d in search.decisions]
             doc["matches"].append(r)
             (out / "matches.json").write_text(json.dumps(doc, indent=1))
             print(json.dumps(r), flush=True)

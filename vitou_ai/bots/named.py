@@ -8,7 +8,7 @@ A *bot spec* is a string:
   names the default parameters);
 - ``nfsp:PATH``, ``deep_cfr:PATH``, ``ppo:PATH`` or ``neural:PATH``: a network
   saved by :class:`~vitou_ai.bots.neural.NeuralPolicy` (the learning baselines);
-- ``search:BLUEPRINT[,budget=SECONDS][,nodes=N]``: real-time search over a blueprint
+- ``search:BLUEPRINT[,budget=SECONDS][,nodes=N][,safe=MODE]...``: real-time search over a blueprint
   (:mod:`vitou_ai.search`; played by :mod:`vitou_ai.eval.search_match`);
 - a path to a ``.npz`` tabular policy (:mod:`vitou_ai.bots.tabular`) or
   abstract policy (:mod:`vitou_ai.bots.abstract`, from ``vitou-ai train

@@ -25,11 +25,51 @@ from ..solvers.public_tree import (
     PublicTree,
     _set_hand,
 )
-from ..solvers.subgame import SubgameSolver, build_subgame
+from ..solvers.subgame import SubgameSolver, build_subgame, check_safe_mode
+
+
+def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
+    """``int64[sub.num_entries]``: the entry of ``tree`` below ``node`` that is each entry
+    of ``sub`` (the same edge by action ids, the same hand), -1 for ``sub``'s root ranges
+    (they belong to no action), when ``sub`` is the subgame of ``tree`` at ``node``
+    (:func:`~vitou_ai.solvers.subgame.build_subgame`: node for node the subtree, tested
+    in ``tests/test_search.py``).
+
+    Raises:
+        RuntimeError: the two trees differ below ``node`` (an edge or a hand of ``sub``
+            missing in ``tree``): not its subgame.
+    """
+    H = tree.num_hands
+    out = np.full(sub.num_entries, -1, np.int64)
+    pos = np.full(H + 1, -1, np.int64)
+    stack = [(0, int(node))]
+    while stack:
+        u, v = stack.pop()
+        fu, fv = int(sub.first[u]), int(tree.first[v])
+        kids = {int(tree.action[c]): c for c in range(fv, fv + int(tree.nchild[v]))}
+        for cu in range(fu, fu + int(sub.nchild[u])):
+            cv = kids.get(int(sub.action[cu]))
+            if cv is None or sub.kind[cu] != tree.kind[cv]:
+                raise RuntimeError(f"the subgame's node {cu} has no twin below node {v}")
+            if sub.kind[u] == KIND_DECISION:
+                lo, ln = int(tree.actor_off[cv]), int(tree.actor_len[cv])
+                hv = tree.entries[lo:lo + ln].astype(np.int64)
+                pos[hv] = np.arange(lo, lo + ln)
+                su, sl = int(sub.actor_off[cu]), int(sub.actor_len[cu])
+                m = pos[sub.entries[su:su + sl].astype(np.int64)]
+                pos[hv] = -1
+                if (m < 0).any():
+                    raise RuntimeError(f"the subgame's node {cu} has a hand its twin lacks")
+                out[su:su + sl] = m
+            if sub.kind[cu] != KIND_TERMINAL:
+                stack.append((cu, cv))
+    return out
 
 
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
-                  max_nodes: int = 2_000_000, epsilon: float = 0.01) -> tuple[np.ndarray, dict]:
+                  max_nodes: int = 2_000_000, epsilon: float = 0.01,
+                  safe: str = "none", alternative: str = "best_response",
+                  nested: bool = False) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
     Args:
@@ -42,26 +82,48 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             blueprint + epsilon`` uniform over the entries of each (decision, hand) (the
             bot: over the kernel's legal actions; the same but where the public tree
             drops an action no deal allows).
+        safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`): the
+            gadgets' alternatives are ``blueprint``'s values on each subgame (its
+            entries there by :func:`subtree_entries`), from the same root reaches.
+        alternative: the gadgets' alternative values
+            (:data:`~vitou_ai.solvers.subgame.ALTERNATIVES`).
+        nested: with a gadget, a seat's alternatives at a decision below one it searched
+            come from its previous solve's average policy on the entries the two
+            subgames share (the blueprint's elsewhere), not the blueprint's: nested
+            subgame solving (Brown & Sandholm 2017), which keeps the gadget's guarantee
+            from one solve to the next. An experiment: the search bot does not do it.
+
+    Raises:
+        ValueError: an unknown ``safe``, or a gadget in a four-player tree
+            (:func:`~vitou_ai.solvers.subgame.check_safe_mode`).
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
-        decisions left to the blueprint, "subgame_nodes": total nodes built}``).
+        decisions left to the blueprint, "subgame_nodes": total nodes built,
+        "worst_violation": with a gadget, the largest over the searched decisions of
+        ``sum_h max(0, -margin(h))`` over the opponent's root hands of positive reach
+        (:meth:`~vitou_ai.solvers.subgame.SubgameSolver.safety_margins` of the solved
+        policy: how far the solve is from the gadget's guarantee; 0 without)}``).
     """
+    check_safe_mode(safe, tree.num_players)
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
     from ..solvers.public_cfr import entry_policy
 
     out = blueprint.copy()
     model = (1.0 - epsilon) * blueprint + epsilon * entry_policy(tree, np.zeros(tree.num_entries))
-    stats = {"searched": 0, "fallback": 0, "subgame_nodes": 0}
+    stats = {"searched": 0, "fallback": 0, "subgame_nodes": 0, "worst_violation": 0.0}
     played = np.empty(L.MAX_RANKS, np.int64)
     st0 = np.zeros(L.STATE_SIZE, np.int32)
     K.init_state(p_arr, st0)
     ones = np.ones((n, H))
-    # (node, kernel state, blueprint reaches, search reaches)
-    stack = [(0, st0, ones, ones.copy())]
+    if nested and safe == "none":
+        raise ValueError("nested re-solving needs a gadget (safe=resolve or maxmargin)")
+    # (node, kernel state, blueprint reaches, search reaches, per seat its previous solve:
+    # None or (subgame, average policy, its entries in tree))
+    stack = [(0, st0, ones, ones.copy(), (None,) * n)]
     while stack:
-        node, st, r_bp, r_se = stack.pop()
+        node, st, r_bp, r_se, prev = stack.pop()
         k = tree.kind[node]
         if k == KIND_TERMINAL:
             continue
@@ -69,28 +131,47 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         if k == KIND_DEAL:
             s2 = st.copy()
             K.apply_deal(p_arr, s2, tree.deal0)
-            stack.append((f, s2, r_bp, r_se))
+            stack.append((f, s2, r_bp, r_se, prev))
             continue
         if k == KIND_CHANCE:
             for c in range(f, f + m):
                 s2 = st.copy()
                 K.apply_action(p_arr, s2, int(tree.action[c]))
-                stack.append((c, s2, r_bp, r_se))
+                stack.append((c, s2, r_bp, r_se, prev))
             continue
         assert k == KIND_DECISION
         p = int(tree.player[node])
         dealt = tree.entries[tree.actor_off[f]] != H
+        kids_prev = prev
         if dealt:
             reach = r_bp.copy()
             reach[p] = r_se[p]
             try:
                 sub = build_subgame(tree.params, st, max_nodes)
-                solver = SubgameSolver(sub, reach)
+                bp_sub = None
+                if safe != "none":
+                    emap = subtree_entries(sub.tree, tree, node)
+                    # the root ranges' entries belong to no action: never read as a policy
+                    bp_sub = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
+                    if nested and prev[p] is not None:
+                        _, pol_prev, emap_prev = prev[p]
+                        inv = np.full(tree.num_entries, -1, np.int64)
+                        ok = emap_prev >= 0
+                        inv[emap_prev[ok]] = np.nonzero(ok)[0]
+                        j = np.where(emap >= 0, inv[np.maximum(emap, 0)], -1)
+                        bp_sub = np.where(j >= 0, pol_prev[np.maximum(j, 0)], bp_sub)
+                solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub,
+                                       alternative=alternative)
             except ValueError:  # too large, or nobody's hand reaches it
                 stats["fallback"] += 1
             else:
                 solver.iterate(iterations)
                 pol = solver.average_policy()
+                if safe != "none":
+                    o = solver.opponent
+                    pos = reach[o, sub.root_hands[o]] > 0
+                    v = float(np.maximum(0.0, -solver.safety_margins(pol))[pos].sum())
+                    stats["worst_violation"] = max(stats["worst_violation"], v)
                 t = sub.tree
                 by_action = {}
                 for c in range(int(t.first[0]), int(t.first[0] + t.nchild[0])):
@@ -106,6 +187,9 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                             out[e] = by_action.get(a, {}).get(h, 0.0)
                 stats["searched"] += 1
                 stats["subgame_nodes"] += sub.num_nodes
+                if nested:
+                    kids_prev = tuple((sub, pol, emap) if s == p else prev[s]
+                                      for s in range(n))
         else:
             stats["fallback"] += 1
         for c in range(f, f + m):
@@ -124,7 +208,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             else:  # not dealt: one "hand", the same factor for every hand
                 b2[p] *= model[lo]
                 e2[p] *= out[lo]
-            stack.append((c, s2, b2, e2))
+            stack.append((c, s2, b2, e2, kids_prev))
     return out, stats
 
 

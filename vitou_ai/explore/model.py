@@ -948,7 +948,7 @@ class Values:
         raw = np.zeros(t.num_entries)
         _policy_entries(t.params.to_array(), t.kind, t.player, t.first, t.nchild, t.action,
                         t.actor_off, t.actor_len, t.entries, t.hands, t.deal0, strategy.pack, 0,
-                        strategy.bounds, t.params.num_actions, raw)
+                        strategy.bounds, t.params.num_actions, np.zeros(0, np.int32), raw)
         self.policy = entry_policy(t, raw)
         self.passes = PublicPasses(self.tree, frontier_size=0)
         self._memo: dict[tuple[int, ...], np.ndarray] = {}

@@ -11,18 +11,29 @@ At each of its decisions after the deal the bot
    own range is updated by its search strategy"), so that its ranges stay those of the
    policy it plays;
 2. builds the public subgame from the current public state to the end of the deal
-   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``;
-3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`:
-   *unsafe* re-solving, no gadget; why is said there) until the per-decision budget is
-   nearly spent or ``max_iterations`` are done, and plays its hand's average policy at the root.
+   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``,
+   after a size check: a public state it already found above ``max_nodes``
+   (:func:`~vitou_ai.solvers.subgame.public_key`) falls back at once, and the build is
+   capped at the nodes the time left can build (and, with a gadget, replay the
+   blueprint over) at the recent median rates;
+3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`),
+   unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
+   (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
+   over the subgame, :func:`~vitou_ai.solvers.public_export.bot_policy` from the
+   subgame's state, give each opponent hand its alternative value), until the
+   per-decision budget is nearly spent or ``max_iterations`` are done, and plays its
+   hand's average policy at the root.
 
 It falls back on the blueprint's own action (its exact probabilities, sampled) where
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
 with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
-no time for one iteration. A fallback above ``max_nodes`` is not free: the build runs
-until it passes the cap, a sizeable part of a 0.2–0.5 s budget on the first trick of the
-3-card deal (docs/results/search.md), so the budget is not a hard limit. The solve's
+no time for one iteration. The first fallback at a public state above ``max_nodes`` is
+not free: the build runs until it passes the cap (about 0.12–0.15 s on the first trick of
+the 3-card deal, quiet machine); the same public state again falls back without a build,
+and a build the time left cannot finish stops early (docs/results/search.md, the
+budget's figures). The Bayes step and the build still come before the clock's checks,
+so the budget is not a hard limit. The solve's
 first iteration is not timed in advance: on the
 subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
 measured decision times in ``docs/results/search.md``).
@@ -31,7 +42,8 @@ The bot runs in Python (it builds trees and runs the range walks at every decisi
 so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
 :mod:`vitou_ai.eval.search_match` plays its duplicate matches.
 
-Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E]`` with ``BLUEPRINT`` any
+Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E][,safe=MODE]``
+with ``MODE`` one of ``none``, ``resolve``, ``maxmargin`` and ``BLUEPRINT`` any
 non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
 ``search:counter,budget=0.5`` or ``search:results/x/policy.npz,budget=0.2``.
 """
@@ -52,7 +64,9 @@ from ..solvers.subgame import (
     _deal_tables,
     bayes_reach,
     build_subgame,
+    check_safe_mode,
     check_subgame_state,
+    public_key,
     root_policy,
 )
 
@@ -71,6 +85,17 @@ DEFAULT_EPSILON = 0.01
 MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
+#: the build rate is measured on builds of at least this many nodes (smaller ones are
+#: mostly fixed costs; a build cut at the cap counts), over the last BUILD_RATE_WINDOW of
+#: them, and used once there are BUILD_RATE_MIN_SAMPLES (their median: the first builds
+#: and replays of a process compile)
+BUILD_RATE_MIN_NODES = 2_000
+BUILD_RATE_WINDOW = 50
+BUILD_RATE_MIN_SAMPLES = 5
+#: public states whose subgame size the bot remembers (then forgets them all)
+MAX_KNOWN_SIZES = 100_000
+#: default safe re-solving technique (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`)
+DEFAULT_SAFE = "none"
 
 
 class SearchPolicy:
@@ -83,16 +108,24 @@ class SearchPolicy:
         max_iterations: the most DCFR iterations per decision, >= 1.
         epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
             share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
+        safe: one of :data:`~vitou_ai.solvers.subgame.SAFE_MODES` (the gadget of
+            :class:`~vitou_ai.solvers.subgame.SubgameSolver`, with its default
+            best-response alternatives; default ``"none"``, why in
+            ``docs/results/search.md``, "The defaults"); a gadget in a game of four
+            players is refused at the first decision (:meth:`act`) and by
+            :func:`check_fits`.
         clock: the clock read for the budget (seconds; tests inject one).
         name: the bot's name (default ``search(<blueprint name>)``).
 
     Attributes:
         decisions: one dict per decision taken: ``seconds`` (wall time of :meth:`act`),
             ``searched`` (bool), ``iterations``, ``nodes`` (0 when not searched),
-            ``reason`` (why it fell back, else ``""``).
+            ``reason`` (why it fell back, else ``""``), ``blueprint_seconds`` (with a
+            gadget: the blueprint's replay over the subgame and its value pass).
 
     Raises:
-        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint.
+        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint;
+            an unknown ``safe``.
     """
 
     kind = "search"
@@ -100,7 +133,7 @@ class SearchPolicy:
     def __init__(self, blueprint, budget: float = DEFAULT_BUDGET,
                  max_nodes: int = DEFAULT_MAX_NODES,
                  max_iterations: int = DEFAULT_MAX_ITERATIONS,
-                 epsilon: float = DEFAULT_EPSILON,
+                 epsilon: float = DEFAULT_EPSILON, safe: str = DEFAULT_SAFE,
                  clock: Callable[[], float] = time.perf_counter, name: str | None = None):
         from ..bots.neural import NeuralPolicy
         from ..bots.policy import pack_policies
@@ -115,6 +148,8 @@ class SearchPolicy:
         if not 0.0 <= float(epsilon) < 1.0:
             raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
         self.epsilon = float(epsilon)
+        check_safe_mode(safe)
+        self.safe = safe
         if isinstance(blueprint, NeuralPolicy | SearchPolicy):
             raise ValueError(f"search blueprint {blueprint.name!r}: a neural or search policy "
                              "has no exact action probabilities; use a named, tabular or "
@@ -127,6 +162,16 @@ class SearchPolicy:
         self.params = getattr(blueprint, "params", None)
         self._pack = pack_policies([blueprint])
         self.decisions: list[dict] = []
+        #: check a decision's subgame against what the bot knows before building it (the
+        #: public states it already found above ``max_nodes``, the build rate against the
+        #: time left); False: build first, as before this check existed (measurements)
+        self.size_check = True
+        # public state (subgame.public_key) -> its subgame's node count, -1 above max_nodes
+        self._sizes: dict[bytes, int] = {}
+        # seconds per node of the recent builds of >= BUILD_RATE_MIN_NODES nodes, and of
+        # the blueprint's replays over them (gadgets)
+        self._build_rates: list[float] = []
+        self._replay_rates: list[float] = []
         # per seat (partners in four-player games are one object): the deal's start, and
         # for each decision it searched, (action index, the deal's actions up to and with
         # that decision's action, own reach factor per hand)
@@ -134,7 +179,7 @@ class SearchPolicy:
 
     def __repr__(self) -> str:
         return (f"SearchPolicy(blueprint={self.blueprint.name!r}, budget={self.budget}, "
-                f"max_nodes={self.max_nodes})")
+                f"max_nodes={self.max_nodes}, safe={self.safe!r})")
 
     def act(self, params: VitouParams, start: np.ndarray, actions: list[int],
             state: np.ndarray, rng: np.random.Generator) -> int:
@@ -151,7 +196,12 @@ class SearchPolicy:
 
         Returns:
             A legal kernel action id.
+
+        Raises:
+            ValueError: a gadget (``safe`` other than ``"none"``) in a game of other than
+                two players.
         """
+        check_safe_mode(self.safe, params.players)
         t0 = self.clock()
         seat = int(K.current_player(params.to_array(), state))
         self._records(np.asarray(start).tobytes(), seat, actions)
@@ -183,6 +233,28 @@ class SearchPolicy:
 
     def _search(self, params, start, actions, state, seat, rng, t0, info):
         check_subgame_state(params, state)
+        cap = self.max_nodes
+        key = public_key(params, state) if self.size_check else b""
+        if self.size_check:
+            known = self._sizes.get(key)
+            if known is not None and known < 0:
+                raise SubgameTooLarge(f"the subgame has more than {self.max_nodes:,} nodes "
+                                      "(known public state)")
+            if known is None and len(self._build_rates) >= BUILD_RATE_MIN_SAMPLES:
+                # the most nodes the time left builds at the recent builds' median rate
+                # (not their slowest: one build that compiled, or met a busy machine,
+                # would stop the next 50), with as much again for the solve
+                # (and, with a gadget, the blueprint's replay over the subgame, at its own
+                # median rate)
+                left = self.budget - SLACK - (self.clock() - t0)
+                per_node = 2.0 * float(np.median(self._build_rates))
+                if self.safe != "none" and len(self._replay_rates) >= BUILD_RATE_MIN_SAMPLES:
+                    per_node += float(np.median(self._replay_rates))
+                if left <= 0:
+                    raise _NoTime("no time left to build the subgame")
+                # never below the smallest build measured: a cap that stopped every build
+                # short of it would keep the rates from ever being measured again
+                cap = min(cap, max(int(left / per_node), BUILD_RATE_MIN_NODES))
         hands = _deal_tables(params)[0]
         recs = self._own[seat][1]
         skip = np.zeros(len(actions), np.bool_)
@@ -191,12 +263,37 @@ class SearchPolicy:
         reach = bayes_reach(params, self.blueprint, start, actions, skip, self.epsilon, seat)
         for _, _, f in recs:
             reach[seat] *= f
-        sub = build_subgame(params, state, self.max_nodes)
+        tb = self.clock()
+        try:
+            sub = build_subgame(params, state, cap)
+        except SubgameTooLarge:
+            self._note_build(cap, self.clock() - tb)
+            if cap < self.max_nodes:
+                raise _NoTime(f"the build would pass the budget (more than {cap:,} nodes "
+                              "in the time left)") from None
+            if self.size_check:
+                self._sizes[key] = -1
+            raise
+        self._note_build(sub.num_nodes, self.clock() - tb)
+        if self.size_check:
+            self._sizes[key] = sub.num_nodes
         info["nodes"] = sub.num_nodes
         if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
             raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
                                   f"more than {MAX_JOINT_RANGES:,} joint hands")
-        solver = SubgameSolver(sub, reach)
+        bp = None
+        if self.safe != "none":
+            from ..solvers.public_export import bot_policy
+
+            tb = self.clock()
+            bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
+            solver = SubgameSolver(sub, reach, safe=self.safe, blueprint=bp)
+            info["blueprint_seconds"] = self.clock() - tb
+            if sub.num_nodes >= BUILD_RATE_MIN_NODES:
+                self._replay_rates.append(info["blueprint_seconds"] / sub.num_nodes)
+                del self._replay_rates[:-BUILD_RATE_WINDOW]
+        else:
+            solver = SubgameSolver(sub, reach)
         left = self.budget - SLACK - (self.clock() - t0)
         done = solver.solve(left, clock=self.clock, min_iterations=0,
                                    max_iterations=self.max_iterations) if left > 0 else 0
@@ -222,6 +319,13 @@ class SearchPolicy:
         info["searched"] = True
         return a
 
+    def _note_build(self, nodes: int, seconds: float) -> None:
+        if nodes >= BUILD_RATE_MIN_NODES and seconds > 0:
+            self._build_rates.append(seconds / nodes)
+            del self._build_rates[:-BUILD_RATE_WINDOW]
+        if len(self._sizes) > MAX_KNOWN_SIZES:
+            self._sizes.clear()
+
     def _blueprint_action(self, params, state, seat, rng):
         from ..bots.exact import breakpoints, policy_probs
         from ..bots.policy import IWORK_SIZE
@@ -241,13 +345,13 @@ class _NoTime(RuntimeError):
     pass
 
 
-SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps")
+SEARCH_OPTIONS = ("budget", "nodes", "iters", "eps", "safe")
 
 
 def parse_search_spec(spec: str) -> SearchPolicy:
-    """A :class:`SearchPolicy` from ``search:BLUEPRINT[,budget=S][,nodes=N]`` (module
-    docstring); the items that are not ``budget=`` / ``nodes=`` belong to the blueprint's
-    spec (``search:counter:bluff=0.2,budget=0.3``).
+    """A :class:`SearchPolicy` from ``search:BLUEPRINT[,budget=S][,nodes=N][,iters=N]
+    [,eps=E][,safe=MODE]`` (module docstring); the items that are not search options
+    belong to the blueprint's spec (``search:counter:bluff=0.2,budget=0.3``).
 
     Raises:
         ValueError: one line: no blueprint, a bad option or value, ``budget <= 0``, a neural
@@ -280,6 +384,11 @@ def parse_search_spec(spec: str) -> SearchPolicy:
     except ValueError:
         raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers, "
                          "eps a number") from None
+    safe = opts.get("safe", DEFAULT_SAFE)
+    try:
+        check_safe_mode(safe)
+    except ValueError as e:
+        raise ValueError(f"bot {spec!r}: {e}") from None
     if not (np.isfinite(budget) and budget > 0):
         raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
     try:
@@ -291,13 +400,13 @@ def parse_search_spec(spec: str) -> SearchPolicy:
                              f"(search options: {', '.join(sorted(SEARCH_OPTIONS))})") from None
         raise e from None
     return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
-                        epsilon=eps, name=spec)
+                        epsilon=eps, safe=safe, name=spec)
 
 
 def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     """Refuse a search bot whose blueprint was made for another game or abstraction than
-    ``params``, or a game without public subgames (signals on, a profile without a public
-    tree: one line). In match mode (``play``) each deal is searched as one deal (R8.1).
+    ``params``, a game without public subgames (signals on, a profile without a public
+    tree: one line), or a gadget (``safe=``) in a four-player game. In match mode (``play``) each deal is searched as one deal (R8.1).
 
     Raises:
         ValueError: as said, one line naming the bot.
@@ -308,5 +417,6 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     check_bot_fits(policy.blueprint, params)
     try:
         check_public_params(params.replace(mode="deal", scores=(0, 0)))
+        check_safe_mode(policy.safe, params.players)
     except ValueError as e:
         raise ValueError(f"bot {policy.name!r}: {e}") from None

@@ -22,6 +22,7 @@ import hashlib
 import heapq
 import math
 import time
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -260,29 +261,46 @@ class PublicCFR(RegretTableCheckpoints):
         self.nodes_touched = 0
         self.seconds = 0.0
 
-    def iterate(self, n: int = 1) -> None:
-        """Run ``n`` iterations (each: one pass per player, alternating)."""
+    def discounts(self, iteration: int) -> tuple[float, float, float, float, bool]:
+        """``(weight, dpos, dneg, davg, clip)`` of iteration ``iteration`` (1-based): the
+        averaging weight, the discounts of positive and negative regrets and of the
+        cumulative policy, and CFR+'s floor at 0 (the walk's update,
+        :mod:`~vitou_ai.solvers.public_kernels`)."""
+        it = float(iteration)
+        weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
+        if self.variant == "cfr+":
+            weight, clip = it, True
+        elif self.variant == "dcfr":
+            ta, tb = it ** self.alpha, it ** self.beta
+            dpos, dneg = ta / (ta + 1.0), tb / (tb + 1.0)
+            davg = (it / (it + 1.0)) ** self.gamma
+        return weight, dpos, dneg, davg, clip
+
+    def iterate(self, n: int = 1, hook: Callable[[int, bool, tuple], None] | None = None) -> None:
+        """Run ``n`` iterations (each: one pass per player, alternating).
+
+        ``hook(player, after, discounts)``, if given, is called before (``after`` False)
+        and after (True) each player's pass, with :meth:`discounts` of the iteration: a
+        subgame's gadget (:class:`~vitou_ai.solvers.subgame.SubgameSolver`) sets the root
+        reaches before a pass and reads the root values after it."""
         start = time.perf_counter()
         ps = self.passes
         for _ in range(n):
             self.iteration += 1
-            it = float(self.iteration)
-            weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
-            if self.variant == "cfr+":
-                weight, clip = it, True
-            elif self.variant == "dcfr":
-                ta, tb = it ** self.alpha, it ** self.beta
-                dpos, dneg = ta / (ta + 1.0), tb / (tb + 1.0)
-                davg = (it / (it + 1.0)) ** self.gamma
+            disc = self.discounts(self.iteration)
             for p in range(self.tree.num_players):
+                if hook is not None:
+                    hook(p, False, disc)
                 before = ps.nodes_visited
                 if self.stored_policy:
                     ps.run(p, PK.POLICY_GIVEN, PKX.UPDATE_CFR_SIGMA, self.regrets,
-                           self.cum_policy, self._sigma, weight, dpos, dneg, davg, clip)
+                           self.cum_policy, self._sigma, *disc)
                 else:
                     ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
-                           self._empty, weight, dpos, dneg, davg, clip)
+                           self._empty, *disc)
                 self.nodes_touched += ps.nodes_visited - before
+                if hook is not None:
+                    hook(p, True, disc)
         self.seconds += time.perf_counter() - start
 
     def average_policy(self) -> np.ndarray:

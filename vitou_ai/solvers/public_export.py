@@ -137,12 +137,16 @@ def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) 
 
 @jit
 def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
-                    pack, pi, bounds, na, out):
+                    pack, pi, bounds, na, start, out):
     """Replay the tree on the kernel (as ``public_tree._infoset_keys``) and write, for each
     entry, policy ``pi``'s probability of the entry's action for the entry's hand
-    (``na``: the game's action ids, ``params.num_actions``)."""
+    (``na``: the game's action ids, ``params.num_actions``). ``start``: the root's kernel
+    state (``int32[STATE_SIZE]``: a subgame's, :mod:`vitou_ai.solvers.subgame`), or
+    ``int32[0]`` for the initial state."""
     H = hands.shape[0]
     st_states, st_node = _replay_start(params)
+    if start.shape[0] == L.STATE_SIZE:
+        K.copy_state(start, st_states[0])
     sp = 1
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
@@ -192,11 +196,14 @@ def _check_made_for(tree, policy) -> None:
                          f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
 
 
-def bot_policy(tree: PublicTree, policy) -> np.ndarray:
+def bot_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.ndarray:
     """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
     a policy over the public tree's entries, with its exact action probabilities
     (:func:`vitou_ai.bots.exact.policy_probs`: a heuristic bot's random draws are
     enumerated, not sampled), played by every seat.
+
+    ``start``: ``int32[STATE_SIZE]``, the kernel state of the tree's root when the tree
+    is a subgame (:attr:`vitou_ai.solvers.subgame.Subgame.state`); ``None``: a whole tree.
 
     Returns:
         ``float64[num_entries]``, normalised per information set.
@@ -213,10 +220,10 @@ def bot_policy(tree: PublicTree, policy) -> np.ndarray:
         # 1 / n_legal, renormalised over the entries present, is the same policy
         # (tests), and the replay is the costly part (minutes on 155 M entries)
         return entry_policy(tree, np.zeros(tree.num_entries))
-    return _replayed_policy(tree, policy)
+    return _replayed_policy(tree, policy, start)
 
 
-def _replayed_policy(tree: PublicTree, policy) -> np.ndarray:
+def _replayed_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.ndarray:
     """:func:`bot_policy` by replaying the tree on the kernel, for any policy
     :func:`~vitou_ai.bots.exact.policy_probs` handles."""
     from ..bots.exact import breakpoints
@@ -228,7 +235,8 @@ def _replayed_policy(tree: PublicTree, policy) -> np.ndarray:
     _policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
                     tree.action, tree.actor_off, tree.actor_len, tree.entries, tree.hands,
                     tree.deal0, pack, 0, breakpoints(pack.fparams[0]), tree.params.num_actions,
-                    out)
+                    np.zeros(0, np.int32) if start is None
+                    else np.ascontiguousarray(start, np.int32), out)
     # entries of information sets no deal reaches may have lost actions: renormalise
     return entry_policy(tree, out)
 

@@ -22,7 +22,8 @@ exact, a heuristic's random draws enumerated). With the deal's prior (exact card
 removal) this is Bayes' rule: ``P(h_s = h | public) ∝ reach_s(h) sum_{h_-s} P(h, h_-s)
 prod_{s' != s} reach_s'(h_s')`` (:func:`range_posterior`). Vector-form re-solving from
 such ranges is DeepStack's (Moravčík et al. 2017, Science 356, "continual re-solving",
-there with a gadget; here without, see :class:`SubgameSolver`).
+there with a gadget; here unsafe or with the Re-solve or Maxmargin gadget, see
+:class:`SubgameSolver`).
 """
 
 from __future__ import annotations
@@ -171,19 +172,12 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
     hands, counts, pair_p = _deal_tables(params)
     H = hands.shape[0]
     ranges = root_ranges(params, state, counts)
-    root_ent = np.zeros((4, H), np.int64)
-    root_len = np.zeros(4, np.int64)
     for s, r in enumerate(ranges):
         if len(r) == 0:
             raise ValueError(f"seat {s} has no hand consistent with the cards played "
                              "(the state does not fit the deck, R1.1)")
-        root_ent[s, :len(r)] = r
-        root_len[s] = len(r)
     deal0 = _representative_deal(params)
-    out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
-                 True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
-                 np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
-                 root_ent, root_len)
+    out = _build_ranges(params, state, ranges, max_nodes)
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise SubgameTooLarge(f"the subgame has more than {max_nodes:,} nodes")
@@ -193,9 +187,44 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
                       first.astype(np.int32), nchild.copy(), action.copy(), prob.copy(),
                       util.copy(), aoff.astype(np.int32 if ne < 2**31 else np.int64), alen.copy(), out[11][:ne].copy(),
                       out[12][:ne].copy(), deal0)
-    offs = 1 + H + np.concatenate([[0], np.cumsum(root_len[:params.players])[:-1]])
-    return Subgame(tree, ranges, offs.astype(np.int64), root_len[:params.players].copy(),
+    root_len = np.array([len(r) for r in ranges], np.int64)
+    offs = 1 + H + np.concatenate([[0], np.cumsum(root_len)[:-1]])
+    return Subgame(tree, ranges, offs.astype(np.int64), root_len,
                    np.array(state, np.int32))
+
+
+def public_key(params: VitouParams, state: np.ndarray) -> bytes:
+    """A key of the public state of ``state``: equal for two states whose subgames are the
+    same tree (the builder reads only the public part of a state and each seat's played
+    cards; the hidden fields, the undealt deck ``S_DECK``, the hands ``S_HAND`` /
+    ``S_HELD`` / ``S_FIRSTHAND``, are zeroed, the played cards per seat added), so the
+    search bot can remember a subgame's size (:class:`~vitou_ai.search.bot.SearchPolicy`).
+    Fields that are hidden but not zeroed here only make fewer keys equal."""
+    st = np.array(state, np.int32)
+    for lo, ln in ((L.S_DECK, L.MAX_RANKS), (L.S_HAND, L.MAX_PLAYERS * L.MAX_HAND),
+                   (L.S_HELD, L.MAX_PLAYERS * L.MAX_RANKS),
+                   (L.S_FIRSTHAND, L.MAX_PLAYERS * L.MAX_HAND)):
+        st[lo:lo + ln] = 0
+    return (repr(sorted(params.knobs().items())).encode() + st.tobytes()
+            + played_counts(params, state).tobytes())
+
+
+def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarray],
+                  max_nodes: int) -> tuple:
+    """The builder's raw output (``public_tree._build``) from ``state`` with root ranges
+    ``ranges`` (sorted hand indices per seat); ``out[0] > max_nodes`` when it stopped at
+    the cap."""
+    hands, counts, pair_p = _deal_tables(params)
+    H = hands.shape[0]
+    root_ent = np.zeros((4, H), np.int64)
+    root_len = np.zeros(4, np.int64)
+    for s, r in enumerate(ranges):
+        root_ent[s, :len(r)] = r
+        root_len[s] = len(r)
+    return _build(params.to_array(), hands, counts, params.copies, _representative_deal(params),
+                  pair_p, max_nodes, True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
+                  np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
+                  root_ent, root_len)
 
 
 # ---- Bayes ranges -------------------------------------------------------------------------
@@ -339,22 +368,85 @@ def range_posterior(params: VitouParams, reach: np.ndarray, seat: int,
 # ---- re-solving ---------------------------------------------------------------------------
 
 
-class SubgameSolver:
-    """Range-vector CFR (DCFR by default) on a :class:`Subgame` from given root reaches.
+#: safe re-solving techniques of :class:`SubgameSolver` (``safe=``)
+SAFE_MODES = ("none", "resolve", "maxmargin")
+#: the gadgets' alternative values (``alternative=``): the opponent's best-response
+#: counterfactual values against the blueprint in the subgame, or the blueprint's own
+ALTERNATIVES = ("best_response", "blueprint")
 
-    *Unsafe* re-solving (Brown & Sandholm 2017, "Safe and nested subgame solving for
-    imperfect-information games", NeurIPS, section 4 "unsafe subgame solving"): the
-    subgame is solved as a game of its own in which chance deals the hands with
-    probability ``prior × reach`` at its root, the reaches being the blueprint's (Bayes).
-    No gadget: a gadget (re-solve / max-margin / reach subgame solving, ibid. sections
-    5-6) needs the blueprint's counterfactual values of the opponent's hands at the root,
-    a second, full pass over the subgame with the blueprint's probabilities replayed at
-    every node (``policy_probs`` per hand and node), which we expect (not measured) to
-    cost more than the solve within a 0.5 s budget; not attempted in this version.
-    Unsafe re-solving can be exploited by an opponent who reaches the subgame with other
-    ranges than the blueprint's (ibid., the coin-toss example): measured exactly in
-    ``docs/results/search.md``, it lowers NashConv over weak blueprints and raises it
-    over a near-equilibrium one. The searcher's own range follows the policy it played
+
+def check_safe_mode(safe: str, players: int = 2) -> None:
+    """Refuse an unknown ``safe`` mode, or a gadget in a game of other than two players.
+
+    Raises:
+        ValueError: one line.
+    """
+    if safe not in SAFE_MODES:
+        raise ValueError(f"unknown safe mode {safe!r}; expected one of {', '.join(SAFE_MODES)}")
+    if safe != "none" and players != 2:
+        raise ValueError(f"safe={safe} is for two players (the gadget gives each opponent "
+                         f"hand an alternative value; {players} seats have three opponents "
+                         "whose hands do not split so): use safe=none")
+
+
+class SubgameSolver:
+    """Range-vector CFR (DCFR by default) on a :class:`Subgame` from given root reaches,
+    unsafe or with a safety gadget for the opponent of the seat to act at the root.
+
+    ``safe="none"``: *unsafe* re-solving (Brown & Sandholm 2017, "Safe and nested subgame
+    solving for imperfect-information games", NeurIPS, section 4, "unsafe subgame
+    solving"): the subgame is solved as a game of its own in which chance deals the hands
+    with probability ``prior × reach`` at its root, the reaches being the blueprint's
+    (Bayes). It can be exploited by an opponent who reaches the subgame with other ranges
+    than the blueprint's (ibid., the coin-toss example): measured exactly in
+    ``docs/results/search.md``.
+
+    The gadgets (two players; the *searcher* is the seat to act at the subgame's root, the
+    *opponent* the other) give each opponent hand ``h`` of its root range an
+    *alternative* ``alt(h)``, a counterfactual value of the opponent at the root (times
+    the searcher's root reach and the deal prior, not the opponent's own reach: the scale
+    of the subgame's own values), from one pass over the subgame with ``blueprint``:
+
+    - ``alternative="best_response"`` (the default): the opponent's best-response value
+      against the blueprint (Burch et al.'s and Brown & Sandholm's CBV); the blueprint
+      meets every constraint below, so the gadget's solution can too, up to its
+      convergence error;
+    - ``alternative="blueprint"``: its value when both seats play the blueprint (lower,
+      equal where the blueprint is an equilibrium: a stricter target, which the
+      blueprint itself misses off its own path). Measured exactly for the search bot
+      (``docs/results/search.md``): better with ``resolve`` for three of four
+      blueprints, much worse with ``maxmargin``, whose best-response version has the
+      lowest NashConv over the near-equilibrium blueprint.
+
+    The gadgets:
+
+    - ``safe="resolve"``: the Re-solve gadget (Burch, Johanson & Bowling 2014, "Solving
+      imperfect information games using decomposition", AAAI, the re-solving game;
+      Brown & Sandholm 2017, "Subgame Resolving" among the prior approaches): before the
+      subgame each opponent hand chooses to *terminate* (payoff ``alt(h)``) or *enter*;
+      that choice is one more decision of the opponent, solved by regret matching (with
+      the same DCFR discounts as the subgame's entries) from its values after each
+      opponent pass, and the opponent's root reach is ``reach(h) × P(enter | h)``. At the
+      gadget's equilibrium the opponent's best-response counterfactual value of every
+      hand of positive ``reach`` is at most ``alt(h)`` (ibid.; :meth:`safety_margins`
+      measures how far a solve is from it): with best-response alternatives, replacing
+      the blueprint by the solve *in this one subgame* does not make the searcher more
+      exploitable in the whole game (Burch et al. 2014). Hands of zero
+      ``reach`` get no constraint. Re-solving again at the next decision from the
+      blueprint's alternatives (as the search bot does) is *not* covered: nested
+      re-solving keeps the guarantee only with the previous solve's values as the
+      alternatives (Brown & Sandholm 2017, nested subgame solving: pass that solve's
+      policy as ``blueprint``, as :func:`vitou_ai.eval.search_exact.search_policy`
+      does with ``nested=True``; the bot does not).
+    - ``safe="maxmargin"``: the Maxmargin gadget (Moravčík, Schmid, Ha, Hladík &
+      Gaukrodger 2016, "Refining subgames in large imperfect information games", AAAI;
+      Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks
+      the hand to enter with, with payoff ``v(h) - alt(h)``, a distribution over the
+      hands of its root range with positive ``reach`` (regret matching, DCFR discounts);
+      that distribution is its root reach. The searcher then maximises the smallest
+      margin ``alt(h) - BR(h)`` over those hands.
+
+    The searcher's own range follows the policy it played
     (:class:`~vitou_ai.search.bot.SearchPolicy`).
 
     Args:
@@ -362,22 +454,42 @@ class SubgameSolver:
         reach: ``float64[players, H]`` root reach per dealt hand (e.g. :func:`bayes_reach`);
             read on each seat's root range.
         variant, alpha, beta, gamma: as :class:`~vitou_ai.solvers.public_cfr.PublicCFR`.
+        safe: one of :data:`SAFE_MODES`.
+        blueprint: ``float64[sub.tree.num_entries]``, the blueprint over the subgame's
+            entries (e.g. :func:`~vitou_ai.solvers.public_export.bot_policy` with
+            ``start=sub.state``); needed by the gadgets, ignored by ``"none"``.
+        alternative: one of :data:`ALTERNATIVES` (above).
+
+    Attributes:
+        alternatives: ``float64[R_opponent]``, ``alt(h)`` on the opponent's root range
+            (``sub.root_hands[opponent]``); empty with ``safe="none"``.
 
     Raises:
         ValueError: ``reach`` of another shape, negative or not finite; zero on a whole
-            root range (the public state is unreachable).
+            root range (the public state is unreachable); an unknown ``safe`` or
+            ``alternative``; a gadget
+            with other than two players, without ``blueprint`` or with one of another
+            length, or where the root is not a decision.
     """
 
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
+                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 safe: str = "none", blueprint: np.ndarray | None = None,
+                 alternative: str = "best_response"):
         t = sub.tree
         n, H = t.num_players, t.num_hands
+        check_safe_mode(safe, n)
+        if alternative not in ALTERNATIVES:
+            raise ValueError(f"unknown alternative {alternative!r}; expected one of "
+                             f"{', '.join(ALTERNATIVES)}")
+        self.alternative = alternative
         reach = np.asarray(reach, np.float64)
         if reach.shape != (n, H):
             raise ValueError(f"reach shape {reach.shape} != ({n}, {H})")
         if not np.isfinite(reach).all() or (reach < 0).any():
             raise ValueError("reach probabilities must be finite and >= 0")
         self.sub = sub
+        self.safe = safe
         self.cfr = PublicCFR(t, variant, alpha, beta, gamma, frontier_size=0)
         ps = self.cfr.passes
         ps.root_offs[:] = sub.root_offs
@@ -389,13 +501,100 @@ class SubgameSolver:
                 raise ValueError(f"seat {s} reaches this public state with no hand: "
                                  "nothing to solve")
             ps.root_reach[s, :len(r)] = r
+        self._bayes = ps.root_reach.copy()
+        self.alternatives = np.zeros(0)
+        if safe == "none":
+            return
+        from .public_tree import check_entry_array
+
+        if blueprint is None:
+            raise ValueError(f"safe={safe} needs the blueprint over the subgame's entries")
+        blueprint = check_entry_array(t, blueprint, "blueprint")
+        if t.kind[0] != KIND_DECISION:
+            raise ValueError("the subgame's root is not a decision")
+        self.searcher = int(t.player[0])
+        self.opponent = 1 - self.searcher
+        o = self.opponent
+        self._R = int(sub.root_lens[o])
+        self._bayes_o = self._bayes[o, :self._R].copy()
+        self.alternatives = self.root_values(o, blueprint,
+                                             best_response=alternative == "best_response")
+        # gadget regrets: resolve, [enter, terminate] per hand; maxmargin, one per hand
+        self._g = np.zeros((2, self._R) if safe == "resolve" else self._R)
+        self._set_gadget_reach()
+
+    # ---- the gadget ------------------------------------------------------------------------
+    def gadget_policy(self) -> np.ndarray:
+        """``float64[R_opponent]``: the gadget's current policy on the opponent's root
+        range: P(enter | h) (``resolve``; 1/2 while both regrets are <= 0), or the
+        distribution over hands (``maxmargin``; uniform over the hands of positive
+        ``reach`` while every regret is <= 0).
+
+        Raises:
+            ValueError: ``safe="none"`` (no gadget).
+        """
+        if self.safe == "none":
+            raise ValueError("safe=none has no gadget")
+        pos = np.maximum(self._g, 0.0)
+        if self.safe == "resolve":
+            tot = pos[0] + pos[1]
+            return np.where(tot > 0, pos[0] / np.where(tot > 0, tot, 1.0), 0.5)
+        elig = self._bayes_o > 0
+        pos = np.where(elig, pos, 0.0)
+        tot = pos.sum()
+        return pos / tot if tot > 0 else elig / elig.sum()
+
+    def _set_gadget_reach(self) -> None:
+        ps = self.cfr.passes
+        g = self.gadget_policy()
+        ps.root_reach[self.opponent, :self._R] = (self._bayes_o * g if self.safe == "resolve"
+                                                  else g)
+
+    def _gadget_hook(self, p: int, after: bool, disc: tuple) -> None:
+        """Before each pass, the opponent's root reach from the gadget; after the
+        opponent's, the gadget's regret update from its root values (the walk's DCFR
+        rule: add the instantaneous regret, floor at 0 under CFR+, then discount)."""
+        if not after:
+            self._set_gadget_reach()
+            return
+        if p != self.opponent:
+            return
+        _, dpos, dneg, _, clip = disc
+        v = self.cfr.passes.out[:self._R]
+        g = self.gadget_policy()
+        if self.safe == "resolve":
+            u = g * v + (1.0 - g) * self.alternatives
+            inst = np.stack([v - u, self.alternatives - u])
+        else:
+            m = v - self.alternatives
+            inst = np.where(self._bayes_o > 0, m - float(g @ m), 0.0)
+        r = self._g + inst
+        if clip:
+            r = np.maximum(r, 0.0)
+        self._g = np.where(r > 0, r * dpos, r * dneg)
+
+    def safety_margins(self, policy: np.ndarray | None = None) -> np.ndarray:
+        """``float64[R_opponent]``: ``alt(h) - BR(h)``, ``BR(h)`` the opponent's
+        best-response counterfactual value of each root hand against ``policy``
+        (``float64[num_entries]``, default the average policy) in the subgame. Negative:
+        the opponent gains that much (times its own reach of ``h``) by reaching the
+        subgame with ``h`` against ``policy`` rather than against the blueprint.
+
+        Raises:
+            ValueError: ``safe="none"`` (no alternatives).
+        """
+        if self.safe == "none":
+            raise ValueError("safe=none computes no alternatives")
+        return self.alternatives - self.root_values(self.opponent, policy, best_response=True)
 
     @property
     def iterations(self) -> int:
         return self.cfr.iteration
 
     def iterate(self, n: int = 1) -> None:
-        self.cfr.iterate(n)
+        """Run ``n`` iterations (DCFR, alternating; the gadget's update after each
+        opponent pass)."""
+        self.cfr.iterate(n, None if self.safe == "none" else self._gadget_hook)
 
     def solve(self, seconds: float, clock: Callable[[], float] = time.perf_counter,
               min_iterations: int = 1, max_iterations: int = 1_000_000) -> int:
@@ -409,7 +608,7 @@ class SubgameSolver:
             now = clock()
             if done >= min_iterations and now - t0 + worst > seconds:
                 break
-            self.cfr.iterate(1)
+            self.iterate(1)
             worst = max(worst, clock() - now)
             done += 1
         return done
@@ -433,29 +632,34 @@ class SubgameSolver:
         range (points per deal × the others' reach and the deal prior; sum them weighted
         by ``seat``'s own reach for its expected return), under ``policy``
         (``float64[num_entries]``; default the average policy), or ``seat``'s best
-        response to the others' part of it."""
+        response to the others' part of it. The others' reaches are the ``reach`` given
+        (with a gadget too: not the gadget's)."""
         ps = self.cfr.passes
         pol = self.average_policy() if policy is None else np.ascontiguousarray(policy, np.float64)
         e = np.zeros(0)
-        ps.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR if best_response else PK.UPDATE_NONE, e, e,
-               pol)
+        kept = ps.root_reach.copy()
+        ps.root_reach[:] = self._bayes
+        try:
+            ps.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR if best_response else PK.UPDATE_NONE,
+                   e, e, pol)
+        finally:
+            ps.root_reach[:] = kept
         return ps.out[:self.sub.root_lens[seat]].copy()
 
     def value(self, seat: int = 0, policy: np.ndarray | None = None) -> float:
         """``seat``'s expected return at the root (points per deal, unnormalised: times the
         probability of the root's public state under the root reaches and the prior)."""
         v = self.root_values(seat, policy)
-        return float(v @ self.cfr.passes.root_reach[seat, :len(v)])
+        return float(v @ self._bayes[seat, :len(v)])
 
     def nash_conv(self, policy: np.ndarray | None = None) -> float:
         """``sum_s (BR_s - u_s)`` in the subgame at these root reaches (same units as
         :meth:`value`)."""
-        ps = self.cfr.passes
         total = 0.0
         for s in range(self.sub.tree.num_players):
             u = self.root_values(s, policy)
             b = self.root_values(s, policy, best_response=True)
-            r = ps.root_reach[s, :len(u)]
+            r = self._bayes[s, :len(u)]
             total += float((b - u) @ r)
         return total
 
