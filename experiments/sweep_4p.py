@@ -205,6 +205,37 @@ def eval_stage(args, params, configs, tag: str, path: Path) -> None:
               f"NashConv {row['nash_conv']:.5f}", flush=True)
 
 
+def plot(out: Path) -> None:
+    """``sweep.png``: one panel per CSV in ``out``, a bar per configuration (NashConv)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = {p.stem: read_rows(p) for p in sorted(out.glob("*x*x*_*s.csv"))}
+    tables = {k: v for k, v in tables.items() if v}
+    if not tables:
+        return
+    fig, axes = plt.subplots(len(tables), 1, figsize=(8.0, 2.2 + 0.28 * sum(map(len, tables.values()))),
+                             squeeze=False, layout="constrained",
+                             height_ratios=[len(v) for v in tables.values()])
+    for ax, (name, rows) in zip(axes[:, 0], tables.items(), strict=True):
+        rows = sorted(rows, key=lambda r: -float(r["nash_conv"]))
+        labels = [f"{r['abstraction']}, prune {r['prune']}, discount {r['discount']}, "
+                  f"seed {r['seed']}" for r in rows]
+        colors = ["C1" if r["prune"] == "on" else "C0" for r in rows]
+        ax.barh(range(len(rows)), [float(r["nash_conv"]) for r in rows], color=colors)
+        ax.set_yticks(range(len(rows)), labels, fontsize=7)
+        variant, budget = name.split("_")
+        ax.set_title(f"vitou {variant.replace('x', ',')}, {budget} of solver time", fontsize=9)
+        ax.set_xlabel("exact NashConv (points per deal)")
+        ax.grid(True, axis="x", alpha=0.3)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(out / "sweep.png", buf.getvalue())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="4,3,2", help="RANKS,COPIES,HAND of vitou, dealer 0")
@@ -243,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         train_stage(args, params, todo, tag)
     if args.stage in ("both", "eval"):
         eval_stage(args, params, todo, tag, path)
+        plot(out)
     return 0
 
 

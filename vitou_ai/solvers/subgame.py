@@ -24,6 +24,11 @@ prod_{s' != s} reach_s'(h_s')`` (:func:`range_posterior`). Vector-form re-solvin
 such ranges is DeepStack's (Moravčík et al. 2017, Science 356, "continual re-solving",
 there with a gadget; here unsafe or with the Re-solve or Maxmargin gadget, see
 :class:`SubgameSolver`).
+
+One module because the build, the Bayes ranges and the solver (with its gadgets) are the
+three steps of one re-solve and share one record, :class:`Subgame`, and its hand index
+space; apart, each would re-derive the others' conventions (which hands a seat can hold,
+whose reach the root carries).
 """
 
 from __future__ import annotations
