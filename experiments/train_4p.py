@@ -51,7 +51,10 @@ def main() -> int:
                 "--no-progress"]
     else:
         out = args.out or str(ROOT / "results" / ("train_4p_signals" if args.signals else "train_4p"))
-        argv = ["train", "--profile", "vitou", "--time", str(args.time), "--evals",
+        # --pruning on: the schedule results/train_4p was trained with (the default until
+        # 2026-12-03, docs/results/sweep-4p.md)
+        argv = ["train", "--profile", "vitou", "--time", str(args.time), "--pruning", "on",
+                "--evals",
                 str(args.evals), "--eval-deals", str(args.eval_deals), "--eval-matches",
                 str(args.eval_matches), "--lbr-deals", str(args.lbr_deals), "--lbr-samples",
                 str(args.lbr_samples), "--max-infosets", str(args.max_infosets), "--out", out,
