@@ -37,6 +37,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import math
 import os
 import resource
@@ -53,6 +54,7 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 
 MCCFR_KNOBS = ("prune", "discount")
+NAME = re.compile(r"[A-Za-z0-9_.,=+-]+")
 COLUMNS = ["variant", "config", "knobs", "abstraction", "prune", "discount", "seconds",
            "iterations", "infosets", "load1_after", "nash_conv", "team0_value", "team0_gain_lower",
            "team0_gain_upper", "team1_gain_lower", "team1_gain_upper", "train_wall",
@@ -82,6 +84,9 @@ def parse_config(text: str) -> tuple[str, str, dict]:
         name, knobs = head, rest
     else:
         name, knobs = text, ("" if text == "default" else text)
+    if not NAME.fullmatch(name) or name.startswith("."):
+        refuse(f"config {text!r}: a name is letters, digits and _ . , = + - (it names a "
+               "folder under --runs), not starting with '.'")
     abstraction, mccfr = [], {"prune": "on", "discount": 20}
     for item in filter(None, knobs.split(",")):
         k, _, v = item.partition("=")
@@ -144,6 +149,26 @@ def trained(folder: Path) -> dict | None:
         return None
 
 
+def knobs_text(abstraction: str, mccfr: dict) -> str:
+    return ",".join(filter(None, [abstraction, f"prune={mccfr['prune']}",
+                                  f"discount={mccfr['discount']}"]))
+
+
+def check_stored(args, configs, tag: str, path: Path) -> None:
+    """Refuse a configuration whose name is in the CSV or under ``--runs`` with other
+    knobs or another seed (it would be skipped, or its old policy evaluated)."""
+    stored = {r["config"]: r for r in read_rows(path)}
+    for name, abstraction, mccfr in configs:
+        want = (knobs_text(abstraction, mccfr), str(args.seed))
+        for rec, where in ((stored.get(name), path),
+                           (trained(Path(args.runs) / tag / name),
+                            Path(args.runs) / tag / name / "train.json")):
+            if rec and (rec["knobs"], str(rec["seed"])) != want:
+                refuse(f"config {name!r} is in {where} with knobs {rec['knobs']} and seed "
+                       f"{rec['seed']}, not {want[0]} and seed {want[1]}: give it another "
+                       "name")
+
+
 def train_stage(args, params, configs, tag: str) -> None:
     for name, abstraction, mccfr in configs:
         folder = Path(args.runs) / tag / name
@@ -154,8 +179,7 @@ def train_stage(args, params, configs, tag: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         solver.policy(f"sweep-{name}").save(folder / "policy.npz")
         rec = {"variant": args.variant, "config": name,
-               "knobs": ",".join(filter(None, [abstraction, f"prune={mccfr['prune']}",
-                                               f"discount={mccfr['discount']}"])),
+               "knobs": knobs_text(abstraction, mccfr),
                "abstraction": abstraction or "default", "prune": mccfr["prune"],
                "discount": mccfr["discount"], "seconds": round(solver.seconds, 1),
                "iterations": solver.iteration, "infosets": solver.num_infosets,
@@ -181,6 +205,9 @@ def eval_stage(args, params, configs, tag: str, path: Path) -> None:
           f"({time.perf_counter() - t:.1f} s)", flush=True)
     for name, _, _ in configs:
         folder = Path(args.runs) / tag / name
+        if trained(folder) is None:
+            print(f"  waiting for {folder / 'train.json'} (a --stage train run writes it)",
+                  flush=True)
         while (rec := trained(folder)) is None:  # the train stage's output, when it comes
             time.sleep(10)
         t = time.perf_counter()
@@ -240,18 +267,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="4,3,2", help="RANKS,COPIES,HAND of vitou, dealer 0")
     ap.add_argument("--time", type=float, default=60.0, help="solver seconds per config")
-    ap.add_argument("--configs", nargs="+", default=["default"])
+    ap.add_argument("--configs", nargs="+", default=["default"],
+                    help="NAME=KNOBS or KNOBS (then named by its text; a NAME is not a knob's "
+                    "name); KNOBS: abstraction knobs (docs/abstraction.md) and prune=on|off, "
+                    "discount=0..40; 'default': none. A name already in the CSV is skipped")
     ap.add_argument("--stage", choices=("both", "train", "eval"), default="both",
                     help="train: train and save the policies only; eval: evaluate each as "
                     "its training finishes (run beside a train stage: two cores)")
-    ap.add_argument("--bracket", action=argparse.BooleanOptionalAction, default=False)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-infosets", type=int, default=8_000_000)
-    ap.add_argument("--out", default=str(ROOT / "results" / "sweep_4p"))
-    ap.add_argument("--runs", default=str(ROOT / "runs" / "sweep_4p"))
+    ap.add_argument("--bracket", action=argparse.BooleanOptionalAction, default=False,
+                    help="also both teams' gain brackets (slow on 8,4,2)")
+    ap.add_argument("--seed", type=int, default=0, help="MCCFR seed, 0 .. 2**31-1")
+    ap.add_argument("--max-infosets", type=int, default=8_000_000, help="table bound")
+    ap.add_argument("--out", default=str(ROOT / "results" / "sweep_4p"),
+                    help="CSV folder (default results/sweep_4p)")
+    ap.add_argument("--runs", default=str(ROOT / "runs" / "sweep_4p"),
+                    help="policies' folder (default runs/sweep_4p)")
     args = ap.parse_args(argv)
-    if not args.time > 0:
-        refuse(f"--time must be positive, got {args.time}")
+    if not (args.time > 0 and math.isfinite(args.time)):
+        refuse(f"--time must be a positive number of seconds, got {args.time}")
+    if not 0 <= args.seed < 2**31:
+        refuse(f"--seed must be in 0 .. 2**31-1, got {args.seed}")
+    if args.max_infosets < 1:
+        refuse(f"--max-infosets must be at least 1, got {args.max_infosets}")
     params = variant(args.variant)
     configs = [parse_config(c) for c in args.configs]
     names = [c[0] for c in configs]
@@ -266,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{tag}.csv"
+    check_stored(args, configs, tag, path)
     todo = [c for c in configs if not any(r["config"] == c[0] for r in read_rows(path))]
     if not todo:
         print(f"all configurations already in {path}")

@@ -148,6 +148,8 @@ def test_bad_knobs_are_refused():
         parse_abstraction("colour=red")
     assert parse_abstraction("count=1,trick=exact,scores=on") == AbstractionConfig(
         count=1, trick="exact", scores=True)
+    with pytest.raises(ValueError, match="knob trick given twice"):
+        parse_abstraction("trick=exact,trick=summary")
 
 
 def test_key_reads_no_hidden_card():

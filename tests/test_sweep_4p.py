@@ -33,6 +33,15 @@ def test_two_configs_then_a_rerun_that_skips_them(tmp_path, capsys):
     capsys.readouterr()
     assert S.main(args) == 0
     assert "already in" in capsys.readouterr().out
+    # the same name with other knobs or another seed: refused, not skipped
+    for other in (["--configs", "np=prune=on"], ["--configs", "np=prune=off,discount=40",
+                                                  "--seed", "3"]):
+        with pytest.raises(SystemExit) as e:
+            S.main(["--variant", "3,2,1", "--time", "1", *other, "--out", str(out),
+                    "--runs", str(runs)])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "give it another name" in err
 
 
 @pytest.mark.parametrize("args, says", [
@@ -42,7 +51,12 @@ def test_two_configs_then_a_rerun_that_skips_them(tmp_path, capsys):
     (["--configs", "count=two"], "count must be an integer"),
     (["--configs", "a=prune=on", "a=prune=off"], "a name given twice"),
     (["--variant", "4,3,2", "--configs", "trick=exact,count=4"], "needs a 65-bit key"),
-    (["--time", "0"], "--time must be positive"),
+    (["--time", "0"], "--time must be a positive number"),
+    (["--time", "inf"], "--time must be a positive number"),
+    (["--seed", "-1"], "--seed must be in"),
+    (["--max-infosets", "0"], "--max-infosets must be at least 1"),
+    (["--configs", "../x=prune=off"], "a name is letters"),
+    (["--configs", "=prune=off"], "a name is letters"),
 ])
 def test_bad_input_is_one_line_before_any_work(tmp_path, capsys, args, says):
     out = tmp_path / "out"

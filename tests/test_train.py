@@ -484,6 +484,11 @@ def test_abstract_pruning_is_off_by_default_recorded_and_kept_on_resume(tmp_path
     assert "contradicts the run's (on" in capsys.readouterr().err
     assert main(["train", "--resume", "--out", str(on), "--time", more, "--no-progress"]) == 0
     assert json.loads((on / "run.json").read_text())["pruning"] == "on"
+    capsys.readouterr()
+    assert main(["train", "--profile", "vitou", "--objective", "match", "--pruning", "off",
+                 "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--pruning applies to --objective points only" in err
 
 
 def test_partnership_put_defaults_to_a_full_game_solver(tmp_path, capsys):

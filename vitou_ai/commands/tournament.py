@@ -29,13 +29,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "heuristic: the default heuristic parameters), NAME:field=value,... for a "
                    "heuristic variant, a tabular or abstract policy FILE.npz[:fallback=NAME], "
                    "a network nfsp:FILE.npz (also deep_cfr:, ppo:, neural:), or "
-                   "search:BLUEPRINT[,budget=SECONDS] (real-time search; --deals only)")
+                   "search:BLUEPRINT[,budget=SECONDS][,safe=none|resolve|maxmargin] (real-time search; --deals only)")
     p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
                    help="game profile: RULES.md section 9, or a Truc / Put family profile "
                    "(docs/RULES_family.md)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--deals", type=int,
-                      help="deals per pairing, at least 2: duplicate pairs, the interval needs "
+                      help="deals per pairing, at least 4: duplicate pairs, the interval needs "
                       "two (deal mode, R8.1; default: match mode)")
     size.add_argument("--matches", type=int,
                       help=f"matches per pairing, at least 2 (match mode, R8.2; default "

@@ -179,10 +179,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abstraction", default=None,
                    help="abstract-mccfr: knobs, e.g. count=1,trick=exact (docs/abstraction.md)")
     p.add_argument("--pruning", choices=("on", "off"), default=None,
-                   help="abstract-mccfr: regret-based pruning after 10%% of the budget "
-                   "(Pluribus); default off: on the exact benchmark it raised NashConv at "
-                   "equal time (docs/results/team-exploitability.md); runs before 2026-12-03 "
-                   "had it on")
+                   help="abstract-mccfr: regret-based pruning after 10%% of --time (after 60 s "
+                   "of solver time without --time; Pluribus); default off: the exact sweep "
+                   "measured it raising NashConv at equal time more often than not "
+                   "(docs/results/sweep-4p.md); runs before 2026-12-03 had it on")
     p.add_argument("--threads", type=int, default=None,
                    help="abstract-mccfr: worker threads, 1 .. the machine's cores (2 on a "
                    "one-core machine); default 2")
@@ -412,6 +412,11 @@ def run(args: argparse.Namespace, out=None) -> int:
     after trying to build it) and leaving nothing behind.
     """
     out = out or sys.stdout
+    if getattr(args, "objective", "points") == "match" and getattr(args, "pruning", None):
+        print("vitou-ai train: --pruning applies to --objective points only (the match "
+              "objective's four-player trainer keeps pruning on, docs/abstraction.md)",
+              file=sys.stderr)
+        return 2
     if getattr(args, "objective", "points") == "match":
         four = (args.profile or RUN_DEFAULTS["profile"]) in ("vitou", "vitou_cason")
         if args.resume and args.out:  # a resumed run is routed by what its folder holds

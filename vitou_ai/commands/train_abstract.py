@@ -69,6 +69,8 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
             raise ValueError(f"--abstraction: expected knob=value with knob in "
                              f"{', '.join(fields)}, got {item!r}")
         v = v.strip()
+        if k in changes:
+            raise ValueError(f"--abstraction: knob {k} given twice ({text!r})")
         if k == "gestures" and v.lower() in GESTURES:
             changes[k] = v.lower()
         elif k in ("scores", "partner", "gestures"):
