@@ -37,9 +37,9 @@ import argparse
 import csv
 import io
 import json
-import re
 import math
 import os
+import re
 import resource
 import sys
 import time
