@@ -49,7 +49,7 @@ from typing import NoReturn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.commands.train_abstract import parse_abstraction  # noqa: E402
+from vitou_ai.commands.train_abstract import parse_abstraction, schedule  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 
@@ -128,8 +128,7 @@ def train(params: VitouParams, abstraction: str, mccfr: dict, seconds: float, se
 
     solver = AbstractMCCFR(
         params, parse_abstraction(abstraction), seed=seed, max_infosets=max_infosets,
-        threads=1, prune_after=0.1 * seconds if mccfr["prune"] == "on" else math.inf,
-        discount_interval=seconds / 40, discount_intervals=mccfr["discount"])
+        threads=1, **schedule(seconds, mccfr["prune"], mccfr["discount"]))
     solver.warm_up()
     t = time.perf_counter()
     chunk = 2000

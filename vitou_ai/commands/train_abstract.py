@@ -89,6 +89,18 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
     return AbstractionConfig(**changes)
 
 
+def schedule(budget: float | None, pruning: str = "off", discount_intervals: int = 20
+             ) -> dict[str, float]:
+    """:class:`~vitou_ai.solvers.mccfr_abstract.AbstractMCCFR`'s schedule keywords for a
+    ``--time`` budget in solver seconds (``None``: an ``--iterations`` run): regret-based
+    pruning (``pruning="on"``) after 10% of the budget (60 s without one; Pluribus, Brown &
+    Sandholm 2019), linear-CFR discounting at intervals of ``budget / 40`` (30 s without
+    one) for the first ``discount_intervals`` of them (Brown & Sandholm 2019, LCFR)."""
+    return {"prune_after": (0.1 * budget if budget else 60.0) if pruning == "on" else math.inf,
+            "discount_interval": budget / 40 if budget else 30.0,
+            "discount_intervals": discount_intervals}
+
+
 def match_label(params: VitouParams) -> str:
     """The matches the evaluation plays, from the game: ``"21-point matches"`` (vitou),
     ``"12-point matches"`` (truc_catalan, C3.1), ``"matches of 2 12-point games"``
@@ -308,11 +320,9 @@ def run(args, params: VitouParams, out=None) -> int:
             return bad(why)
     created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    prune_after = (0.1 * budget if budget else 60.0) if args.pruning == "on" else math.inf
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
-        threads=args.threads, prune_after=prune_after,
-        discount_interval=(budget / 40 if budget else 30.0), discount_intervals=20)
+        threads=args.threads, **schedule(budget, args.pruning))
     rows: list[dict[str, Any]] = []
     if args.resume and start is None:
         print(f"resumed {folder}: it was stopped before its first checkpoint; starting again "

@@ -240,6 +240,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     from ..solvers.mccfr import TableFullError
     from ..solvers.mccfr_abstract import AbstractMCCFR
     from .console import check_writable, new_folder, note
+    from .train_abstract import schedule
 
     def bad(msg: str) -> int:
         print(f"vitou-ai train: {msg}", file=sys.stderr)
@@ -287,9 +288,9 @@ def run(args: argparse.Namespace, out=None) -> int:
     total = s["time"] * s["rounds"]
     abstraction = AbstractionConfig(**s["abstraction"])
     solver = AbstractMCCFR(params, abstraction, seed=s["seed"], max_infosets=s["max_infosets"],
-                           threads=s["threads"], prune_after=0.1 * total,
+                           threads=s["threads"],
                            prune_threshold=points_threshold_to_equity(-20.0, t),
-                           discount_interval=total / 40, discount_intervals=20)
+                           **schedule(total, pruning="on"))
     if s.get("warm_policy"):
         try:
             solver.set_warm_start(_warm_policy(s["warm_policy"], params), 1.0 / t,
