@@ -676,6 +676,30 @@ def test_search_plays_four_player_deals():
     assert all(d["seconds"] <= 0.05 + 1e-9 for d in bot.decisions)
 
 
+def test_search_four_player_joint_ranges_checked_before_the_build(monkeypatch):
+    """Four seats: a subgame whose four root ranges (from the cards played) exceed
+    MAX_JOINT_RANGES falls back before the Bayes step and the build (no nodes built),
+    and only those: with the cap lowered to TINY4's second-trick sizes, the first trick
+    falls back for that reason and later decisions still search."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.search import bot as B
+    from vitou_ai.solvers.subgame import _deal_tables, root_ranges
+
+    counter = parse_bot("counter")
+    st = _dealt(TINY4, [[0, 1], [1, 2], [2, 3], [0, 3]], blind=())
+    lens = [len(r) for r in root_ranges(TINY4, st, _deal_tables(TINY4)[1])]
+    monkeypatch.setattr(B, "MAX_JOINT_RANGES", int(np.prod(lens)) - 1)
+    built = []
+    real = B.build_subgame
+    monkeypatch.setattr(B, "build_subgame", lambda *a, **k: built.append(1) or real(*a, **k))
+    bot = B.SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
+    _search_deals(bot, counter, TINY4, pairs=2)
+    joint = [d for d in bot.decisions if "joint hands" in d["reason"]]
+    assert joint and all(d["nodes"] == 0 and not d["searched"] for d in joint)
+    assert any(d["searched"] for d in bot.decisions)
+    assert len(built) <= len(bot.decisions) - len(joint)
+
+
 def test_search_refused_where_it_cannot_play(capsys):
     """The jitted simulator (``simulate``, LBR, training evaluations) cannot call a search
     bot: refused in one line, not a traceback."""

@@ -27,7 +27,8 @@ At each of its decisions after the deal the bot
 It falls back on the blueprint's own action (its exact probabilities, sampled) where
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
-with four players above ``MAX_JOINT_RANGES`` joint root hands, or when the build left
+with four players above ``MAX_JOINT_RANGES`` joint root hands (checked from the cards
+played, before the Bayes step and the build), or when the build left
 no time for one iteration. The first fallback at a public state above ``max_nodes`` is
 not free: the build runs until it passes the cap (about 0.12–0.15 s on the first trick of
 the 3-card deal, quiet machine); the same public state again falls back without a build,
@@ -68,6 +69,7 @@ from ..solvers.subgame import (
     check_subgame_state,
     public_key,
     root_policy,
+    root_ranges,
 )
 
 #: default per-decision budget, seconds (issue 23: at most 0.5 s on this machine)
@@ -255,7 +257,14 @@ class SearchPolicy:
                 # never below the smallest build measured: a cap that stopped every build
                 # short of it would keep the rates from ever being measured again
                 cap = min(cap, max(int(left / per_node), BUILD_RATE_MIN_NODES))
-        hands = _deal_tables(params)[0]
+        hands, counts, _ = _deal_tables(params)
+        if params.players == 4:
+            # the joint root hands from the cards played, before any build (the first
+            # trick of the 3-card deal: about 120 hands a seat, known without building)
+            lens = [len(r) for r in root_ranges(params, state, counts)]
+            if int(np.prod(lens, dtype=np.float64)) > MAX_JOINT_RANGES:
+                raise SubgameTooLarge(f"four root ranges of {lens} hands: more than "
+                                      f"{MAX_JOINT_RANGES:,} joint hands")
         recs = self._own[seat][1]
         skip = np.zeros(len(actions), np.bool_)
         for i, _, _ in recs:
@@ -278,9 +287,6 @@ class SearchPolicy:
         if self.size_check:
             self._sizes[key] = sub.num_nodes
         info["nodes"] = sub.num_nodes
-        if params.players == 4 and int(np.prod(sub.root_lens)) > MAX_JOINT_RANGES:
-            raise SubgameTooLarge(f"four root ranges of {list(map(int, sub.root_lens))} hands: "
-                                  f"more than {MAX_JOINT_RANGES:,} joint hands")
         bp = None
         if self.safe != "none":
             from ..solvers.public_export import bot_policy
