@@ -564,6 +564,9 @@ TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
     ("search:counter,budget=0.1,budget=0.2", ["budget is given twice"]),
     ("search:counter,safe=yes", ["unknown safe mode 'yes'", "resolve", "maxmargin"]),
     ("search:counter,safe", ["search option safe needs a value"]),
+    ("search:counter,nodes=0", ["bot 'search:counter,nodes=0': search nodes must be >= 1"]),
+    ("search:counter,iters=0", ["bot 'search:counter,iters=0': search iters must be >= 1"]),
+    ("search:counter,eps=1", ["bot 'search:counter,eps=1': search eps must be in [0, 1)"]),
 ])
 def test_search_spec_refused_in_one_line(spec, words):
     from vitou_ai.bots.named import parse_bot

@@ -405,8 +405,11 @@ def parse_search_spec(spec: str) -> SearchPolicy:
             raise ValueError(f"bot {spec!r}: unknown search option {extra[0].split('=')[0]!r} "
                              f"(search options: {', '.join(sorted(SEARCH_OPTIONS))})") from None
         raise e from None
-    return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
-                        epsilon=eps, safe=safe, name=spec)
+    try:
+        return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
+                            epsilon=eps, safe=safe, name=spec)
+    except ValueError as e:
+        raise ValueError(f"bot {spec!r}: {e}") from None
 
 
 def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
