@@ -6,7 +6,9 @@ named bots, and the blueprint against the same bots on the same deals; per-decis
         --opponents counter:300 cautious:100 bluffer:100 random:100 --out results/search
 
 Writes ``OUT/matches.json`` after every match (a run cut short keeps what it finished),
-with every decision of the search bot (seconds, searched, why it fell back).
+with every decision of the search bot (seconds, searched, why it fell back), each
+match's points per pair, and for each opponent the search bot's gain over its blueprint
+paired on the same deals (``search_minus_blueprint``, 95% interval over the pairs).
 ``--no-size-check``: the bot builds every subgame first (before it remembered the public
 states above its node cap and capped the build by the time left): the baseline of the
 budget's figures in ``docs/results/search.md``.
@@ -20,9 +22,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_match import duplicate_match
+from vitou_ai.eval.stats import ratio_interval
 from vitou_ai.rules.params import RULES_VERSION
 from vitou_ai.search.bot import SearchPolicy
 
@@ -76,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
                                                          "nodes", "iterations",
                                                          "blueprint_seconds")}
                                   for d in search.decisions]
+            if who == "blueprint":  # paired on the same deals: search minus blueprint
+                mine = next(m for m in doc["matches"]
+                            if m["bot"] == "search" and m["opponent"] == spec)
+                d = np.array(mine["pair_points"]) - np.array(r["pair_points"])
+                ppd, lo, hi = ratio_interval(d, np.ones(len(d)))
+                r["search_minus_blueprint"] = {"points_per_deal": ppd, "lo": lo, "hi": hi}
             doc["matches"].append(r)
             (out / "matches.json").write_text(json.dumps(doc, indent=1))
             print(json.dumps(r), flush=True)

@@ -105,7 +105,8 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
     Returns:
         ``{"points_per_deal", "lo", "hi"}`` for ``a`` (points per deal, own minus the
         opponent's, 95% interval over the pairs), ``"pairs"``, ``"deals"``,
-        ``"seconds"``, and per search bot among ``a``, ``b`` its decision times
+        ``"seconds"``, ``"pair_points"`` (``a``'s points per deal in each pair, for paired
+        comparisons on the same deals), and per search bot among ``a``, ``b`` its decision times
         (``"decision_seconds_<a|b>"``: median, 95th percentile, max, decisions, share
         searched).
 
@@ -128,7 +129,7 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
     diff = r[:, 0] - r[:, 1]
     ppd, lo, hi = ratio_interval(diff, np.full(pairs, 2.0))
     out = {"points_per_deal": ppd, "lo": lo, "hi": hi, "pairs": pairs, "deals": 2 * pairs,
-           "seconds": time.perf_counter() - t0}
+           "seconds": time.perf_counter() - t0, "pair_points": (diff / 2.0).tolist()}
     for tag, bot in (("a", a), ("b", b)):
         if isinstance(bot, SearchPolicy) and bot.decisions:
             s = np.array([d["seconds"] for d in bot.decisions])
