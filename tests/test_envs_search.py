@@ -225,3 +225,20 @@ def test_lbr_refuses_search_with_the_reason():
     with pytest.raises(ValueError) as e:
         local_best_response(parse_bot(FIXED), params, deals=2, samples=1)
     assert "rollout" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_deal_tracking_is_opt_in():
+    """``KernelTable`` keeps the deal's start only when asked (``Vitou-v0`` asks when a
+    search bot plays); ``search_action`` refuses a table that does not."""
+    from vitou_ai.envs.core import KernelTable, search_action
+
+    env = gymnasium.make("vitou_ai/Vitou-v0", profile="vitou", opponents=["counter"], **SMALL)
+    env.reset(seed=0)
+    table = env.unwrapped.table
+    assert not table.track_deal and table.deal_start is None
+    with pytest.raises(ValueError, match="track_deal=True"):
+        search_action(table, parse_bot(FIXED), np.random.default_rng(0))
+    table = KernelTable(VitouParams(profile="vitou", **SMALL), track_deal=True)
+    table.seed(1)
+    table.new_game()
+    assert table.deal_start is not None and table.deal_actions == []

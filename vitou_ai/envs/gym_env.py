@@ -166,7 +166,7 @@ class VitouEnv(gymnasium.Env):
         self.seat = int(seat)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.table = KernelTable(self.params)
+        self.table = KernelTable(self.params, track_deal=any(_is_search(b) for b in bots))
         if illegal_reward is None:
             self.illegal_reward = self.table.worst_return()
         else:
@@ -189,6 +189,7 @@ class VitouEnv(gymnasium.Env):
         self._pack = pack_policies(unique) if unique else None
         self._pi = {s: next(k for k, u in enumerate(unique) if u is b)
                     for s, b in self.bots.items() if not _is_search(b)}
+        self._searching = frozenset(s for s, b in self.bots.items() if _is_search(b))
         _, self._keybuf, self._iwork, self._bot_rng = scratch()
         self._search_rng = np.random.default_rng(0)  # reseeded by reset()
         self._legal = np.empty(ID_SLOTS, np.int64)  # room for the family's ids
@@ -205,9 +206,8 @@ class VitouEnv(gymnasium.Env):
         t = self.table
         player = t.player
         while player != L.TERMINAL_PLAYER and player != self.seat:
-            bot = self.bots[player]
-            if _is_search(bot):
-                a = search_action(t, bot, self._search_rng)
+            if player in self._searching:
+                a = search_action(t, self.bots[player], self._search_rng)
             else:
                 n_legal = K.legal_actions(t.p, t.a, self._legal)
                 a = choose_action(self._pack, self._pi[player], t.p, t.a, player,
@@ -237,7 +237,8 @@ class VitouEnv(gymnasium.Env):
         s = int(self.np_random.integers(0, 2**63))
         self.table.seed(s)
         self._bot_rng[0] = row_seed(np.uint64(s), np.uint64(1))
-        self._search_rng = np.random.default_rng([s, 2])
+        if self._searching:  # a Generator costs tens of us to seed: only when used
+            self._search_rng = np.random.default_rng([s, 2])
         skipped = 0
         while True:
             self.table.new_game()

@@ -72,6 +72,8 @@ class SelfPlayEnv(gymnasium.Env):
                              f"got {illegal_action!r}")
         self.aec = raw_env(profile=profile, illegal_action="raise",
                            illegal_reward=illegal_reward, **knobs)
+        # a search opponent may be set at any time: every deal's start is kept
+        self.aec.table.track_deal = True
         self.illegal_action = illegal_action
         self.illegal_reward = self.aec.illegal_reward
         self.params = self.aec.params
