@@ -193,7 +193,8 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     the named bots play any game. What ``tournament``, ``play``, ``simulate``, ``train``
     and the environments check. A search bot (:mod:`vitou_ai.search`) is refused
     unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
-    :mod:`vitou_ai.eval.search_match`), then its blueprint is checked.
+    :mod:`vitou_ai.eval.search_match`, the environments ``Vitou-v0`` and
+    ``SelfPlayEnv``), then its blueprint is checked.
 
     Raises:
         ValueError: one line naming the policy, what it was trained for and the option;
@@ -203,8 +204,9 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     if kind in BOT_KINDS:  # a registered kind checks itself (only ``search`` today)
         if not search_ok:
             raise ValueError(f"bot {policy.name!r}: a search bot plays in `vitou-ai "
-                             "tournament --deals` and `vitou-ai play` only: it re-solves "
-                             "subgames in Python and cannot run inside the jitted simulator")
+                             "tournament --deals`, `vitou-ai play` and the environments "
+                             "(Vitou-v0) only: it re-solves subgames in Python and cannot "
+                             "run inside the jitted simulator")
         BOT_KINDS[kind][1](policy, params)
         return
     from .abstract import check_fits as abstract_fits

@@ -4,7 +4,8 @@
   (``from vitou_ai.envs import vitou_v0; env = vitou_v0.env(profile="vitou")``).
 - :mod:`.gym_env`: one seat against bots as a Gymnasium environment, registered
   as ``"vitou_ai/Vitou-v0"`` when this package is imported
-  (``gymnasium.make("vitou_ai/Vitou-v0", opponents=["counter"])``).
+  (``gymnasium.make("vitou_ai/Vitou-v0", opponents=["counter"])``); the bots may
+  be ``search`` bots (``opponents=["search:counter,budget=0.1"]``).
 - :mod:`.vint_v0` / :mod:`.vint`: Vint (``docs/RULES_vint.md``), one deal per
   episode: the PettingZoo AEC environment for the four seats
   (``from vitou_ai.envs import vint_v0; env = vint_v0.env()``) and one seat

@@ -18,6 +18,20 @@
   kernel's policy interface (``choose_action``), seeded from ``reset``.
   A neural bot has one output per action id of its game
   (``params.num_actions``) and must be of this game.
+- A ``search`` bot (``search:counter,budget=0.1``, :mod:`vitou_ai.search`)
+  re-solves the deal at each of its decisions
+  (:meth:`~vitou_ai.search.bot.SearchPolicy.act`) from the state right after
+  the deal and the actions since (``KernelTable.deal_start``,
+  ``deal_actions``), as :mod:`vitou_ai.eval.search_match` plays it; in match
+  mode each deal is searched as one deal at the current scores (R8.1: it
+  plays for points, not for the match, as in ``vitou-ai play``); before the
+  deal (2p blind window, R9.2) and in a four-player deal with a team at
+  ``target - 1`` (R6.1, not a public subgame) it plays its blueprint. Its random
+  draws come from a ``numpy`` Generator seeded from ``reset``; its budget is
+  wall time, so a seeded episode repeats exactly only when its searches stop
+  at their iteration cap (``iters=``) before the budget. It must fit the game
+  (:func:`vitou_ai.search.bot.check_fits`: no signals, a profile with public
+  subgames, no gadget ``safe=`` with four players, a blueprint of this game).
 - Observation and actions as in ``vitou_v0``: ``{"observation": float32[N],
   "action_mask": int8[A]}``, ``Discrete(A)`` with the rules' ids, where
   ``A = params.num_actions`` (22 for the Vitou profiles, 31 for the family).
@@ -75,10 +89,16 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
 from ..rules.params import VitouParams
-from .core import ID_SLOTS, KernelTable, illegal_step
+from .core import ID_SLOTS, KernelTable, illegal_step, search_action
 
 #: Handling of an illegal action (module docstring); the first is the default.
 ILLEGAL_MODES = ("terminate", "raise", "refuse")
+
+
+def _is_search(bot) -> bool:
+    """A :class:`~vitou_ai.search.bot.SearchPolicy` (by its kind: the search package, and
+    the solvers it loads, are imported only when one is given)."""
+    return getattr(bot, "kind", None) == "search"
 
 
 class VitouEnv(gymnasium.Env):
@@ -96,7 +116,8 @@ class VitouEnv(gymnasium.Env):
 
     Raises:
         ValueError: a bad knob, seat, opponent spec, count of opponents, render
-            mode or ``illegal_action``; a bot of another game.
+            mode or ``illegal_action``; a bot of another game; a search bot that
+            does not fit the game (one line, :func:`vitou_ai.search.bot.check_fits`).
         OSError: a policy file that cannot be read.
     """
 
@@ -129,10 +150,14 @@ class VitouEnv(gymnasium.Env):
             opponents = opponents * (n - 1)
         bots = [parse_bot(b) if isinstance(b, str) else b for b in opponents]
         for b in bots:
-            if getattr(b, "kind", None) == "search":
-                raise ValueError(f"Vitou-v0: opponent {b.name!r} is a search bot, which "
-                                 "cannot run inside the jitted simulator; give its blueprint")
-            if isinstance(b, TabularPolicy):
+            if _is_search(b):
+                from ..search.bot import check_fits as search_fits
+
+                try:
+                    search_fits(b, self.params)
+                except ValueError as e:
+                    raise ValueError(f"Vitou-v0: {e}") from None
+            elif isinstance(b, TabularPolicy):
                 tabular_fits(b, self.params)
             elif isinstance(b, NeuralPolicy):
                 neural_fits(b, self.params)
@@ -141,7 +166,7 @@ class VitouEnv(gymnasium.Env):
         self.seat = int(seat)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.table = KernelTable(self.params)
+        self.table = KernelTable(self.params, track_deal=any(_is_search(b) for b in bots))
         if illegal_reward is None:
             self.illegal_reward = self.table.worst_return()
         else:
@@ -155,14 +180,18 @@ class VitouEnv(gymnasium.Env):
                                  f"{illegal_reward!r}")
         self.num_actions = self.table.num_actions
         others = [s for s in range(n) if s != self.seat]
+        # the simulator's bots, packed for choose_action (a search bot acts from Python)
         unique: list[Policy] = []
         for b in bots:
-            if all(b is not u for u in unique):
+            if not _is_search(b) and all(b is not u for u in unique):
                 unique.append(b)
         self.bots = dict(zip(others, bots, strict=True))
-        self._pack = pack_policies(unique)
-        self._pi = {s: next(k for k, u in enumerate(unique) if u is b) for s, b in self.bots.items()}
+        self._pack = pack_policies(unique) if unique else None
+        self._pi = {s: next(k for k, u in enumerate(unique) if u is b)
+                    for s, b in self.bots.items() if not _is_search(b)}
+        self._searching = frozenset(s for s, b in self.bots.items() if _is_search(b))
         _, self._keybuf, self._iwork, self._bot_rng = scratch()
+        self._search_rng = np.random.default_rng(0)  # reseeded by reset()
         self._legal = np.empty(ID_SLOTS, np.int64)  # room for the family's ids
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, self.table.obs_high, dtype=np.float32),
@@ -177,9 +206,13 @@ class VitouEnv(gymnasium.Env):
         t = self.table
         player = t.player
         while player != L.TERMINAL_PLAYER and player != self.seat:
-            n_legal = K.legal_actions(t.p, t.a, self._legal)
-            a = choose_action(self._pack, self._pi[player], t.p, t.a, player, self._bot_rng,
-                              self._legal, n_legal, self._keybuf, self._iwork)
+            if player in self._searching:
+                a = search_action(t, self.bots[player], self._search_rng)
+            else:
+                n_legal = K.legal_actions(t.p, t.a, self._legal)
+                a = choose_action(self._pack, self._pi[player], t.p, t.a, player,
+                                  self._bot_rng, self._legal, n_legal, self._keybuf,
+                                  self._iwork)
             player = t.apply(int(a))
         return player
 
@@ -204,6 +237,8 @@ class VitouEnv(gymnasium.Env):
         s = int(self.np_random.integers(0, 2**63))
         self.table.seed(s)
         self._bot_rng[0] = row_seed(np.uint64(s), np.uint64(1))
+        if self._searching:  # a Generator costs tens of us to seed: only when used
+            self._search_rng = np.random.default_rng([s, 2])
         skipped = 0
         while True:
             self.table.new_game()

@@ -5,7 +5,9 @@ train one agent (sb3-contrib's ``MaskablePPO``): each episode the learner takes
 a seat drawn at random and every other seat is played by a frozen opponent
 policy (a :class:`~vitou_ai.bots.neural.NeuralPolicy`, typically a recent
 snapshot of the learner; uniformly random before the first), all through the
-AEC API (``agent_iter`` / ``last`` / ``step``).
+AEC API (``agent_iter`` / ``last`` / ``step``). The opponent may also be a
+``search`` bot (:class:`~vitou_ai.search.bot.SearchPolicy`), which re-solves
+each deal from its start as in ``Vitou-v0`` (:func:`.core.search_action`).
 
 - Any profile, the Truc / Put family included; actions ``Discrete(A)`` with
   ``A = params.num_actions`` (22 for Vitou, 31 for the family). A neural
@@ -25,6 +27,8 @@ AEC API (``agent_iter`` / ``last`` / ``step``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import gymnasium
 import numpy as np
 
@@ -32,7 +36,11 @@ from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
 from ..rules.game import IllegalActionError
 from .aec import raw_env
+from .core import search_action
 from .gym_env import ILLEGAL_MODES
+
+if TYPE_CHECKING:
+    from ..search.bot import SearchPolicy
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -40,14 +48,18 @@ class SelfPlayEnv(gymnasium.Env):
 
     Args:
         profile: the profile; ``**knobs``: fields of :class:`VitouParams`.
-        opponent: a :class:`NeuralPolicy` for the game, or ``None`` (uniform random).
+        opponent: a :class:`NeuralPolicy` for the game, a search bot
+            (:class:`~vitou_ai.search.bot.SearchPolicy`) that fits it, or ``None``
+            (uniform random). Its random draws come from ``np_random`` (seeded by
+            ``reset``).
         illegal_action: ``"terminate"`` (default), ``"raise"`` or ``"refuse"``.
         illegal_reward: the reward of an illegal action under ``"terminate"``;
             ``None`` (default): the game's worst return.
 
     Raises:
         ValueError: a bad knob or ``illegal_action``, or an opponent trained for
-            another game (or for the Vitou action ids in a family game).
+            another game (or for the Vitou action ids in a family game); a search bot
+            that does not fit the game (:func:`vitou_ai.search.bot.check_fits`).
     """
 
     metadata = {"render_modes": []}
@@ -60,6 +72,8 @@ class SelfPlayEnv(gymnasium.Env):
                              f"got {illegal_action!r}")
         self.aec = raw_env(profile=profile, illegal_action="raise",
                            illegal_reward=illegal_reward, **knobs)
+        # a search opponent may be set at any time: every deal's start is kept
+        self.aec.table.track_deal = True
         self.illegal_action = illegal_action
         self.illegal_reward = self.aec.illegal_reward
         self.params = self.aec.params
@@ -71,13 +85,26 @@ class SelfPlayEnv(gymnasium.Env):
         self.seat = 0
         self._over = True
 
-    def set_opponent(self, policy: NeuralPolicy | None) -> None:
-        """Play the other seats with ``policy`` from the next decision on."""
-        if policy is not None:
+    def set_opponent(self, policy: NeuralPolicy | SearchPolicy | None) -> None:
+        """Play the other seats with ``policy`` from the next decision on.
+
+        Raises:
+            ValueError: as the constructor (one line).
+        """
+        if getattr(policy, "kind", None) == "search":
+            from ..search.bot import check_fits as search_fits
+
+            try:
+                search_fits(policy, self.params)
+            except ValueError as e:
+                raise ValueError(f"SelfPlayEnv: {e}") from None
+        elif policy is not None:
             neural_fits(policy, self.params)
         self.opponent = policy
 
     def _opponent_action(self, agent: str, obs: dict) -> int:
+        if getattr(self.opponent, "kind", None) == "search":
+            return search_action(self.aec.table, self.opponent, self.np_random)
         mask = obs["action_mask"].astype(bool)
         if self.opponent is None:
             p = mask / mask.sum()

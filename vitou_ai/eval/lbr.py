@@ -634,7 +634,9 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
 
     Raises:
         ValueError: match mode, ``deals < 2`` or ``samples < 1``, a deal longer than
-            ``MAX_HIST`` nodes, a policy trained for another game or variant.
+            ``MAX_HIST`` nodes, a policy trained for another game or variant; a search
+            bot (:mod:`vitou_ai.search`): the rollouts play the evaluated policy, so they
+            would run its search at every rollout decision, thousands per LBR decision.
         TypeError: not a policy object, ``params`` not a ``VitouParams``.
 
     Examples:
@@ -647,6 +649,12 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
     """
     from ..bots.named import check_policies
 
+    if getattr(policy, "kind", None) == "search":
+        raise ValueError(f"bot {policy.name!r}: LBR does not take a search bot: its rollouts "
+                         "play the evaluated policy to the end of the deal, so they would run "
+                         "the search at every rollout decision, thousands per LBR decision; "
+                         "evaluate its blueprint, or play it in duplicate deals "
+                         "(vitou-ai tournament --deals)")
     check_policies([policy], params)
     seed = check_seed(seed, "seed", UINT64_MAX)
     _check_game(params)

@@ -41,7 +41,10 @@ measured decision times in ``docs/results/search.md``).
 
 The bot runs in Python (it builds trees and runs the range walks at every decision),
 so it cannot play inside the jitted simulator (:func:`vitou_ai.sim.batch.simulate`):
-:mod:`vitou_ai.eval.search_match` plays its duplicate matches.
+:mod:`vitou_ai.eval.search_match` plays its duplicate matches, ``vitou-ai play`` its
+matches, and the environments (``Vitou-v0``, ``SelfPlayEnv``,
+:func:`vitou_ai.envs.core.search_action`) its seats. LBR refuses it: its rollouts would
+run the search at every rollout decision.
 
 Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E][,safe=MODE]``
 with ``MODE`` one of ``none``, ``resolve``, ``maxmargin`` and ``BLUEPRINT`` any
