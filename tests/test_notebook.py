@@ -119,6 +119,10 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     # the match-objective section: the tiny policy in both roles (it only has to run)
     monkeypatch.setenv("VITOU_MATCH_RUN", str(run))
     monkeypatch.setenv("VITOU_POINTS_RUN", str(run))
+    # the search bot against its blueprint: a few deals, a short budget (the tiny variant's
+    # subgames are solved in milliseconds)
+    monkeypatch.setenv("VITOU_SEARCH_DEALS", "40")
+    monkeypatch.setenv("VITOU_SEARCH_BUDGET", "0.05")
     nb = nbformat.read(FOUR_PLAYER, as_version=4)
     params_cell = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(params_cell) == 1
@@ -130,10 +134,12 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     text = "".join(o.get("text", "") for o in outputs)
     assert f"policy: {run / 'policy.npz'}" in text and f"policy: {sig / 'policy.npz'}" in text
     assert "300 deals" in text
-    assert _pngs(nb) >= 4  # the summary, raises by hand and position, the gestures, by score
+    # the summary, raises by hand and position, the gestures, search vs blueprint, by score
+    assert _pngs(nb) >= 5
     tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "per_deal" in tables and "low" in tables and "partner_gesture" in tables
-    assert "its four-player rates are not measured here" in "".join(c.source for c in nb.cells)
+    assert "search(tiny-4p) at seats (0, 2) against tiny-4p: 40 deals" in text
+    assert "diff_low" in tables and "per_deal_blueprint" in tables and "searched" in tables
     assert "300 deals per policy and score" in text
     assert "points_value" in tables and "match_value" in tables
 
@@ -143,4 +149,4 @@ def test_committed_four_player_notebook_is_executed_with_figures():
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.get("execution_count") for c in code), "commit the notebook executed"
     assert not [o for o in _outputs(nb) if o.get("output_type") == "error"]
-    assert _pngs(nb) >= 3
+    assert _pngs(nb) >= 4  # with search vs blueprint

@@ -100,12 +100,72 @@ def _is_card(a):
 
 
 @jit
+def _record(params, state, p, legal, nl, probs, k, row_i, row_f):
+    """Write the decision of seat ``p`` at ``state`` (deal ``k``; legal actions
+    ``legal[:nl]``, the policy's probabilities ``probs`` by action id) into one row of the
+    decision table: ``row_i`` (``int32[_NI]``, all but ``_I_ACTION``) and ``row_f``
+    (``float64[_NF]``). Shared by the jitted sampler and the search bot's Python loop
+    (:mod:`.search_analysis`), so both record the same fields."""
+    n = params[P_PLAYERS]
+    h = params[P_HAND]
+    best = -1
+    for i in range(h):
+        c = state[L.S_HAND + p * L.MAX_HAND + i]
+        if c >= 0 and (best < 0 or c < best):
+            best = c
+    honest = 4  # R7: ten if a T, else nine if a 9, else ace if an A, else nohigh
+    for g in range(3, 0, -1):
+        for i in range(h):
+            if state[L.S_HAND + p * L.MAX_HAND + i] == g - 1:
+                honest = g
+    if best < 0:
+        honest = -1
+    row_i[_I_DEAL] = k
+    row_i[_I_SEAT] = p
+    row_i[_I_DEALER] = state[L.S_DEALER]
+    row_i[_I_STAKE] = state[L.S_STAKE]
+    row_i[_I_TRICK] = state[L.S_NTRICKS] + 1
+    row_i[_I_BEST] = best
+    row_i[_I_PGEST] = state[L.S_GEST + (p + 2) % n] if n == 4 else -1
+    row_i[_I_CANRAISE] = 0
+    row_i[_I_ANSWER] = 0
+    row_i[_I_GPHASE] = 0
+    row_i[_I_HONEST] = honest
+    for c in range(_NF):
+        row_f[c] = 0.0
+    for i in range(nl):
+        a = legal[i]
+        q = probs[a]
+        if a == L.A_RAISE:
+            row_i[_I_CANRAISE] = 1
+            row_f[_F_RAISE] += q
+        elif a == L.A_REFUSE:
+            row_i[_I_ANSWER] = 1
+            row_f[_F_REFUSE] += q
+        elif a == L.A_ACCEPT:
+            row_f[_F_ACCEPT] += q
+        elif L.A_SIGNAL0 <= a < L.A_SIGNAL0 + 5:
+            row_i[_I_GPHASE] = 1
+            if a > L.A_SIGNAL0:
+                row_f[_F_GEST] += q
+                if a - L.A_SIGNAL0 != honest:
+                    row_f[_F_FALSE] += q
+            else:
+                row_f[_F_OTHER] += q
+        elif _is_card(a):
+            row_f[_F_PLAY] += q
+        else:
+            row_f[_F_OTHER] += q
+    if row_i[_I_ANSWER] == 1:  # R4.3: a card played without raising accepts the raise
+        row_f[_F_ACCEPT] += row_f[_F_PLAY]
+
+
+@jit
 def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck, keybuf,
                iwork, script, probs, rng_dec, rng_seen, rng_deal, ints, floats):
     """Play deal ``k`` to its end and write one row of ``ints`` / ``floats`` per
     decision; return the number of decisions (-1: more than ``ints.shape[0]``)."""
     n = params[P_PLAYERS]
-    h = params[P_HAND]
     rng_dec[0] = decision_seed(seed, k)
     rng_seen[0] = seen_seed(seed, k)
     K.init_state(params, state)
@@ -131,56 +191,7 @@ def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck,
         p = K.current_player(params, state)
         nl = K.legal_actions(params, state, legal)
         policy_probs(pack, 0, params, state, p, legal, nl, bounds, keybuf, iwork, script, probs)
-        best = -1
-        for i in range(h):
-            c = state[L.S_HAND + p * L.MAX_HAND + i]
-            if c >= 0 and (best < 0 or c < best):
-                best = c
-        honest = 4  # R7: ten if a T, else nine if a 9, else ace if an A, else nohigh
-        for g in range(3, 0, -1):
-            for i in range(h):
-                if state[L.S_HAND + p * L.MAX_HAND + i] == g - 1:
-                    honest = g
-        if best < 0:
-            honest = -1
-        ints[m, _I_DEAL] = k
-        ints[m, _I_SEAT] = p
-        ints[m, _I_DEALER] = state[L.S_DEALER]
-        ints[m, _I_STAKE] = state[L.S_STAKE]
-        ints[m, _I_TRICK] = state[L.S_NTRICKS] + 1
-        ints[m, _I_BEST] = best
-        ints[m, _I_PGEST] = state[L.S_GEST + (p + 2) % n] if n == 4 else -1
-        ints[m, _I_CANRAISE] = 0
-        ints[m, _I_ANSWER] = 0
-        ints[m, _I_GPHASE] = 0
-        ints[m, _I_HONEST] = honest
-        for c in range(_NF):
-            floats[m, c] = 0.0
-        for i in range(nl):
-            a = legal[i]
-            q = probs[a]
-            if a == L.A_RAISE:
-                ints[m, _I_CANRAISE] = 1
-                floats[m, _F_RAISE] += q
-            elif a == L.A_REFUSE:
-                ints[m, _I_ANSWER] = 1
-                floats[m, _F_REFUSE] += q
-            elif a == L.A_ACCEPT:
-                floats[m, _F_ACCEPT] += q
-            elif L.A_SIGNAL0 <= a < L.A_SIGNAL0 + 5:
-                ints[m, _I_GPHASE] = 1
-                if a > L.A_SIGNAL0:
-                    floats[m, _F_GEST] += q
-                    if a - L.A_SIGNAL0 != honest:
-                        floats[m, _F_FALSE] += q
-                else:
-                    floats[m, _F_OTHER] += q
-            elif _is_card(a):
-                floats[m, _F_PLAY] += q
-            else:
-                floats[m, _F_OTHER] += q
-        if ints[m, _I_ANSWER] == 1:  # R4.3: a card played without raising accepts the raise
-            floats[m, _F_ACCEPT] += floats[m, _F_PLAY]
+        _record(params, state, p, legal, nl, probs, k, ints[m], floats[m])
         u = next_float(rng_dec)  # the action, drawn from the same probabilities
         a = legal[nl - 1]
         for i in range(nl):
@@ -372,32 +383,12 @@ RATES = {
 }
 
 
-def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
-               confidence: float = 0.95) -> pd.DataFrame:
-    """A rate by the columns ``by`` of the decision frame, with its base and interval.
-
-    Rates (module docstring): ``raise`` (P(raise) where a raise is allowed, R4.2),
-    ``refuse`` (P(refuse) at an answer to a raise, R4.3), ``bluff`` (share of expected
-    raises made with a weak hand), ``false_gesture`` (share of expected gestures made
-    that are false, R7). All sums are of the policy's probabilities (Rao-Blackwellised).
-
-    Args:
-        sample: :func:`sample_decisions`.
-        rate: a key of :data:`RATES`.
-        by: columns of ``sample.frame`` (default: none, one row for the whole sample).
-
-    Returns:
-        One row per group (index ``by``; one row ``all`` without), columns ``rate``
-        (float64), ``low``, ``high`` (the ``confidence`` interval over deals, clipped to
-        [0, 1]), ``per_deal`` (the base: the denominator's expected decisions per deal,
-        float64), ``decisions`` (int64, sampled decisions in the group).
-
-    Raises:
-        ValueError: an unknown ``rate``, a column of ``by`` the frame does not have, a bad
-            ``confidence``.
-    """
-    from .stats import ratio_interval
-
+def _deal_sums(sample: SampledDecisions, rate: str, by: list[str] | None,
+               confidence: float) -> list[tuple[object, np.ndarray, np.ndarray, int]]:
+    """The numerator and denominator of ``rate`` summed per deal, for each group of ``by``:
+    ``(key, y, x, decisions)`` with ``y``, ``x`` ``float64[sample.deals]`` (deal ``k`` at
+    index ``k``; zero where the deal has no decision in the group) and the group's
+    sampled decisions; ``key`` is ``"all"`` without ``by``. Raises as :func:`rate_table`."""
     if rate not in RATES:
         raise ValueError(f"unknown rate {rate!r}; known: {', '.join(RATES)}")
     by = list(by or [])
@@ -426,13 +417,45 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
         idx = g.index.get_level_values("deal").to_numpy()
         y[idx] = g["_y"].to_numpy()
         x[idx] = g["_x"].to_numpy()
+        out.append((key, y, x, int(n_dec.loc[key])))
+    return out
+
+
+def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
+               confidence: float = 0.95) -> pd.DataFrame:
+    """A rate by the columns ``by`` of the decision frame, with its base and interval.
+
+    Rates (module docstring): ``raise`` (P(raise) where a raise is allowed, R4.2),
+    ``refuse`` (P(refuse) at an answer to a raise, R4.3), ``bluff`` (share of expected
+    raises made with a weak hand), ``false_gesture`` (share of expected gestures made
+    that are false, R7). All sums are of the policy's probabilities (Rao-Blackwellised).
+
+    Args:
+        sample: :func:`sample_decisions`.
+        rate: a key of :data:`RATES`.
+        by: columns of ``sample.frame`` (default: none, one row for the whole sample).
+
+    Returns:
+        One row per group (index ``by``; one row ``all`` without), columns ``rate``
+        (float64), ``low``, ``high`` (the ``confidence`` interval over deals, clipped to
+        [0, 1]), ``per_deal`` (the base: the denominator's expected decisions per deal,
+        float64), ``decisions`` (int64, sampled decisions in the group).
+
+    Raises:
+        ValueError: an unknown ``rate``, a column of ``by`` the frame does not have, a bad
+            ``confidence``.
+    """
+    from .stats import ratio_interval
+
+    by = list(by or [])
+    out = []
+    for key, y, x, n_dec in _deal_sums(sample, rate, by, confidence):
         if x.sum() > 0:
             r, lo, hi = ratio_interval(y, x, confidence)
         else:
             r = lo = hi = float("nan")
         out.append({"_key": key, "rate": r, "low": max(0.0, lo), "high": min(1.0, hi),
-                    "per_deal": x.sum() / sample.deals,
-                    "decisions": int(n_dec.loc[key])})
+                    "per_deal": x.sum() / sample.deals, "decisions": n_dec})
     if not out:
         return pd.DataFrame(columns=["rate", "low", "high", "per_deal", "decisions"])
     t = pd.DataFrame(out)

@@ -10,7 +10,8 @@
 - :func:`ratio_interval`: a ratio of sums over independent units (points per
   deal when matches have different lengths), with the linearisation
   (delta-method) variance of the ratio estimator (Cochran 1977, *Sampling
-  Techniques*, 3rd ed., section 6.3).
+  Techniques*, 3rd ed., section 6.3); :func:`ratio_difference_interval`, the
+  difference of two such ratios on the same units (paired).
 - :func:`fit_elo`: Elo ratings fitted to pairwise results by maximum
   likelihood under the Bradley-Terry model, P(i beats j) = g_i / (g_i + g_j),
   with the MM algorithm of Hunter (2004, "MM algorithms for generalized
@@ -176,6 +177,46 @@ def ratio_interval(y: np.ndarray, x: np.ndarray,
     se = math.sqrt(float((resid**2).sum()) / (n * (n - 1))) / float(x.mean())
     z = _z(confidence)
     return r, r - z * se, r + z * se
+
+
+def ratio_difference_interval(y1: np.ndarray, x1: np.ndarray, y2: np.ndarray,
+                              x2: np.ndarray, confidence: float = 0.95
+                              ) -> tuple[float, float, float]:
+    """The difference ``D = sum(y1) / sum(x1) - sum(y2) / sum(x2)`` of two ratios measured
+    on the same independent units (paired: unit ``i`` gives ``y1[i], x1[i], y2[i], x2[i]``),
+    and its normal interval.
+
+    The linearisation of each ratio (Cochran 1977, section 6.3), taken per unit and
+    differenced: ``e_i = (y1_i - R1 x1_i) / mean(x1) - (y2_i - R2 x2_i) / mean(x2)``,
+    ``se(D) = sqrt(sum(e^2) / (n (n - 1)))``. With ``x1 == x2`` it is
+    :func:`ratio_interval` of ``y1 - y2`` over ``x1``; the pairing removes the units'
+    common variation from the difference.
+
+    Args:
+        y1, x1, y2, x2: ``float[n]`` per unit, one shape; ``sum(x1) > 0``, ``sum(x2) > 0``.
+
+    Returns:
+        ``(D, low, high)``; the interval is ``(D, D)`` when ``n < 2``.
+
+    Raises:
+        ValueError: shapes differ, or a ``sum(x) <= 0``.
+    """
+    arrs = [np.asarray(a, dtype=np.float64) for a in (y1, x1, y2, x2)]
+    if len({a.shape for a in arrs}) != 1 or arrs[0].ndim != 1:
+        raise ValueError(f"y1, x1, y2, x2 must be 1-d of one shape, got "
+                         f"{[a.shape for a in arrs]}")
+    y1, x1, y2, x2 = arrs
+    if x1.sum() <= 0 or x2.sum() <= 0:
+        raise ValueError("sum(x1) and sum(x2) must be positive")
+    r1, r2 = float(y1.sum() / x1.sum()), float(y2.sum() / x2.sum())
+    d = r1 - r2
+    n = y1.shape[0]
+    if n < 2:
+        return d, d, d
+    e = (y1 - r1 * x1) / float(x1.mean()) - (y2 - r2 * x2) / float(x2.mean())
+    se = math.sqrt(float((e**2).sum()) / (n * (n - 1)))
+    z = _z(confidence)
+    return d, d - z * se, d + z * se
 
 
 def fit_elo(wins: np.ndarray, prior: float = 0.5, tol: float = 1e-10,

@@ -126,7 +126,11 @@ class SearchPolicy:
         decisions: one dict per decision taken: ``seconds`` (wall time of :meth:`act`),
             ``searched`` (bool), ``iterations``, ``nodes`` (0 when not searched),
             ``reason`` (why it fell back, else ``""``), ``blueprint_seconds`` (with a
-            gadget: the blueprint's replay over the subgame and its value pass).
+            gadget: the blueprint's replay over the subgame and its value pass), ``probs``
+            (``{action id: probability}``, the exact distribution the action was drawn
+            from: the solve's root policy for the bot's hand where it searched, the
+            blueprint's probabilities where it fell back; each legal action once, summing
+            to 1; recorded without any extra random draw).
 
     Raises:
         ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint;
@@ -220,7 +224,7 @@ class SearchPolicy:
             info["reason"] = str(e)
             a = None
         if a is None:
-            a = self._blueprint_action(params, state, seat, rng)
+            a = self._blueprint_action(params, state, seat, rng, info)
         info["seconds"] = self.clock() - t0
         self.decisions.append(info)
         return a
@@ -316,7 +320,9 @@ class SearchPolicy:
         probs = root_policy(sub, pol, me)
         acts = np.array(sorted(probs))
         p = np.array([probs[a] for a in acts])
-        a = int(acts[rng.choice(len(acts), p=p / p.sum())])
+        p = p / p.sum()
+        a = int(acts[rng.choice(len(acts), p=p)])
+        info["probs"] = {int(x): float(q) for x, q in zip(acts, p, strict=True)}
         # the policy this decision played, for every hand of the own range
         f = np.zeros(hands.shape[0])
         t = sub.tree
@@ -335,7 +341,7 @@ class SearchPolicy:
         if len(self._sizes) > MAX_KNOWN_SIZES:
             self._sizes.clear()
 
-    def _blueprint_action(self, params, state, seat, rng):
+    def _blueprint_action(self, params, state, seat, rng, info):
         from ..bots.exact import breakpoints, policy_probs
         from ..bots.policy import IWORK_SIZE
 
@@ -347,7 +353,9 @@ class SearchPolicy:
                      breakpoints(self._pack.fparams[0]), np.empty(L.KEY_SIZE, np.int8),
                      np.zeros(IWORK_SIZE, np.int64), np.zeros(8, np.uint64), row)
         p = row[legal[:n]]
-        return int(legal[rng.choice(n, p=p / p.sum())])
+        p = p / p.sum()
+        info["probs"] = {int(x): float(q) for x, q in zip(legal[:n], p, strict=True)}
+        return int(legal[rng.choice(n, p=p)])
 
 
 class _NoTime(RuntimeError):
