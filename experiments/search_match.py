@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opponents", nargs="+", default=["counter:100"],
                     help="BOT:PAIRS items; the blueprint bot is also matched on the same deals")
     ap.add_argument("--warmup", type=int, default=2, help="pairs played first, not counted "
-                    "(numba compiles on the first decisions)")
+                    "(numba compiles on the first decisions); more, up to ten times as "
+                    "many, until the search bot has searched once")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
@@ -66,7 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_match.py"] + (argv or sys.argv[1:])),
            "search": repr(search), "matches": []}
-    duplicate_match(params, search, blueprint, args.warmup, seed=10**6)  # warm-up
+    # warm-up: numba compiles on the first decisions, the solve's on the first searched
+    # one (a four-player deal may have none: more pairs until one, at most 10 * --warmup)
+    searched = False
+    for k in range(10 * args.warmup):
+        duplicate_match(params, search, blueprint, 1, seed=10**6 + k)
+        searched = searched or any(d["searched"] for d in search.decisions)
+        if k + 1 >= args.warmup and searched:
+            break
     for item in args.opponents:
         spec, _, pairs = item.rpartition(":")
         opp = parse_bot(spec)
