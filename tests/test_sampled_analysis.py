@@ -129,3 +129,17 @@ def test_bad_input_is_refused_in_one_line(tmp_path):
         S.sample_decisions(TINY_4P, bot, 10, weak_rank="7")
     with pytest.raises(ValueError, match="deal"):
         S.sample_decisions(TINY_4P.replace(mode="match"), bot, 10)
+
+
+def test_a_group_without_base_has_no_interval(tiny):
+    """A group whose denominator is 0 (here: no raises at position 0, so no bluff share)
+    reads NaN for its rate and both ends of its interval, not [0, 1]."""
+    import dataclasses
+
+    _, sample = tiny
+    f = sample.frame.copy()
+    f.loc[f.position == 0, "raise"] = 0.0
+    t = S.rate_table(dataclasses.replace(sample, frame=f), "bluff", ["position"])
+    assert np.isnan(t.loc[0, ["rate", "low", "high"]].astype(float)).all()
+    rest = t.drop(index=0)[["rate", "low", "high"]]
+    assert len(rest) and rest.notna().all().all()

@@ -438,7 +438,7 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
     Returns:
         One row per group (index ``by``; one row ``all`` without), columns ``rate``
         (float64), ``low``, ``high`` (the ``confidence`` interval over deals, clipped to
-        [0, 1]), ``per_deal`` (the base: the denominator's expected decisions per deal,
+        [0, 1]; NaN, as ``rate``, for a group whose base is 0), ``per_deal`` (the base: the denominator's expected decisions per deal,
         float64), ``decisions`` (int64, sampled decisions in the group).
 
     Raises:
@@ -454,7 +454,9 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
             r, lo, hi = ratio_interval(y, x, confidence)
         else:
             r = lo = hi = float("nan")
-        out.append({"_key": key, "rate": r, "low": max(0.0, lo), "high": min(1.0, hi),
+        # clipped to [0, 1]; NaN (no base) stays NaN (max(0.0, nan) would give 0.0)
+        out.append({"_key": key, "rate": r, "low": float(np.clip(lo, 0.0, 1.0)),
+                    "high": float(np.clip(hi, 0.0, 1.0)),
                     "per_deal": x.sum() / sample.deals, "decisions": n_dec})
     if not out:
         return pd.DataFrame(columns=["rate", "low", "high", "per_deal", "decisions"])
