@@ -33,7 +33,8 @@ from vitou_ai.search.bot import SearchPolicy
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--profile", default="vitou_2p")
     ap.add_argument("--ranks", type=int, default=None)
     ap.add_argument("--copies", type=int, default=None)
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     search.size_check = not args.no_size_check
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
+    doc = {"rules_version": RULES_VERSION, "profile": params.profile, "params": params.knobs(),
            "command": " ".join(["experiments/search_match.py"] + (argv or sys.argv[1:])),
            "search": repr(search), "matches": []}
     # warm-up: numba compiles on the first decisions, the solve's on the first searched
@@ -97,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
                 r["search_minus_blueprint"] = {"points_per_deal": ppd, "lo": lo, "hi": hi}
             doc["matches"].append(r)
             (out / "matches.json").write_text(json.dumps(doc, indent=1))
-            print(json.dumps(r), flush=True)
+            short = {k: r[k] for k in ("bot", "opponent", "pairs", "points_per_deal", "lo",
+                                       "hi", "wall")}
+            short.update({k: r[k] for k in ("search_minus_blueprint", "decision_seconds_a")
+                          if k in r})
+            print(json.dumps(short), flush=True)  # the decisions and pairs: in matches.json
     return 0
 
 

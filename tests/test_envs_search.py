@@ -21,9 +21,11 @@ from vitou_ai.rules import kernel as K  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 
 SMALL = {"ranks": 4, "copies": 2, "hand_size": 2}  # test_search.py's TINY / TINY4 decks
-# iters=20 under a budget far above what 20 iterations of these subgames take: the cap,
-# not the clock, ends each search, so a seeded episode repeats exactly
-FIXED = "search:counter,budget=5,iters=20"
+# iters=20 under a budget far above what 20 iterations of these subgames take, numba's
+# compilation on a cold cache included (10-15 s for a first search; a 5 s budget made the
+# first episode differ on a fresh clone): the cap, not the clock, ends each search, so a
+# seeded episode repeats exactly
+FIXED = "search:counter,budget=120,iters=20"
 
 
 def _recording(bot, table=None):
@@ -212,9 +214,14 @@ def test_selfplay_with_a_search_opponent():
     runs = [episode(3), episode(4), episode(3)]
     assert runs[0] == runs[2]
     assert any(d["searched"] for d in bot.decisions)
-    with pytest.raises(ValueError) as e:
-        env.set_opponent(parse_bot("search:counter,safe=maxmargin"))
-    assert str(e.value).startswith("SelfPlayEnv: ") and "\n" not in str(e.value)
+    for bad in (parse_bot("search:counter,safe=maxmargin"), "search:counter,safe=maxmargin",
+                "search:counter,budget=0", "counter"):
+        with pytest.raises(ValueError) as e:
+            env.set_opponent(bad)
+        assert str(e.value).startswith("SelfPlayEnv: ") and "\n" not in str(e.value)
+    env.set_opponent(FIXED)  # a spec string, parsed
+    assert env.opponent.kind == "search"
+    env.reset(seed=3)
 
 
 def test_lbr_refuses_search_with_the_reason():

@@ -49,7 +49,8 @@ class SelfPlayEnv(gymnasium.Env):
     Args:
         profile: the profile; ``**knobs``: fields of :class:`VitouParams`.
         opponent: a :class:`NeuralPolicy` for the game, a search bot
-            (:class:`~vitou_ai.search.bot.SearchPolicy`) that fits it, or ``None``
+            (:class:`~vitou_ai.search.bot.SearchPolicy`, or its spec string such as
+            ``"search:counter,budget=0.1"``) that fits it, or ``None``
             (uniform random). Its random draws come from ``np_random`` (seeded by
             ``reset``).
         illegal_action: ``"terminate"`` (default), ``"raise"`` or ``"refuse"``.
@@ -57,14 +58,15 @@ class SelfPlayEnv(gymnasium.Env):
             ``None`` (default): the game's worst return.
 
     Raises:
-        ValueError: a bad knob or ``illegal_action``, or an opponent trained for
-            another game (or for the Vitou action ids in a family game); a search bot
+        ValueError: a bad knob or ``illegal_action``, a bot spec that does not parse or a
+            policy of another kind (a named heuristic: use ``Vitou-v0``), or an opponent
+            trained for another game (or for the Vitou action ids in a family game); a search bot
             that does not fit the game (:func:`vitou_ai.search.bot.check_fits`).
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, profile: str = "vitou", opponent: NeuralPolicy | None = None,
+    def __init__(self, profile: str = "vitou", opponent: NeuralPolicy | str | None = None,
                  illegal_action: str = "terminate", illegal_reward: float | None = None,
                  **knobs):
         if illegal_action not in ILLEGAL_MODES:
@@ -85,12 +87,24 @@ class SelfPlayEnv(gymnasium.Env):
         self.seat = 0
         self._over = True
 
-    def set_opponent(self, policy: NeuralPolicy | SearchPolicy | None) -> None:
-        """Play the other seats with ``policy`` from the next decision on.
+    def set_opponent(self, policy: NeuralPolicy | SearchPolicy | str | None) -> None:
+        """Play the other seats with ``policy`` from the next decision on (a bot spec
+        string is parsed by :func:`~vitou_ai.bots.named.parse_bot`).
 
         Raises:
             ValueError: as the constructor (one line).
         """
+        if isinstance(policy, str):  # a bot spec, as Vitou-v0 takes them
+            from ..bots.named import parse_bot
+
+            try:
+                policy = parse_bot(policy)
+            except ValueError as e:
+                raise ValueError(f"SelfPlayEnv: {e}") from None
+        if policy is not None and not isinstance(policy, NeuralPolicy) and \
+                getattr(policy, "kind", None) != "search":
+            raise ValueError(f"SelfPlayEnv: the opponent must be a neural policy, a search bot "
+                             f"or None, got {getattr(policy, 'name', type(policy).__name__)!r}")
         if getattr(policy, "kind", None) == "search":
             from ..search.bot import check_fits as search_fits
 
