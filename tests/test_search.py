@@ -556,7 +556,8 @@ TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
 @pytest.mark.parametrize("spec, words", [
     ("search:counter,budget=0", ["budget must be > 0"]),
     ("search:counter,budget=-1", ["budget must be > 0"]),
-    ("search:counter,budget=x", ["budget must be seconds"]),
+    ("search:counter,budget=x", ["budget must be a number of seconds, got 'x'"]),
+    ("search:counter,nodes=1.5", ["nodes must be an integer, got '1.5'"]),
     ("search:", ["give the blueprint"]),
     ("search:chess", ["unknown bot 'chess'"]),
     ("search:counter,foo=1", ["unknown search option 'foo'", "budget"]),

@@ -179,3 +179,5 @@ def test_bad_input_refused():
         SA.sample_search_decisions(TINY4, bot, 0)
     with pytest.raises(ValueError):
         SA.sample_search_decisions(TINY4.replace(signals=True), bot, 2)
+    with pytest.raises(ValueError, match="^sample_search_decisions plays single deals"):
+        SA.sample_search_decisions(TINY4.replace(mode="match"), bot, 2)

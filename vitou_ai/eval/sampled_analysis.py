@@ -256,7 +256,8 @@ class SampledDecisions:
     seed: int
 
 
-def _check(params, policy, n_deals: int, weak_rank: str) -> None:
+def _check(params, policy, n_deals: int, weak_rank: str,
+           where: str = "sample_decisions") -> None:
     from ..bots.named import check_policies
     from ..bots.neural import NeuralPolicy
 
@@ -264,13 +265,13 @@ def _check(params, policy, n_deals: int, weak_rank: str) -> None:
         raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
     check_policies([policy], params)  # TypeError / ValueError: another game's policy
     if isinstance(policy, NeuralPolicy):
-        raise ValueError("sample_decisions needs exact action probabilities; a neural policy "
+        raise ValueError(f"{where} needs exact action probabilities; a neural policy "
                          "has none here (bots.exact.policy_probs)")
     if params.mode != "deal":
-        raise ValueError(f"sample_decisions plays single deals (R8.1): give mode='deal', got "
+        raise ValueError(f"{where} plays single deals (R8.1): give mode='deal', got "
                          f"{params.mode!r}")
     if params.willughby:
-        raise ValueError("sample_decisions reads teams and partners; Willughby's Put has none "
+        raise ValueError(f"{where} reads teams and partners; Willughby's Put has none "
                          "(docs/RULES_family.md P7.0)")
     if weak_rank not in params.rank_labels:
         raise ValueError(f"weak_rank must be one of the game's ranks {params.rank_labels}, got "

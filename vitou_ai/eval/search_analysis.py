@@ -127,8 +127,8 @@ def sample_search_decisions(params, bot: SearchPolicy, n_deals: int, seed: int =
     """
     if not isinstance(bot, SearchPolicy):
         raise TypeError(f"bot must be a SearchPolicy, got {type(bot).__name__}")
-    _check(params, bot.blueprint, n_deals, weak_rank)
-    check_fits(bot, params)
+    check_fits(bot, params)  # first: a game without public subgames is the real refusal
+    _check(params, bot.blueprint, n_deals, weak_rank, where="sample_search_decisions")
     n = params.players
     seats = tuple(range(0, n, 2)) if seats is None else tuple(int(s) for s in seats)
     if not seats or any(not 0 <= s < n for s in seats):

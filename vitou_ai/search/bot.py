@@ -393,14 +393,16 @@ def parse_search_spec(spec: str) -> SearchPolicy:
             bp.append(it)
     if not bp or not bp[0]:
         raise ValueError(f"bot {spec!r}: give the blueprint, e.g. search:counter,budget=0.5")
-    try:
-        budget = float(opts.get("budget", DEFAULT_BUDGET))
-        nodes = int(opts.get("nodes", DEFAULT_MAX_NODES))
-        iters = int(opts.get("iters", DEFAULT_MAX_ITERATIONS))
-        eps = float(opts.get("eps", DEFAULT_EPSILON))
-    except ValueError:
-        raise ValueError(f"bot {spec!r}: budget must be seconds, nodes and iters integers, "
-                         "eps a number") from None
+    values = {}
+    for key, cast, default, what in (("budget", float, DEFAULT_BUDGET, "a number of seconds"),
+                                     ("nodes", int, DEFAULT_MAX_NODES, "an integer"),
+                                     ("iters", int, DEFAULT_MAX_ITERATIONS, "an integer"),
+                                     ("eps", float, DEFAULT_EPSILON, "a number")):
+        try:
+            values[key] = cast(opts.get(key, default))
+        except ValueError:
+            raise ValueError(f"bot {spec!r}: {key} must be {what}, got {opts[key]!r}") from None
+    budget, nodes, iters, eps = (values[k] for k in ("budget", "nodes", "iters", "eps"))
     safe = opts.get("safe", DEFAULT_SAFE)
     try:
         check_safe_mode(safe)
