@@ -1153,7 +1153,11 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(root))
     history = root / "tests" / "golden" / "r2_1_any_card.toml"
     codes = []
-    for delay in (0.0, 0.05, 0.15, 0.3):
+    # on a loaded machine all four can miss the start (the command done first, exit 0: a
+    # CI run with a 10 GB evaluation beside it): up to three rounds, until one lands
+    for delay in (0.0, 0.05, 0.15, 0.3) * 3:
+        if delay == 0.0 and 130 in codes:
+            break
         p = subprocess.Popen([sys.executable, "-m", "vitou_ai", "replay", str(history)],
                              env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
