@@ -227,3 +227,20 @@ def test_out_naming_an_earlier_tournament_is_refused_unless_forced(tmp_path, cap
     assert "not empty" in capsys.readouterr().err
     assert main([*args, "--force"]) == 0
     assert f"replacing the earlier tournament's outputs in {out}" in capsys.readouterr().err
+
+
+def test_cli_table_fits_long_names_and_odd_deals_are_noted(tmp_path, capsys):
+    """A bot name longer than the 16-character column widens the columns (every row's
+    figures line up under the header); an odd --deals is rounded up with a note."""
+    long = "counter:bluff=0.25,raise_at=0.7"
+    code = main(["tournament", "--bots", "random", long, "--deals", "5", "--profile",
+                 "vitou_2p", "--out", str(tmp_path / "t"), "--no-progress"])
+    cap = capsys.readouterr()
+    assert code == 0
+    assert "5 deals per pairing rounded up to 6" in cap.err
+    lines = cap.out.splitlines()
+    head = next(i for i, s in enumerate(lines) if s.startswith("bot "))
+    col = lines[head].index("points/deal") + len("points/deal")
+    rows = lines[head + 1:head + 3]
+    assert len(rows) == 2 and all(len(r) > col and r[col - 1] != " " for r in rows)
+    assert all(r.split()[2] for r in rows)

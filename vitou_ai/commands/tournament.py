@@ -163,6 +163,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         print(f"vitou-ai tournament: error: {e}", file=err)
         return 2
     n = len(policies)
+    if games % 2:
+        note("tournament", f"{games} {'deals' if mode == 'deal' else 'matches'} per pairing "
+             f"rounded up to {games + 1}: they are played in duplicate pairs", err)
     total = (games + games % 2) * n * (n - 1) // 2
     bar = None
     if total >= PROGRESS_FROM:  # long enough to want a word before the first result
@@ -195,29 +198,30 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                else "the teams swapped")
     print(f"(duplicate {plural} with {swapped}, first dealer rotated; seed {args.seed}; "
           f"{result.seconds:.1f} s)", file=out)
-    print(f"{'bot':<16} {'opponent':<16} {unit + ' win rate':>15} {'95% Wilson':>15} "
+    w = max([16, *(len(str(b)) for b in pairs.bot), *(len(str(b)) for b in pairs.opponent)])
+    print(f"{'bot':<{w}} {'opponent':<{w}} {unit + ' win rate':>15} {'95% Wilson':>15} "
           f"{'points/deal':>11} {'95% CI':>17}", file=out)
     for r in pairs.itertuples():
-        print(f"{r.bot:<16} {r.opponent:<16} {r.win_rate:>15.3f} "
+        print(f"{r.bot:<{w}} {r.opponent:<{w}} {r.win_rate:>15.3f} "
               f"{f'[{r.win_lo:.3f}, {r.win_hi:.3f}]':>15} {r.points_per_deal:>+11.3f} "
               f"{f'[{r.ppd_lo:+.3f}, {r.ppd_hi:+.3f}]':>17}", file=out)
     if mode == "match":
         print("\nranked by Elo (Bradley-Terry fit on match results; a match is won at the "
               "target)", file=out)
-        print(f"{'rank':>4} {'bot':<16} {'Elo':>7} {'match score':>11} {'points/deal':>11} "
+        print(f"{'rank':>4} {'bot':<{w}} {'Elo':>7} {'match score':>11} {'points/deal':>11} "
               f"{'95% CI':>17}", file=out)
     else:
         print("\nranked by points per deal against all opponents (95% interval); no Elo in "
               "deal mode: a deal's win/loss ignores its stake", file=out)
-        print(f"{'rank':>4} {'bot':<16} {'points/deal':>11} {'95% CI':>17} {'deal score':>11}",
+        print(f"{'rank':>4} {'bot':<{w}} {'points/deal':>11} {'95% CI':>17} {'deal score':>11}",
               file=out)
     for r in result.ratings:
         ci = f"[{r['ppd_lo']:+.3f}, {r['ppd_hi']:+.3f}]"
         if mode == "match":
-            print(f"{r['rank']:>4} {r['bot']:<16} {r['elo']:>+7.0f} {r['score']:>11.3f} "
+            print(f"{r['rank']:>4} {r['bot']:<{w}} {r['elo']:>+7.0f} {r['score']:>11.3f} "
                   f"{r['points_per_deal']:>+11.3f} {ci:>17}", file=out)
         else:
-            print(f"{r['rank']:>4} {r['bot']:<16} {r['points_per_deal']:>+11.3f} {ci:>17} "
+            print(f"{r['rank']:>4} {r['bot']:<{w}} {r['points_per_deal']:>+11.3f} {ci:>17} "
                   f"{r['score']:>11.3f}", file=out)
     print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
     return 0
