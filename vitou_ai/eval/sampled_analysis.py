@@ -439,8 +439,9 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
     Returns:
         One row per group (index ``by``; one row ``all`` without), columns ``rate``
         (float64), ``low``, ``high`` (the ``confidence`` interval over deals, clipped to
-        [0, 1]; NaN, as ``rate``, for a group whose base is 0), ``per_deal`` (the base: the denominator's expected decisions per deal,
-        float64), ``decisions`` (int64, sampled decisions in the group).
+        [0, 1]; NaN, as ``rate``, for a group whose base is 0), ``per_deal`` (the base:
+        the denominator's expected decisions per deal, float64), ``decisions`` (int64,
+        sampled decisions in the group).
 
     Raises:
         ValueError: an unknown ``rate``, a column of ``by`` the frame does not have, a bad
