@@ -274,3 +274,17 @@ def walk_decisions(game, fn) -> None:
             rec(state.child(a), tuple(t))
 
     rec(game.new_initial_state(), tuple(() for _ in range(game.num_players())))
+
+
+class TickClock:
+    """A clock that moves ``tick`` seconds at each reading (the search bot's ``clock``):
+    its budget logic and solves stop at the same point whatever the machine's load, so a
+    run repeats exactly."""
+
+    def __init__(self, tick: float):
+        self.t = 0.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.t += self.tick
+        return self.t

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers import TickClock
 from vitou_ai import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
@@ -411,19 +412,6 @@ def test_bayes_ranges_by_hand(toy_blueprint):
 
 
 # ---- the search bot -----------------------------------------------------------------------
-
-
-class TickClock:
-    """A clock that moves ``tick`` seconds at each reading: the budget logic seen
-    deterministically, whatever the machine's load."""
-
-    def __init__(self, tick: float):
-        self.t = 0.0
-        self.tick = tick
-
-    def __call__(self) -> float:
-        self.t += self.tick
-        return self.t
 
 
 def _search_deals(bot, opponent, params, pairs=3, seed=5):

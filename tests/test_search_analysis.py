@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.helpers import TickClock
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval import sampled_analysis as S
 from vitou_ai.eval import search_analysis as SA
@@ -23,19 +24,6 @@ DEALS, SEED = 12, 3
 STATE_COLUMNS = ["deal", "seat", "team", "position", "dealer", "stake", "trick", "best_card",
                  "weak", "partner_gesture", "can_raise", "answering", "gesture_phase",
                  "action", "searched", "seconds"]
-
-
-class TickClock:
-    """Moves ``tick`` seconds at each reading: the solves stop at the same iteration
-    whatever the machine's load, so a run repeats exactly."""
-
-    def __init__(self, tick: float):
-        self.t = 0.0
-        self.tick = tick
-
-    def __call__(self) -> float:
-        self.t += self.tick
-        return self.t
 
 
 def _bot():

@@ -460,9 +460,16 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
         out.append({"_key": key, "rate": r, "low": float(np.clip(lo, 0.0, 1.0)),
                     "high": float(np.clip(hi, 0.0, 1.0)),
                     "per_deal": x.sum() / sample.deals, "decisions": n_dec})
-    if not out:
-        return pd.DataFrame(columns=["rate", "low", "high", "per_deal", "decisions"])
-    t = pd.DataFrame(out)
+    return _grouped(out, by, ["rate", "low", "high", "per_deal", "decisions"])
+
+
+def _grouped(rows: list[dict], by: list[str], columns: list[str]) -> pd.DataFrame:
+    """The table of ``rows`` (dicts with ``_key``, the group of :func:`_deal_sums`),
+    indexed by ``by`` (a MultiIndex for two or more columns, ``all`` without); empty
+    with ``columns`` when there are no rows."""
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    t = pd.DataFrame(rows)
     if len(by) > 1:
         t.index = pd.MultiIndex.from_tuples(t.pop("_key"), names=by)
     else:

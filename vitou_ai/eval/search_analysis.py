@@ -66,6 +66,7 @@ from .sampled_analysis import (
     _check,
     _deal_sums,
     _frame,
+    _grouped,
     _record,
 )
 
@@ -260,11 +261,4 @@ def compare_rates(result: SearchDecisions, rate: str, by: list[str] | None = Non
                     "per_deal_blueprint": xb.sum() / result.blueprint.deals,
                     "decisions": n_dec})
         out.append(row)
-    if not out:
-        return pd.DataFrame(columns=COMPARE_COLUMNS)
-    t = pd.DataFrame(out)
-    if len(by) > 1:
-        t.index = pd.MultiIndex.from_tuples(t.pop("_key"), names=by)
-    else:
-        t.index = pd.Index(t.pop("_key").tolist(), name=by[0] if by else None)
-    return t
+    return _grouped(out, by, COMPARE_COLUMNS)
