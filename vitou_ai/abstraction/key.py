@@ -61,7 +61,7 @@ from ..rules.params import (
     P_REST,
     P_TARGET,
 )
-from .config import (
+from .knobs import (
     C_COUNT,
     C_GESTURES,
     C_HISTORY,
