@@ -4,12 +4,10 @@ variant, same run, both through the one solver interface
 from 1 to 2 numba threads; the public tree's array layout (``layout="visit"``,
 the walks' order, against ``"expansion"``, the build stack's order) at the same
 thread count; and the last card of a deal valued inline by its parent's frame
-against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`);
-and main's walk (the default) against issue 24's experimental one
-(:func:`~vitou_ai.solvers.public_kernels_issue24.walk_issue24`: returns read as
-``int8``; ``kernel="issue24"``) and the same with the current policy stored and
-refreshed by the update (``stored_policy=True``), the same tree, the same thread
-count, in the same interleaved repeats.
+against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`),
+the same tree, the same thread count, in the same interleaved repeats. (An experimental
+stored-policy walk was compared here too; it was slower and left the package: its
+figure is in docs/results/speed.md.)
 
 Reported: tree sizes and bytes, iterations per second (medians of interleaved
 repeats, so that the shared machine's load drifts over all contenders alike),
@@ -45,7 +43,6 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
-from vitou_ai.solvers.public_cfr import PublicCFR  # noqa: E402
 from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
 from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
@@ -78,8 +75,6 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the baseline layout (a second public tree)")
     ap.add_argument("--no-scaling", action="store_true",
                     help="skip the 1-thread run (then every contender makes the same iterations)")
-    ap.add_argument("--no-issue24", action="store_true",
-                    help="skip issue 24's experimental walks (kernel='issue24')")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_public_tree.json"))
     args = ap.parse_args(argv)
     # checked before the trees are built and timed: a mistake costs no minutes
@@ -121,11 +116,6 @@ def main(argv: list[str] | None = None) -> int:
             solver.iterate(n)
         contenders[name] = run
 
-    if not args.no_issue24:
-        # the same variant and discounts as make_solver's (DCFR 1.5, 0, 2)
-        contender("public_issue24", PublicCFR(pt, "dcfr", kernel="issue24"))
-        contender("public_issue24_stored_policy",
-                  PublicCFR(pt, "dcfr", kernel="issue24", stored_policy=True))
     if not args.no_last_card_baseline:
         # the walks before the last card was valued inline: a frame for every decision
         framed = make_solver("public-dcfr", params, pt)
@@ -160,11 +150,6 @@ def main(argv: list[str] | None = None) -> int:
         out["speedup_threads"] = round(med[top] / med["public_1_threads"], 3)
     if "flat" in med:
         out["public_over_flat"] = round(med[top] / med["flat"], 3)
-    for name in ("public_issue24", "public_issue24_stored_policy"):
-        if name in med:  # > 1: faster than main's walk
-            out[f"{name}_over_main"] = round(med[name] / med[top], 3)
-            out[f"{name}_over_main_cpu"] = round(
-                statistics.median(cpu[top]) / statistics.median(cpu[name]), 3)
     if "public_last_card_framed" in med:
         out["inline_over_framed_last_card"] = round(med[top] / med["public_last_card_framed"], 3)
     if "public_expansion_layout" in med:

@@ -1,4 +1,4 @@
-"""The match-equity table of four-player Vitou (profile ``vitou``), approximately (issue 15).
+"""The match-equity table of four-player Vitou (profile ``vitou``), approximately.
 
 ``E(a, b, d)`` is the probability that team 0 (seats 0 and 2) wins the match when
 team 0 has ``a`` points, team 1 (seats 1 and 3) has ``b`` (both below the target

@@ -1,4 +1,4 @@
-"""Playing for the match with four players (issue 24, item 4): the pieces of the
+"""Playing for the match with four players (the match objective of ``vitou-ai train --objective match``): the pieces of the
 iteration *policy -> table -> policy*.
 
 The abstract ES-MCCFR (:mod:`vitou_ai.solvers.mccfr_abstract`) trains with the

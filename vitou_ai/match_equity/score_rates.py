@@ -1,5 +1,5 @@
 """Raise and refusal rates by score state of score-conditioned two-player policies: where
-the match-objective strategy differs from the point-maximising one (issue 15).
+the match-objective strategy differs from the point-maximising one.
 
 Both strategies of :mod:`vitou_ai.match_equity.two_player` are solved deal by deal at every score
 state ``(a, b)`` and dealer (:func:`vitou_ai.match_equity.two_player.state_policy`): ``"match"``

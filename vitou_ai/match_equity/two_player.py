@@ -1,4 +1,4 @@
-"""The match-equity table of two-player Vitou (``vitou_2p``), solved exactly (issue 15).
+"""The match-equity table of two-player Vitou (``vitou_2p``), solved exactly.
 
 ``E(a, b, d)`` is the probability that seat 0 wins the match when seat 0 has ``a``
 points, seat 1 has ``b`` (both below the target ``T``) and seat ``d`` deals the next

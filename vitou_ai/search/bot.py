@@ -75,7 +75,7 @@ from ..solvers.subgame import (
     root_ranges,
 )
 
-#: default per-decision budget, seconds (issue 23: at most 0.5 s on this machine)
+#: default per-decision budget, seconds (the search benchmark's target: at most 0.5 s on this machine)
 DEFAULT_BUDGET = 0.5
 #: default node cap of a subgame (0.5 s: build ~0.3 us a node, DCFR ~0.1 us a node a pass)
 DEFAULT_MAX_NODES = 200_000

@@ -28,7 +28,7 @@ the ES-MCCFR of :mod:`.mccfr` (Lanctot et al. 2009, section 3.1):
 Decision nodes with a single legal action are not stored. The average policy
 is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
 ``external_sampling_mccfr``). Units: regrets in points per deal (R8.1), or in match equity with the match objective
-(:meth:`AbstractMCCFR.set_match_equity`, issue 24).
+(:meth:`AbstractMCCFR.set_match_equity`).
 
 One module because the traversal, its workers, the terminal valuation and the class
 that owns their tables share one set of jitted signatures and table layouts: a change
@@ -471,7 +471,7 @@ class AbstractMCCFR:
 
     def set_match_equity(self, eq: np.ndarray, score_states: np.ndarray,
                          weights: np.ndarray) -> None:
-        """Train for the match (issue 24, item 4): every traversal draws a score state
+        """Train for the match: every traversal draws a score state
         and dealer and values terminals by match-equity differences (:func:`terminal_value`).
 
         Args:

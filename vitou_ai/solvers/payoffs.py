@@ -4,7 +4,7 @@ Both :class:`vitou_ai.solvers.tree.GameTree` and
 :class:`vitou_ai.solvers.public_tree.PublicTree` keep team 0's return at each
 terminal node in one array, ``util`` (points per deal, R8.1), and every solver,
 best response and evaluation reads the payoffs from there and nowhere else. So a
-game with other payoffs — match equity in place of points (issue 15) — is the same
+game with other payoffs — match equity in place of points — is the same
 tree with another ``util``: :func:`with_terminal_utility` makes that copy, and the
 solvers run on it unchanged. The mapping must stay zero-sum in the trees'
 convention: seat ``s`` gets ``util`` if ``s`` is in team 0, else ``-util``.

@@ -29,14 +29,12 @@ import numpy as np
 
 from ..rules.params import VitouParams
 from . import public_kernels as PK
-from . import public_kernels_issue24 as PKX
 from .cfr import VARIANTS
 from .cfr_kernels import RM_TOLERANCE
 from .checkpoint import RegretTableCheckpoints
 from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
-KERNELS = ("main", "issue24")  # PublicPasses' walks: public_kernels', public_kernels_issue24's
 
 
 def tree_fingerprint(tree: PublicTree) -> str:
@@ -67,19 +65,6 @@ def _joint_factors(tree: PublicTree) -> np.ndarray:
     return out
 
 
-def compact_returns(util: np.ndarray) -> np.ndarray:
-    """``util`` (``float64[num_nodes]``, points per deal) in the narrowest of ``int8``,
-    ``int16``, ``float32`` that holds every value exactly, else ``util`` itself: the
-    walks read a node's return at every terminal (most of the nodes), and convert it
-    back to ``float64`` exactly, so their sums are unchanged (``vitou_2p``'s returns are
-    integers, -12..12: one byte a node instead of eight)."""
-    for dt in (np.int8, np.int16, np.float32):
-        c = util.astype(dt)
-        if np.array_equal(c.astype(np.float64), util):
-            return c
-    return util
-
-
 class PublicPasses:
     """Range passes over one public tree, with the frontier split for ``prange``.
 
@@ -87,26 +72,13 @@ class PublicPasses:
         tree: the public tree.
         frontier_size: about how many subtrees to hand to the threads (default
             64 per thread); 0 walks everything in one thread.
-        kernel: ``"main"`` (:func:`~vitou_ai.solvers.public_kernels.walk`, the default)
-            or ``"issue24"`` (:func:`~vitou_ai.solvers.public_kernels_issue24.walk_issue24`:
-            ``UPDATE_CFR_SIGMA`` and the returns read as
-            :func:`compact_returns`; experimental, not faster on the full game).
-
-    Raises:
-        ValueError: an unknown ``kernel``.
     """
 
-    def __init__(self, tree: PublicTree, frontier_size: int | None = None,
-                 kernel: str = "main"):
-        if kernel not in KERNELS:
-            raise ValueError(f"unknown public walk kernel {kernel!r}; expected one of {KERNELS}")
-        self.kernel = kernel
-        self._walk, self._frontier_walks = ((PK.walk, PK.frontier_walks) if kernel == "main"
-                                            else (PKX.walk_issue24,
-                                                  PKX.frontier_walks_issue24))
+    def __init__(self, tree: PublicTree, frontier_size: int | None = None):
+        self._walk, self._frontier_walks = PK.walk, PK.frontier_walks
         self.tree = t = tree
         n, H1 = t.num_players, t.num_hands + 1
-        self.util = compact_returns(t.util) if kernel == "issue24" else t.util
+        self.util = t.util
         self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
         threads = numba.get_num_threads()
         target = 64 * threads if frontier_size is None else frontier_size
@@ -192,8 +164,6 @@ class PublicPasses:
                    self.s_cnt[top], self.s_sig[top], self.s_q[top])
         fr = (self.fr_offs, self.fr_lens, self.fr_reach, self.fr_val)
         root = (0, self.root_offs, self.root_lens, self.root_reach)
-        if upd_mode == PKX.UPDATE_CFR_SIGMA and self.kernel != "issue24":
-            raise ValueError("UPDATE_CFR_SIGMA needs the issue24 kernel")
         if len(self.frontier) == 0:
             v = self._walk(*common, upd_mode, *tables, *root, self.frontier, PK.STOP_IGNORE, *fr,
                         *scratch, self.out)
@@ -219,29 +189,17 @@ class PublicCFR(RegretTableCheckpoints):
         variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.cfr.TabularCFR`).
         alpha, beta, gamma: DCFR's discount exponents.
         frontier_size: see :class:`PublicPasses`.
-        kernel: see :class:`PublicPasses`.
-        stored_policy: keep the current policy (regret matching on ``regrets``) in a
-            ``float64[num_entries]`` table that each pass's update refreshes for the
-            entries it changes (``UPDATE_CFR_SIGMA``), so that the walks read it
-            instead of redoing regret matching at every decision node (``kernel=
-            "issue24"`` only). The same arithmetic in the same order: the same regrets and
-            cumulative policy to the bit (``tests/test_public_tree.py``). Off by
-            default: 8 more bytes an entry (225 MB on the full ``vitou_2p``) for no
-            speed-up measurable on the shared machine (docs/results/speed.md, "Where
-            the time goes").
 
     Raises:
         ValueError: unknown variant; a game without a public tree
-            (:func:`~vitou_ai.solvers.public_tree.check_public_params`);
-            ``stored_policy`` with the reference kernel.
+            (:func:`~vitou_ai.solvers.public_tree.check_public_params`).
     """
 
     checkpoint_format = CHECKPOINT_FORMAT  # a flat-tree checkpoint is refused by its format
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 frontier_size: int | None = None, kernel: str = "main",
-                 stored_policy: bool = False):
+                 frontier_size: int | None = None):
         if variant not in VARIANTS:
             raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
@@ -251,12 +209,7 @@ class PublicCFR(RegretTableCheckpoints):
         self.regrets = np.zeros(E)
         self.cum_policy = np.zeros(E)
         self._empty = np.zeros(0)
-        if stored_policy and kernel != "issue24":
-            raise ValueError("stored_policy needs the issue24 kernel")
-        self.passes = PublicPasses(self.tree, frontier_size, kernel)
-        self.stored_policy = bool(stored_policy)
-        self._sigma = np.zeros(E) if stored_policy else self._empty
-        self._loaded()
+        self.passes = PublicPasses(self.tree, frontier_size)
         self.iteration = 0
         self.nodes_touched = 0
         self.seconds = 0.0
@@ -292,12 +245,8 @@ class PublicCFR(RegretTableCheckpoints):
                 if hook is not None:
                     hook(p, False, disc)
                 before = ps.nodes_visited
-                if self.stored_policy:
-                    ps.run(p, PK.POLICY_GIVEN, PKX.UPDATE_CFR_SIGMA, self.regrets,
-                           self.cum_policy, self._sigma, *disc)
-                else:
-                    ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
-                           self._empty, *disc)
+                ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
+                       self._empty, *disc)
                 self.nodes_touched += ps.nodes_visited - before
                 if hook is not None:
                     hook(p, True, disc)
@@ -333,14 +282,6 @@ class PublicCFR(RegretTableCheckpoints):
     # ---- checkpoints (save / load: RegretTableCheckpoints) -------------------------------
     def _tree_fingerprint(self) -> str:
         return tree_fingerprint(self.tree)
-
-    def _loaded(self) -> None:
-        """The stored current policy from ``regrets`` (after :meth:`load`, or after
-        writing ``regrets`` from outside: call it then)."""
-        if self.stored_policy:
-            t = self.tree
-            PKX.regret_matching_entries(t.kind, t.first, t.nchild, t.actor_off, t.actor_len,
-                                        t.entries, t.num_hands, self.regrets, self._sigma)
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------

@@ -1,4 +1,4 @@
-"""The exact team best response of four-player games (issue 23, item 4): partners who do
+"""The exact team best response of four-player games: partners who do
 not see each other's cards but agree on a joint plan before the deal.
 
 Against the other team's fixed policy, a team whose partners may correlate their plans
