@@ -1,11 +1,21 @@
 import pytest
 
+from tests.helpers import missing_extra
+
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run slow tests")
 
 
 def pytest_collection_modifyitems(config, items):
+    # a test of an optional extra skips, saying which extra, when it is not installed
+    # (tests/helpers.py, needs_extra); `make test` installs the `test` extra only
+    for item in items:
+        for mark in item.iter_markers("extra"):
+            reason = missing_extra(*mark.args)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+                break
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: needs --runslow")

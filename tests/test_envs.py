@@ -11,8 +11,10 @@ import re
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
-gymnasium = pytest.importorskip("gymnasium")
+from tests.helpers import import_extra, needs_extra
+
+pytestmark = needs_extra("envs")
+gymnasium = import_extra("envs", "gymnasium")
 
 import pyspiel  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
