@@ -335,6 +335,89 @@ def test_routes(client, strategy):
     assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 400
 
 
+ROUTES = ["/", "/api/info", "/api/view?path=", "/api/search?history=dealer+1",
+          "/api/export.csv?path=", "/api/export.png?path="]
+
+
+@needs_extra("explore-test")
+def test_only_loopback_host_names_are_answered(runs):
+    """DNS rebinding: a page of evil.example whose name is re-pointed at 127.0.0.1 asks
+    with ``Host: evil.example``; the explorer answered every route (the run's paths in
+    /api/info). Only 127.0.0.1, localhost and [::1], any port, are answered."""
+    from vitou_ai.explore import load_strategy
+
+    c = _test_client([load_strategy(runs["a"], values_budget=0)])
+    for host in ("evil.example", "evil.example:8050", "127.0.0.1.evil.example",
+                 "localhost.evil.example:8050", "0.0.0.0:8050", "[::2]:8050", "127.0.0.2",
+                 "127.0.0.1:8050@evil.example", ""):
+        for route in ROUTES:
+            r = c.get(route, headers={"host": host})
+            assert r.status_code in (400, 403), (host, route, r.status_code)
+            assert str(runs["a"]) not in r.text and "PNG" not in r.text[:8], (host, route)
+    for host in ("127.0.0.1", "127.0.0.1:8050", "localhost", "localhost:1", "LOCALHOST:8050",
+                 "[::1]", "[::1]:8050"):
+        for route in ROUTES:
+            r = c.get(route, headers={"host": host})
+            assert r.status_code == 200, (host, route, r.status_code, r.text[:200])
+
+
+@needs_extra("explore-test")
+def test_cross_origin_api_requests_are_refused(runs):
+    """Another site's page (or a sandboxed one, Origin: null) may not call the API, even
+    on a loopback name; the page's own requests, typed addresses and scripts may."""
+    from vitou_ai.explore import load_strategy
+
+    c = _test_client([load_strategy(runs["a"], values_budget=0)])
+    api = [r for r in ROUTES if r.startswith("/api/")]
+    for headers in ({"origin": "http://evil.example"}, {"origin": "null"},
+                    {"origin": "http://127.0.0.1:9999"}, {"origin": "http://localhost:8050"},
+                    {"origin": "https://127.0.0.1:8050"},
+                    {"sec-fetch-site": "cross-site"}, {"sec-fetch-site": "same-site"},
+                    {"origin": "http://127.0.0.1:8050", "sec-fetch-site": "cross-site"}):
+        for route in api:
+            r = c.get(route, headers=headers)
+            assert r.status_code == 403, (headers, route, r.status_code)
+            assert r.json()["error"].startswith("refused: a request made by another site")
+            assert "\n" not in r.json()["error"]
+    for headers in ({}, {"origin": "http://127.0.0.1:8050"}, {"sec-fetch-site": "same-origin"},
+                    {"sec-fetch-site": "none"},
+                    {"origin": "http://127.0.0.1:8050", "sec-fetch-site": "same-origin"}):
+        for route in api:
+            r = c.get(route, headers=headers)
+            assert r.status_code == 200, (headers, route, r.status_code)
+    lc = _test_client([load_strategy(runs["a"], values_budget=0)],
+                      base_url="http://localhost:8050")
+    assert lc.get("/api/info", headers={"origin": "http://localhost:8050"}).status_code == 200
+    # the page may be opened from another site (a notebook's frame): it holds no numbers
+    assert c.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200
+
+
+@needs_extra("explore")
+def test_a_served_explorer_refuses_another_host(runs):
+    """The served app (uvicorn), as the command runs it: ``Host: evil.example`` is 400."""
+    import http.client
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.app import Server, bind
+
+    server = Server([load_strategy(runs["a"], values_budget=0)], bind(0)).start()
+    try:
+        def status(host):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+            conn.request("GET", "/api/info", headers={"Host": host})
+            r = conn.getresponse()
+            body = r.read()
+            conn.close()
+            return r.status, body
+
+        code, body = status("evil.example")
+        assert code == 400 and str(runs["a"]).encode() not in body, (code, body)
+        code, body = status(f"127.0.0.1:{server.port}")
+        assert code == 200 and json.loads(body)["names"] == ["a"], (code, body)
+    finally:
+        server.stop()
+
+
 # ---- the command ------------------------------------------------------------------------
 
 
