@@ -10,6 +10,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import random
+import sys
 import tomllib
 from pathlib import Path
 
@@ -73,13 +74,20 @@ def needs_extra(extra: str) -> pytest.MarkDecorator:
     return pytest.mark.extra(extra)
 
 
+#: test modules that called :func:`import_extra`: module name -> extra (conftest.py marks
+#: each of their tests ``extra``, so that ``pytest -m extra`` selects them)
+EXTRA_MODULES: dict[str, str] = {}
+
+
 def import_extra(extra: str, module: str):
-    """``module`` imported, for a test module whose imports need the optional ``extra``:
-    when the extra is not installed the whole module is skipped with
-    :func:`missing_extra`'s reason (pair it with ``pytestmark = needs_extra(extra)``)."""
+    """``module`` imported, for a test module whose imports need the optional ``extra``
+    (call it at module level): when the extra is not installed the whole module is
+    skipped with :func:`missing_extra`'s reason; when it is, every test of the module
+    gets the mark ``needs_extra(extra)`` (conftest.py, from :data:`EXTRA_MODULES`)."""
     reason = missing_extra(extra)
     if reason is not None:
         pytest.skip(reason, allow_module_level=True)
+    EXTRA_MODULES[sys._getframe(1).f_globals["__name__"]] = extra
     return importlib.import_module(module)
 
 

@@ -11,9 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from tests.helpers import import_extra, needs_extra
+from tests.helpers import import_extra
 
-pytestmark = needs_extra("envs")
 gymnasium = import_extra("envs", "gymnasium")
 
 import pyspiel  # noqa: E402

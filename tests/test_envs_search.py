@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import import_extra, needs_extra
+from tests.helpers import import_extra
 
-pytestmark = needs_extra("envs")
 gymnasium = import_extra("envs", "gymnasium")
 
 import vitou_ai.envs  # noqa: E402,F401  (registers Vitou-v0)

@@ -9,9 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from tests.helpers import import_extra, needs_extra
+from tests.helpers import import_extra
 
-pytestmark = needs_extra("envs")
 gymnasium = import_extra("envs", "gymnasium")
 
 import pyspiel  # noqa: E402
