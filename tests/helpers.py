@@ -1,27 +1,100 @@
 """Shared test helpers: seeded random play through the checked Game wrapper, a state
 after a given deal, and the golden-history, differential, key-walk, record-and-replay
-and OpenSpiel scaffolding the Vitou and the Truc / Put family test files share."""
+and OpenSpiel scaffolding the Vitou and the Truc / Put family test files share; the
+marks of the tests that need an optional extra (:func:`needs_extra`)."""
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.metadata
 import importlib.util
 import random
+import sys
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from packaging.requirements import Requirement
 
 from vitou_ai.rules import Game
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.history import HandHistory, HistoryError, check_expect, replay, result_dict
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- optional extras ----------------------------------------------------------------------
+# `make test` installs the `test` extra only (the README's command on a fresh clone): a test
+# that needs another extra carries needs_extra(NAME); conftest.py skips it, saying which
+# extra, when that extra is not installed, and CI's second phase (.ci/run) runs exactly these
+# tests with `pytest -m extra` after installing the extras.
+
+
+@functools.cache
+def missing_extra(extra: str) -> str | None:
+    """Why the tests of the optional ``extra`` cannot run here (the skip reason: which
+    extra, the command that installs it, the first requirement not met), or ``None`` when
+    every requirement pyproject.toml lists for it is installed at a matching version.
+
+    Raises:
+        ValueError: pyproject.toml has no extra ``extra``.
+    """
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = table["optional-dependencies"]
+    if extra not in extras:
+        raise ValueError(f"no optional extra {extra!r} in pyproject.toml "
+                         f"(one of {', '.join(sorted(extras))})")
+    for spec in extras[extra]:
+        req = Requirement(spec)
+        try:
+            have = importlib.metadata.version(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            why = f"{req.name} is not installed"
+        else:
+            if req.specifier.contains(have, prereleases=True):
+                continue
+            why = f"{req.name} {have} is installed, {req.specifier} is needed"
+        return f"needs the '{extra}' extra: pip install -e '.[{extra}]' ({why})"
+    return None
+
+
+def needs_extra(extra: str) -> pytest.MarkDecorator:
+    """The mark of a test (or, as ``pytestmark``, a module) that needs the optional
+    ``extra`` of pyproject.toml: ``pytest.mark.extra(extra)``. conftest.py skips the test
+    with :func:`missing_extra`'s reason when the extra is not installed; ``pytest -m extra``
+    selects these tests.
+
+    Raises:
+        ValueError: pyproject.toml has no extra ``extra`` (at import, not at run time).
+    """
+    missing_extra(extra)  # an unknown name fails where the mark is written
+    return pytest.mark.extra(extra)
+
+
+#: test modules that called :func:`import_extra`: module name -> extra (conftest.py marks
+#: each of their tests ``extra``, so that ``pytest -m extra`` selects them)
+EXTRA_MODULES: dict[str, str] = {}
+
+
+def import_extra(extra: str, module: str):
+    """``module`` imported, for a test module whose imports need the optional ``extra``
+    (call it at module level): when the extra is not installed the whole module is
+    skipped with :func:`missing_extra`'s reason; when it is, every test of the module
+    gets the mark ``needs_extra(extra)`` (conftest.py, from :data:`EXTRA_MODULES`)."""
+    reason = missing_extra(extra)
+    if reason is not None:
+        pytest.skip(reason, allow_module_level=True)
+    EXTRA_MODULES[sys._getframe(1).f_globals["__name__"]] = extra
+    return importlib.import_module(module)
+
 
 def experiment(script: str, name: str | None = None):
     """``experiments/<script>`` loaded as a module (``experiments/`` is not a package),
     named ``name`` (by default the script's stem)."""
-    path = Path(__file__).resolve().parents[1] / "experiments" / script
+    path = ROOT / "experiments" / script
     spec = importlib.util.spec_from_file_location(name or path.stem, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

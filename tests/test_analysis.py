@@ -8,6 +8,7 @@ import pytest
 from vitou_ai.eval import analysis as A
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
+from vitou_ai.rules.params import game_name
 from vitou_ai.solvers.cfr import TabularCFR
 from vitou_ai.solvers.evaluate import uniform_policy
 from vitou_ai.solvers.tree import build_tree
@@ -169,3 +170,122 @@ def test_trick_counts_the_cards_of_a_trick(profile, per_trick):
     if profile == "put_partnership":
         assert (df["trick"][(plays >= 2) & (plays <= 3)] == 2).all()
         assert ((plays >= 2) & (plays <= 3)).any()
+
+
+# ---- the tree and the policy are of one game ----------------------------------------------
+
+SMALL_2P = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
+
+
+@pytest.fixture(scope="module")
+def solved_small():
+    """(tree, TabularPolicy recording its game) of a CFR+ solve of vitou_2p 4x2x1."""
+    from vitou_ai.solvers.protocol import make_solver
+
+    tree = build_tree(SMALL_2P)
+    s = make_solver("cfr+", SMALL_2P, tree=tree)
+    s.iterate(100)
+    return tree, s.tabular_policy("cfr+100")
+
+
+def _one_line(info) -> str:
+    msg = str(info.value)
+    assert "\n" not in msg, msg
+    return msg
+
+
+@pytest.mark.parametrize("other", [dict(ranks=5), dict(profile="put"),
+                                   dict(profile="truc_catalan_2p"), dict(hand_size=2)])
+def test_policy_from_tabular_refuses_a_policy_of_another_game(solved_small, other):
+    """A 4x2x1 vitou_2p table on a 5-rank tree matched 1,036 of its 1,543 information
+    sets by key and gave an exploitability of 0.602 (0.911 on a put tree), a number of
+    no game; the bluff tables were built from it."""
+    tree, tab = solved_small
+    game = SMALL_2P.replace(**other) if "profile" not in other else VitouParams(
+        **{"ranks": 4, "copies": 2, "hand_size": 1, **other})
+    with pytest.raises(ValueError, match="another game") as info:
+        A.policy_from_tabular(build_tree(game), tab)
+    msg = _one_line(info)
+    assert "vitou_2p" in msg and game_name(game) in msg, msg
+    with pytest.raises(ValueError, match="another game"):
+        A.tabular_coverage(build_tree(game), tab)
+
+
+def test_a_table_without_its_game_is_checked_by_its_coverage(solved_small):
+    """A table recording no game: the share of its decisions that would be uniform play
+    decides (the same table on another deck, or at another score: no row there)."""
+    from vitou_ai.bots.tabular import TabularPolicy
+
+    tree, tab = solved_small
+    bare = TabularPolicy(tab.keys, tab.probs, name="bare")
+    assert A.tabular_coverage(tree, bare) == {"infosets": tree.num_infosets, "missing": 0,
+                                              "fallback_share": 0.0}
+    np.testing.assert_array_equal(A.policy_from_tabular(tree, bare),
+                                  A.policy_from_tabular(tree, tab))
+    for game, words in ((SMALL_2P.replace(ranks=5), "no row for 507 of the 1,543"),
+                        (SMALL_2P.replace(scores=(2, 1)), "no row for 1,036 of the 1,036")):
+        other = build_tree(game)
+        with pytest.raises(ValueError, match="no row for") as info:
+            A.policy_from_tabular(other, bare)
+        msg = _one_line(info)
+        assert words in msg and game_name(game) in msg and "no game recorded" in msg, msg
+        c = A.tabular_coverage(other, bare)
+        assert c["fallback_share"] > A.MAX_FALLBACK
+        # told to allow it, it is laid out (uniform where the table has no row)
+        assert A.policy_from_tabular(other, bare, max_fallback=1.0).shape == (
+            other.num_infosets, other.is_actions.shape[1])
+    put = VitouParams(profile="put", ranks=4, copies=2, hand_size=1)
+    with pytest.raises(ValueError, match="has 22 action ids, the tree") as info:
+        A.policy_from_tabular(build_tree(put), bare)  # Put's low ranks: ids Vitou has not
+    assert game_name(put) in _one_line(info)
+    at_21 = A.tabular_coverage(build_tree(SMALL_2P.replace(scores=(2, 1))), bare)
+    assert at_21["fallback_share"] == 1.0
+    with pytest.raises(ValueError, match="max_fallback must be in"):
+        A.policy_from_tabular(tree, bare, max_fallback=2)
+
+
+def test_a_sampled_table_that_misses_only_unplayed_sets_is_taken():
+    """External-sampling MCCFR leaves the sets behind its opponents' never-played actions
+    unvisited: many sets, none of the policy's own decisions; not refused."""
+    from vitou_ai.solvers.protocol import make_solver
+
+    tree = build_tree(SMALL_2P)
+    m = make_solver("es-mccfr", SMALL_2P, seed=1)
+    m.iterate(1000)
+    tab = m.tabular_policy("es")
+    c = A.tabular_coverage(tree, tab)
+    assert c["missing"] > 0 and c["fallback_share"] <= A.MAX_FALLBACK, c
+    A.policy_from_tabular(tree, tab)
+
+
+def test_infoset_table_refuses_a_policy_of_another_tree(solved_small):
+    """``infoset_table(other_tree, policy)`` gave a bare IndexError on a larger tree and,
+    on a smaller one, a table read from the other tree's rows without a word."""
+    tree, _ = solved_small
+    pol = A.policy_from_tabular(*solved_small)
+    A.infoset_table(tree, pol)
+    for game in (SMALL_2P.replace(ranks=5), SMALL_2P.replace(ranks=3)):
+        with pytest.raises(ValueError, match="another game's tree") as info:
+            A.infoset_table(build_tree(game), pol)
+        assert game_name(game) in _one_line(info)
+    bad = pol.copy()
+    bad[3] *= 2.0  # an unnormalised row
+    with pytest.raises(ValueError, match="1 of 1036 rows") as info:
+        A.infoset_table(tree, bad)
+    _one_line(info)
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        A.infoset_table(tree, np.full_like(pol, np.nan))
+
+
+def test_a_bot_laid_on_a_tree_of_another_profile_is_refused(solved_small):
+    """``flat_bot_policy`` compared only the knobs, the differences from each profile's
+    defaults: a vitou_2p 4x2x1 table passed on a truc_catalan_2p 4x2x1 tree."""
+    from vitou_ai.solvers.public_export import flat_bot_policy
+
+    _, tab = solved_small
+    truc = VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=1)
+    assert truc.knobs() == SMALL_2P.knobs()
+    with pytest.raises(ValueError, match="other game parameters") as info:
+        flat_bot_policy(build_tree(truc), tab)
+    msg = _one_line(info)
+    assert "truc_catalan_2p" in msg and "vitou_2p" in msg, msg

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers import needs_extra
 from vitou_ai import capabilities as C
 from vitou_ai.rules.params import VitouParams
 
@@ -298,8 +299,9 @@ def _entry(tool, game):
 CELLS = [(g, t) for g in C.GAMES for t in C.TOOLS]
 
 
-@pytest.mark.parametrize(("game", "tool"), [c for c in CELLS if C.MATRIX[c].works],
-                         ids=lambda x: x)
+@pytest.mark.parametrize(("game", "tool"), [
+    pytest.param(*c, marks=needs_extra("envs")) if c[1] == "envs" else c
+    for c in CELLS if C.MATRIX[c].works], ids=lambda x: x)
 def test_works(game, tool):
     WORKS[tool](game)
 

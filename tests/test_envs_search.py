@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("gymnasium")
+from tests.helpers import import_extra
 
-import gymnasium  # noqa: E402
+gymnasium = import_extra("envs", "gymnasium")
 
 import vitou_ai.envs  # noqa: E402,F401  (registers Vitou-v0)
 from vitou_ai import VitouParams  # noqa: E402

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.helpers import needs_extra
 from vitou_ai.rules.params import VitouParams
 from vitou_ai.solvers.public_tree import KIND_DEAL, KIND_DECISION, build_public_tree
 
@@ -269,24 +270,30 @@ def test_the_matrix_refusals():
 # ---- the web routes (no browser) ----------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def client(runs):
-    pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+def _test_client(strategies, base_url: str = "http://127.0.0.1:8050"):
+    """Starlette's test client of the app over ``strategies`` (its tests carry
+    ``needs_extra("explore-test")``: the client needs httpx), asking as the page served
+    at ``base_url`` does."""
     import warnings
 
-    from vitou_ai.explore import load_strategy
     from vitou_ai.explore.app import make_app
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
+    return TestClient(make_app(strategies), base_url=base_url)
+
+
+@pytest.fixture(scope="module")
+def client(runs):
+    from vitou_ai.explore import load_strategy
+
     both = [load_strategy(runs["a"]), load_strategy(runs["b"])]
-    app = make_app(both)  # starts the exact values in the background
+    c = _test_client(both)  # the app starts the exact values in the background
     for s in both:
         s.values()  # wait for them: the routes do not
         assert not s.values_pending()
-    return TestClient(app)
+    return c
 
 
 def test_values_are_built_in_the_background(runs):
@@ -303,6 +310,7 @@ def test_values_are_built_in_the_background(runs):
     assert v["values_note"].startswith("values: exact")
 
 
+@needs_extra("explore-test")
 def test_routes(client, strategy):
     assert "vitou-ai explore" in client.get("/").text
     info = client.get("/api/info").json()
@@ -327,6 +335,89 @@ def test_routes(client, strategy):
     assert client.get("/api/export.csv", params={"path": "", "sort": "nope"}).status_code == 400
 
 
+ROUTES = ["/", "/api/info", "/api/view?path=", "/api/search?history=dealer+1",
+          "/api/export.csv?path=", "/api/export.png?path="]
+
+
+@needs_extra("explore-test")
+def test_only_loopback_host_names_are_answered(runs):
+    """DNS rebinding: a page of evil.example whose name is re-pointed at 127.0.0.1 asks
+    with ``Host: evil.example``; the explorer answered every route (the run's paths in
+    /api/info). Only 127.0.0.1, localhost and [::1], any port, are answered."""
+    from vitou_ai.explore import load_strategy
+
+    c = _test_client([load_strategy(runs["a"], values_budget=0)])
+    for host in ("evil.example", "evil.example:8050", "127.0.0.1.evil.example",
+                 "localhost.evil.example:8050", "0.0.0.0:8050", "[::2]:8050", "127.0.0.2",
+                 "127.0.0.1:8050@evil.example", ""):
+        for route in ROUTES:
+            r = c.get(route, headers={"host": host})
+            assert r.status_code in (400, 403), (host, route, r.status_code)
+            assert str(runs["a"]) not in r.text and "PNG" not in r.text[:8], (host, route)
+    for host in ("127.0.0.1", "127.0.0.1:8050", "localhost", "localhost:1", "LOCALHOST:8050",
+                 "[::1]", "[::1]:8050"):
+        for route in ROUTES:
+            r = c.get(route, headers={"host": host})
+            assert r.status_code == 200, (host, route, r.status_code, r.text[:200])
+
+
+@needs_extra("explore-test")
+def test_cross_origin_api_requests_are_refused(runs):
+    """Another site's page (or a sandboxed one, Origin: null) may not call the API, even
+    on a loopback name; the page's own requests, typed addresses and scripts may."""
+    from vitou_ai.explore import load_strategy
+
+    c = _test_client([load_strategy(runs["a"], values_budget=0)])
+    api = [r for r in ROUTES if r.startswith("/api/")]
+    for headers in ({"origin": "http://evil.example"}, {"origin": "null"},
+                    {"origin": "http://127.0.0.1:9999"}, {"origin": "http://localhost:8050"},
+                    {"origin": "https://127.0.0.1:8050"},
+                    {"sec-fetch-site": "cross-site"}, {"sec-fetch-site": "same-site"},
+                    {"origin": "http://127.0.0.1:8050", "sec-fetch-site": "cross-site"}):
+        for route in api:
+            r = c.get(route, headers=headers)
+            assert r.status_code == 403, (headers, route, r.status_code)
+            assert r.json()["error"].startswith("refused: a request made by another site")
+            assert "\n" not in r.json()["error"]
+    for headers in ({}, {"origin": "http://127.0.0.1:8050"}, {"sec-fetch-site": "same-origin"},
+                    {"sec-fetch-site": "none"},
+                    {"origin": "http://127.0.0.1:8050", "sec-fetch-site": "same-origin"}):
+        for route in api:
+            r = c.get(route, headers=headers)
+            assert r.status_code == 200, (headers, route, r.status_code)
+    lc = _test_client([load_strategy(runs["a"], values_budget=0)],
+                      base_url="http://localhost:8050")
+    assert lc.get("/api/info", headers={"origin": "http://localhost:8050"}).status_code == 200
+    # the page may be opened from another site (a notebook's frame): it holds no numbers
+    assert c.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200
+
+
+@needs_extra("explore")
+def test_a_served_explorer_refuses_another_host(runs):
+    """The served app (uvicorn), as the command runs it: ``Host: evil.example`` is 400."""
+    import http.client
+
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.app import Server, bind
+
+    server = Server([load_strategy(runs["a"], values_budget=0)], bind(0)).start()
+    try:
+        def status(host):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+            conn.request("GET", "/api/info", headers={"Host": host})
+            r = conn.getresponse()
+            body = r.read()
+            conn.close()
+            return r.status, body
+
+        code, body = status("evil.example")
+        assert code == 400 and str(runs["a"]).encode() not in body, (code, body)
+        code, body = status(f"127.0.0.1:{server.port}")
+        assert code == 200 and json.loads(body)["names"] == ["a"], (code, body)
+    finally:
+        server.stop()
+
+
 # ---- the command ------------------------------------------------------------------------
 
 
@@ -338,8 +429,8 @@ def _explore(argv, capsys):
     return code, err
 
 
+@needs_extra("explore")
 def test_bad_inputs_one_line_exit_2(runs, capsys, tmp_path):
-    pytest.importorskip("uvicorn")
     damaged = tmp_path / "damaged"
     damaged.mkdir()
     (damaged / "policy.npz").write_bytes(b"not a zip")
@@ -381,8 +472,8 @@ def test_without_the_extra(monkeypatch, runs, capsys):
     assert code == 2 and len(err.splitlines()) == 1 and "'explore' extra" in err
 
 
+@needs_extra("explore")
 def test_serves_prints_its_url_and_stops_on_ctrl_c(runs):
-    pytest.importorskip("uvicorn")
     import urllib.request
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -407,17 +498,19 @@ def test_serves_prints_its_url_and_stops_on_ctrl_c(runs):
 # ---- Jupyter -------------------------------------------------------------------------------
 
 
-def test_notebook_helpers(runs):
-    from vitou_ai.explore import grid_frame, show
+def test_grid_frame_of_a_run(runs):
+    from vitou_ai.explore import grid_frame
 
     df = grid_frame(str(runs["a"]), "dealer 1, p0 pass, p1 pass", sort="raise")
     assert len(df) == 4 and {"reach", "value", "p(raise)"} <= set(df.columns)
     assert df["reach"].sum() == pytest.approx(1.0)
-    pytest.importorskip("uvicorn")
-    pytest.importorskip("IPython")
+
+
+@needs_extra("explore")
+def test_notebook_show_serves_the_run(runs):
     import urllib.request
 
-    from vitou_ai.explore import notebook
+    from vitou_ai.explore import notebook, show
 
     frame = show(runs["a"], history="dealer 1")
     try:
@@ -501,34 +594,49 @@ def test_scores_and_table_coverage(runs, capsys):
     assert s53.params.scores == (5, 3)
     v = node_view([s53], s53.parse_history("dealer 1, p0 pass, p1 pass"))
     assert v["not_in_table"] == [4]
+
+
+@needs_extra("explore")
+def test_the_command_checks_its_scores(runs, capsys):
     code, err = _explore([str(runs["a"]), "--scores", "5-3", "--port", "0"], capsys)
     assert code == 2 and "--scores takes A:B" in err
     code, err = _explore([str(runs["a"]), "--scores", "99:0", "--port", "0"], capsys)
     assert code == 2 and len(err.splitlines()) == 1 and "--scores 99:0" in err, err
 
 
-def test_two_runs_of_different_games_are_refused_at_start(runs, capsys):
+def _truc_run(runs) -> Path:
+    """A truc_catalan_2p run of the same deck as runs a and b (made once)."""
+    tc = runs["base"] / "tc2"
+    if not tc.exists():
+        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    return tc
+
+
+def test_two_strategies_of_different_games_are_refused(runs):
     """Fresh-user report 25, item 1: the whole game is compared (profile and knobs), not
-    only the deck: vitou_2p vs truc_catalan_2p (same deck) and 2 vs 4 players."""
-    pytest.importorskip("uvicorn")
+    only the deck: 2 vs 4 players."""
     from vitou_ai.bots.named import named_bot
     from vitou_ai.explore import ExploreError, load_strategy
     from vitou_ai.explore.model import Strategy, check_same_game
 
-    tc = runs["base"] / "tc2"
-    if not tc.exists():
-        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
-    code, err = _explore([str(runs["a"]), str(tc), "--port", "0"], capsys)
-    assert code == 2 and len(err.splitlines()) == 1, err
-    assert "truc_catalan_2p" in err and "vitou_2p" in err and "another game" in err, err
     four = Strategy(named_bot("random"), VitouParams(**{**SMALL, "profile": "vitou"}),
                     "v4", values_budget=0)
     with pytest.raises(ExploreError, match="another game") as info:
         check_same_game(load_strategy(runs["a"], values_budget=0), four)
     assert "vitou " in str(info.value) and "vitou_2p" in str(info.value)
-    pytest.importorskip("starlette")
+
+
+@needs_extra("explore")
+def test_two_runs_of_different_games_are_refused_at_start(runs, capsys):
+    """Fresh-user report 25, item 1: vitou_2p vs truc_catalan_2p (same deck), by the
+    command and by the app."""
+    from vitou_ai.explore import ExploreError, load_strategy
     from vitou_ai.explore.app import make_app
 
+    tc = _truc_run(runs)
+    code, err = _explore([str(runs["a"]), str(tc), "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "truc_catalan_2p" in err and "vitou_2p" in err and "another game" in err, err
     with pytest.raises(ExploreError, match="another game"):
         make_app([load_strategy(runs["a"], values_budget=0), load_strategy(tc, values_budget=0)])
 
@@ -621,6 +729,7 @@ def test_four_players_exact_up_to_the_documented_limit(monkeypatch):
             assert c["reach"][0] == pytest.approx(here * c["prob"][0], rel=1e-12)
 
 
+@needs_extra("explore-test")
 def test_compare_mode_exports_both_strategies(client, strategy):
     """Report 25, item 4: with two strategies the page's export links (no ``which``)
     give both grids: the CSV's strategy column names both, the PNG draws both."""
@@ -651,9 +760,7 @@ def test_family_games_use_their_own_raise_verbs(runs):
     from vitou_ai.explore import Strategy, load_strategy
     from vitou_ai.explore.views import node_view
 
-    tc = runs["base"] / "tc2"
-    if not tc.exists():
-        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    tc = _truc_run(runs)
     s = load_strategy(tc, values_budget=0)
     v = node_view([s], s.parse_history("dealer 1, p0 truc, p1 retruc"))
     assert [c["label"] for c in v["breadcrumb"]] == ["root", "dealer 1", "p0 truc", "p1 retruc"]
@@ -685,9 +792,7 @@ def test_search_errors_list_what_is_legal_publicly(strategy, runs):
         msg = str(info.value)
         assert msg.endswith(f"legal here: {public}"), msg
         assert "signal G" not in msg and "J 8 7" not in msg and "nohigh" not in msg, msg
-    tc = runs["base"] / "tc2"
-    if not tc.exists():
-        make_run(tc, VitouParams(**{**SMALL, "profile": "truc_catalan_2p"}), 2)
+    tc = _truc_run(runs)
     s = load_strategy(tc, values_budget=0)
     with pytest.raises(HistorySearchError) as info:
         s.parse_history("dealer 1, p0 truc, p1 retruc, p0 truc")
@@ -716,23 +821,29 @@ def test_help_lists_game_vint_and_docs_cover_match_runs(capsys):
     assert "--scores" in guide.split("## What it covers")[0]
 
 
-def test_search_box_and_parameters_small_fixes(client, strategy, runs):
-    """Report 25, item 9: a valid placeholder; any case; ';' and empty items refused;
-    the rule once; no "difference" sort with one strategy; malformed parameters 400;
-    a port in use one clear message from show()."""
-    from vitou_ai.explore import ExploreError, HistorySearchError, load_strategy
+def test_search_box_any_case_and_no_empty_items(strategy):
+    """Report 25, item 9: any case; ';' and empty items refused."""
+    from vitou_ai.explore import HistorySearchError
 
-    info = client.get("/api/info").json()
-    assert strategy.parse_history(info["example"])  # the placeholder is a valid history
-    assert info["example"].startswith("dealer 0, p1 ")
-    page = client.get("/").text
-    assert "info.example" in page and "p0 raise, p0 play T, ..." not in page
     want = strategy.parse_history("dealer 1, p0 pass, p1 pass, p0 play T")
     assert strategy.parse_history("DEALER 1, P0 PASS, p1 Pass, p0 PLAY t") == want
     for text, words in (("dealer 1; p0 pass", "not ';'"), ("dealer 1,,p0 pass", "empty"),
                         ("dealer 1, p0 pass,", "empty")):
         with pytest.raises(HistorySearchError, match=words):
             strategy.parse_history(text)
+
+
+@needs_extra("explore-test")
+def test_search_box_and_parameters_small_fixes(client, strategy, runs):
+    """Report 25, item 9: a valid placeholder; the rule once; no "difference" sort with
+    one strategy; malformed parameters 400; a port in use one clear message from show()."""
+    from vitou_ai.explore import ExploreError, load_strategy
+
+    info = client.get("/api/info").json()
+    assert strategy.parse_history(info["example"])  # the placeholder is a valid history
+    assert info["example"].startswith("dealer 0, p1 ")
+    page = client.get("/").text
+    assert "info.example" in page and "p0 raise, p0 play T, ..." not in page
     # the page prefixes the rule only when the message does not cite it already
     assert "!r.error.includes(r.rule)" in page
     r = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass, p0 play Q"})
@@ -743,19 +854,10 @@ def test_search_box_and_parameters_small_fixes(client, strategy, runs):
         assert client.get(route, params=params).status_code == 400, params
     assert client.get("/api/view", params={"path": "99"}).status_code == 404
     # one strategy: no "difference" sort (the page removes it, the API refuses it)
-    pytest.importorskip("starlette")
-    import warnings
-
-    from vitou_ai.explore.app import make_app
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    one = TestClient(make_app([load_strategy(runs["a"], values_budget=0)]))
+    one = _test_client([load_strategy(runs["a"], values_budget=0)])
     assert 'option[value="diff"]' in one.get("/").text
     r = one.get("/api/export.csv", params={"path": "11", "sort": "diff"})
     assert r.status_code == 400 and "two strategies" in r.json()["error"]
-    pytest.importorskip("IPython")
     from vitou_ai.explore import show
 
     with socket.socket() as busy:
@@ -770,19 +872,8 @@ def test_search_box_and_parameters_small_fixes(client, strategy, runs):
 # ---- fresh-user pass 2 ---------------------------------------------------------------------
 
 
-def _test_client(strategies):
-    import warnings
-
-    from vitou_ai.explore.app import make_app
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    return TestClient(make_app(strategies))
-
-
-def test_the_fallback_is_named(runs, client):
-    """Pass 2, item 1: the page names the policy's real fallback (the API sends it)."""
+def test_the_fallback_is_named(runs):
+    """Pass 2, item 1: the policy's real fallback is named (the API sends it)."""
     from vitou_ai.bots.named import NAMED_BOTS
     from vitou_ai.bots.tabular import TabularPolicy
     from vitou_ai.explore import load_strategy
@@ -795,11 +886,16 @@ def test_the_fallback_is_named(runs, client):
     fb = Strategy(pol, s.params, "fb", values_budget=0)
     assert fb.fallback == "the counter heuristic"
     assert node_view([fb], fb.parse_history("dealer 1"))["fallbacks"] == ["the counter heuristic"]
+    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
+    assert "plays the fallback, uniform at random" not in guide and "`counter`" in guide
+
+
+@needs_extra("explore-test")
+def test_the_page_names_the_fallback(client):
+    """Pass 2, item 1: the page names the policy's real fallback (the API sends it)."""
     assert client.get("/api/info").json()["fallbacks"] == ["uniform", "uniform"]
     page = client.get("/").text
     assert "fallback (uniform)" not in page and "v.fallbacks[i]" in page
-    guide = (ROOT / "docs" / "guide" / "explore.md").read_text()
-    assert "plays the fallback, uniform at random" not in guide and "`counter`" in guide
 
 
 def _four_player_strategy():
@@ -810,11 +906,10 @@ def _four_player_strategy():
     return Strategy(named_bot("cautious"), params, "v4", values_budget=0)
 
 
+@needs_extra("explore-test")
 def test_four_players_refuse_bluffs_and_value_sort():
     """Pass 2, item 3: no showdown proxy or values for four players: the view says so, the
     exports refuse filter=bluffs and sort=value in one line (400)."""
-    pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
     s = _four_player_strategy()
     c = _test_client([s])
     assert c.get("/api/info").json()["showdown"] is False
@@ -838,6 +933,7 @@ def test_four_players_refuse_bluffs_and_value_sort():
     assert "showdown_note" in page and "o.disabled = off" in page
 
 
+@needs_extra("explore-test")
 def test_two_players_keep_bluffs_and_value_sort(client, strategy):
     path = ",".join(map(str, strategy.parse_history("dealer 1, p0 pass, p1 pass")))
     v = client.get("/api/view", params={"path": path}).json()
@@ -863,37 +959,48 @@ def test_stake_line_one_point_from_the_end():
     assert node_view([s0], s0.parse_history("dealer 1"))["stake"].startswith("[1] > 3")
 
 
-def test_points_run_against_a_match_run_hints_scores(runs, capsys):
-    """Pass 2, item 7: games that differ by the scores only, one a match run: the line
-    says which --scores compares them."""
-    from vitou_ai.explore import load_strategy
-    from vitou_ai.explore.model import check_same_game
-
-    p12 = runs["base"] / "points12"
-    match = runs["base"] / "match"
+def _score_runs(runs):
+    """A points run at 1:2, a match run and a points run at 0:0, target 3 (made once)."""
+    p12, match, other = (runs["base"] / n for n in ("points12", "match", "points00"))
     if not p12.exists():
         make_run(p12, VitouParams(**SMALL, target=3, scores=(1, 2)), 2)
         make_run(match, VitouParams(**SMALL, target=3), 2)
         rec = json.loads((match / "run.json").read_text())
         (match / "run.json").write_text(json.dumps({**rec, "objective": "match"}))
-    code, err = _explore([str(p12), str(match), "--port", "0"], capsys)
-    assert code == 2 and len(err.splitlines()) == 1 and "--scores 1:2" in err, err
+        make_run(other, VitouParams(**SMALL, target=3), 2)
+    return p12, match, other
+
+
+def test_points_run_against_a_match_run_hints_scores(runs):
+    """Pass 2, item 7: games that differ by the scores only, one a match run: the line
+    says which --scores compares them."""
+    from vitou_ai.explore import ExploreError, load_strategy
+    from vitou_ai.explore.model import check_same_game
+
+    p12, match, other = _score_runs(runs)
+    with pytest.raises(ExploreError, match="give --scores 1:2"):
+        check_same_game(load_strategy(p12, values_budget=0), load_strategy(match, values_budget=0))
     # and that works
     check_same_game(load_strategy(p12, values_budget=0),
                     load_strategy(match, values_budget=0, scores=(1, 2)))
     # two points runs at different scores: no hint
-    other = runs["base"] / "points00"
-    if not other.exists():
-        make_run(other, VitouParams(**SMALL, target=3), 2)
+    with pytest.raises(ExploreError, match="another game") as e:
+        check_same_game(load_strategy(p12, values_budget=0), load_strategy(other, values_budget=0))
+    assert "--scores" not in str(e.value)
+
+
+@needs_extra("explore")
+def test_the_command_hints_scores(runs, capsys):
+    p12, match, other = _score_runs(runs)
+    code, err = _explore([str(p12), str(match), "--port", "0"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "--scores 1:2" in err, err
     code, err = _explore([str(p12), str(other), "--port", "0"], capsys)
     assert code == 2 and "another game" in err and "--scores" not in err, err
 
 
-def test_route_consistency(client, strategy):
-    """Pass 2, item 9: an empty path item is 400; a refused search is 400 with the rule;
-    the HistorySearchError message starts with its rule."""
-    from vitou_ai.explore import HistorySearchError, grid_frame
-
+@needs_extra("explore-test")
+def test_route_consistency(client):
+    """Pass 2, item 9: an empty path item is 400; a refused search is 400 with the rule."""
     for path in ("10,,12", "10,", ",10"):
         r = client.get("/api/view", params={"path": path})
         assert r.status_code == 400 and "empty" in r.json()["error"], path
@@ -904,28 +1011,37 @@ def test_route_consistency(client, strategy):
     assert body["error"].startswith("R9.2: item 1 'p1 raise'"), body
     r = client.get("/api/search", params={"history": "dealer 1, p0 pass, p1 pass, p0 play Q"})
     assert r.status_code == 400 and r.json()["error"].count("R1.1") == 1, r.json()
+
+
+def test_history_search_error_starts_with_its_rule(strategy):
+    """Pass 2, item 9: the HistorySearchError message starts with its rule."""
+    from vitou_ai.explore import HistorySearchError, grid_frame
+
     with pytest.raises(HistorySearchError) as e:
         grid_frame(strategy, "dealer 1, p1 raise")
     assert str(e.value).startswith("R9.2: item 1 'p1 raise'"), str(e.value)
 
 
-def test_notebook_history_first_and_scores(runs):
-    """Pass 2, items 5 and 10: a refused history starts no server; show() and grid_frame()
-    take scores=(a, b)."""
-    from vitou_ai.explore import HistorySearchError, grid_frame
+def test_grid_frame_takes_scores(runs):
+    """Pass 2, item 10: grid_frame() takes scores=(a, b)."""
+    from vitou_ai.explore import grid_frame
 
     df = grid_frame(runs["a"], "dealer 1, p0 pass, p1 pass", scores=(5, 3))
     cols = [c for c in df.columns if c.startswith("p(")]
     for _, row in df[df["in_range"] == 1].iterrows():  # no row at 5:3: uniform
         xs = [row[c] for c in cols if row[c] == row[c]]
         assert max(xs) == pytest.approx(min(xs)), row
-    pytest.importorskip("uvicorn")
-    pytest.importorskip("IPython")
+
+
+@needs_extra("explore")
+def test_notebook_history_first_and_scores(runs):
+    """Pass 2, items 5 and 10: a refused history starts no server; show() takes
+    scores=(a, b)."""
     import inspect
     import threading
     import urllib.request
 
-    from vitou_ai.explore import notebook, show
+    from vitou_ai.explore import HistorySearchError, notebook, show
 
     assert "HistorySearchError" in inspect.getdoc(show)
     before = threading.active_count()
@@ -942,7 +1058,7 @@ def test_notebook_history_first_and_scores(runs):
         notebook._SERVERS.clear()
 
 
-def test_small_messages(runs, tmp_path, client):
+def test_small_messages(runs, tmp_path):
     """Pass 2, item 13: --values-budget 0 says so; a favicon; a network file is named."""
     from vitou_ai.explore import ExploreError, load_strategy
     from vitou_ai.explore.views import node_view
@@ -950,8 +1066,10 @@ def test_small_messages(runs, tmp_path, client):
     s = load_strategy(runs["a"], values_budget=0)
     note = node_view([s], s.parse_history("dealer 1"))["values_note"]
     assert "exact values off (--values-budget 0)" in note and "budget of 0" not in note
-    assert 'rel="icon" href="data:' in client.get("/").text
-    pyspiel = pytest.importorskip("pyspiel")
+    page = (ROOT / "vitou_ai" / "explore" / "static" / "index.html").read_text()
+    assert 'rel="icon" href="data:' in page  # the page the app serves at /
+    import pyspiel
+
     import vitou_ai  # noqa: F401  (registers the game with OpenSpiel)
     from vitou_ai.bots.neural import NeuralPolicy
     from vitou_ai.openspiel.game import game_string

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import needs_extra
 from tests.test_explore import SMALL, Reference, make_run
 from vitou_ai.rules.params import VitouParams
 
@@ -25,6 +26,7 @@ ARTIFACTS = Path(os.environ.get("VITOU_AI_ARTIFACTS")
                  or Path(__file__).resolve().parent / "artifacts")
 
 pytestmark = [
+    needs_extra("explore-test"),
     pytest.mark.skipif(CHROMIUM is None, reason="no Chromium from the system packages "
                        "(apt-get install chromium): the explorer's browser test needs it"),
 ]
@@ -32,7 +34,6 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    pytest.importorskip("uvicorn", reason="the 'explore' extra is not installed")
     from vitou_ai.explore import load_strategy
     from vitou_ai.explore.app import Server, bind
 
@@ -46,8 +47,8 @@ def served(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(served):
-    sync = pytest.importorskip("playwright.sync_api",
-                               reason="Playwright is not installed (the 'explore-test' extra)")
+    from playwright import sync_api as sync
+
     with sync.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         pg = browser.new_page(viewport={"width": 1200, "height": 900})
@@ -164,7 +165,6 @@ def test_hash_edits_links_and_a_bad_first_hash(served, page):
 
 @pytest.fixture(scope="module")
 def served4(tmp_path_factory):
-    pytest.importorskip("uvicorn", reason="the 'explore' extra is not installed")
     from tests.test_explore import _four_player_strategy
     from vitou_ai.explore.app import Server, bind
 

@@ -12,7 +12,7 @@ import pytest
 from open_spiel.python import policy as os_policy
 
 import vitou_ai  # noqa: F401
-from tests.helpers import random_action
+from tests.helpers import needs_extra, random_action
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.bots.neural import NeuralPolicy, neural_policy_on_tree
 from vitou_ai.bots.policy import choose_action, pack_policies, scratch
@@ -128,8 +128,9 @@ def test_tournament_takes_nfsp_spec_and_refuses_other_games(tmp_path, capsys):
     assert "trained for ranks = 4" in capsys.readouterr().err
 
 
+@needs_extra("rl")
 def test_from_torch_matches_torch():
-    torch = pytest.importorskip("torch")
+    import torch
     from torch import nn
 
     size = pyspiel.load_game(game_string(SMALL)).information_state_tensor_size()

@@ -22,6 +22,7 @@ from tests.helpers import (
     check_random_sim,
     check_recorded_deals_replay,
     dealt,
+    needs_extra,
     play_along_kernel,
     play_deal,
 )
@@ -204,8 +205,6 @@ def test_strings_show_the_put_and_the_folds_and_no_scores():
     """P7.6: no scores or target in the OpenSpiel strings or the environment's table (they
     showed ``scores 0:0`` and ``(target 5)``); P7.3: the raise is written ``put``, as the
     hand histories write it; P7.1, P7.4: tricks by seat and who has folded."""
-    from vitou_ai.envs import vitou_v0
-
     game = pyspiel.load_game("python_vitou(profile=put_willughby,dealer=0)")
     s = game.new_initial_state()
     K.apply_deal(game.params_array, s.a, np.array([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]],
@@ -228,6 +227,13 @@ def test_strings_show_the_put_and_the_folds_and_no_scores():
     state = str(s)
     assert "scores" not in state and "deals" not in state, state
     assert "tricks [p0] out [p2] | put fold see play J play 3" in state, state
+
+
+@needs_extra("envs")
+def test_the_environment_table_shows_the_put_and_no_scores():
+    """P7.6, P7.3: the environment's table has no scores or target and writes ``put``."""
+    from vitou_ai.envs import vitou_v0
+
     env = vitou_v0.env(profile=PROFILE, render_mode="ansi")
     env.reset(seed=1)
     table = env.render()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import needs_extra
 from vitou_ai.commands.cli import main
 from vitou_ai.match_equity import two_player as M
 from vitou_ai.match_equity.sweep import Sweep, SweepError, check_address, task_seed
@@ -138,8 +139,8 @@ def test_unreachable_address_one_line(capsys):
     assert code == 2 and err.count("\n") == 1 and "127.0.0.1:9" in err
 
 
+@needs_extra("ray")
 def test_ray_and_serial_give_identical_tables(tmp_path):
-    pytest.importorskip("ray")
     tables = {}
     for backend in ("serial", "ray"):
         with Sweep(tmp_path / backend / "tasks", CFG.fingerprint(), backend=backend,
@@ -153,8 +154,8 @@ def test_ray_and_serial_give_identical_tables(tmp_path):
     assert tables["ray_seeds"] == tables["serial_seeds"]
 
 
+@needs_extra("ray")
 def test_ray_retries_and_reports_failures(tmp_path, monkeypatch):
-    pytest.importorskip("ray")
     # the workers import _flaky_task from this file
     here = str(Path(__file__).parent)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import pytest
 
+from tests.helpers import needs_extra
 from vitou_ai.vint.dd import dd_card_values, dd_tricks
 from vitou_ai.vint.game import parse_hand
 
@@ -50,8 +50,8 @@ def test_full_deal_one_suit_each():
         assert dd_tricks(hands, 4, np.zeros(0, np.int64), leader) == 13
 
 
+@needs_extra("vint")
 def test_against_dds_on_random_endings():
-    pytest.importorskip("endplay")
     from vitou_ai.vint.dd import endplay_card_values
 
     rng = random.Random(7)

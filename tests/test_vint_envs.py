@@ -9,8 +9,9 @@ import random
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
-gymnasium = pytest.importorskip("gymnasium")
+from tests.helpers import import_extra
+
+gymnasium = import_extra("envs", "gymnasium")
 
 import pyspiel  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402

@@ -27,6 +27,15 @@ Definitions (documented choices):
   raises per deal, behind a bluff share), ``gestures``, and ``infosets`` (how
   many information sets the row sums). :func:`plot_summary` hatches in grey
   every bar whose base is below ``min_reach`` (:data:`MIN_REACH`).
+
+The tree and the policy must be of one game: :func:`policy_from_tabular` checks the
+table's recorded game against the tree's (:func:`vitou_ai.bots.tabular.check_fits`),
+the width of its action space, and the share of the policy's own decisions that would
+fall back to uniform play at information sets the table lacks
+(:func:`tabular_coverage`, refused above :data:`MAX_FALLBACK`); :func:`infoset_table`
+checks that the policy array is one of this tree (:func:`check_tree_policy`). A policy
+of another deck used to match many keys by chance (a ``vitou_2p`` 4x2x1 table on a
+5-rank tree: 1,036 of 1,543 information sets) and gave numbers of no game.
 """
 
 from __future__ import annotations
@@ -37,7 +46,16 @@ import pandas as pd
 from .._numba import jit
 from ..capabilities import require
 from ..rules import layout as L
+from ..rules.params import game_name
 from ..solvers.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
+
+#: most share of a tabular policy's own decisions (reach-weighted, :func:`tabular_coverage`)
+#: that may fall back to uniform play at information sets its table lacks before
+#: :func:`policy_from_tabular` refuses it: 1%. A full solve's table covers every
+#: information set (0%); an external-sampling MCCFR table lacks sets only its opponents'
+#: never-played actions lead to (0% of its own decisions: 976 of 1,036 sets of vitou_2p
+#: 4x2x1 after 10,000 iterations); a table of another deck or score leaves 30 to 100%.
+MAX_FALLBACK = 0.01
 
 
 @jit
@@ -107,6 +125,39 @@ def _stake_index(toks: list[int], steps: int) -> int:
     return min(sum(1 for t in toks if t == L.A_RAISE), steps - 1)
 
 
+def check_tree_policy(tree: GameTree, policy: np.ndarray) -> np.ndarray:
+    """``policy`` as ``float64[num_infosets, width]`` after checking that it is a policy
+    on ``tree``'s information sets (``width``: the tree's ``is_actions`` width, column
+    ``k`` the set's ``k``-th action, as the solvers' ``average_policy()``, the
+    ``uniform_policy`` and :func:`policy_from_tabular` give it): that shape, finite,
+    non-negative, summing to 1 over each set's actions and 0 beyond them.
+
+    Raises:
+        ValueError: one line naming the tree's game and what does not fit (a policy of
+            another tree: another deck, score or variant; an unnormalised table).
+    """
+    arr = np.asarray(policy)
+    want = (tree.num_infosets, tree.is_actions.shape[1])
+    where = f"a policy on the tree of {game_name(tree.params)}"
+    if arr.ndim != 2 or arr.shape != want:
+        raise ValueError(f"{where} is float[{want[0]}, {want[1]}] (one row per information "
+                         f"set), got {arr.dtype}{list(arr.shape)}: a policy of another "
+                         "game's tree? (a TabularPolicy goes through policy_from_tabular)")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{where} must be finite and non-negative")
+    legal = np.arange(want[1])[None, :] < tree.is_nact[:, None]
+    total = np.where(legal, arr, 0.0).sum(1)
+    beyond = np.where(legal, 0.0, arr).sum(1)
+    bad = np.nonzero((np.abs(total - 1.0) > 1e-6) | (beyond > 1e-9))[0]
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"{where}: {len(bad)} of {want[0]} rows do not sum to 1 over their "
+                         f"set's actions (row {i}: {total[i]:.6g} on its {int(tree.is_nact[i])} "
+                         f"actions, {beyond[i]:.6g} beyond): a policy of another game's tree?")
+    return arr
+
+
 def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     """One row per information set.
 
@@ -124,9 +175,11 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
 
     Raises:
         UnsupportedGameError: a game the analysis does not take (:func:`check_game`).
+        ValueError: ``policy`` is not a policy on this tree (:func:`check_tree_policy`).
     """
     p = tree.params
     check_game(p)
+    policy = check_tree_policy(tree, policy)
     n_players = p.players
     # cards to a trick: every player's, but partnership Put's two active players only (P6.4)
     per_trick = 2 if p.partnership else n_players
@@ -327,14 +380,14 @@ def plot_summary(df: pd.DataFrame, title: str = "", min_reach: float = MIN_REACH
     return fig
 
 
-def policy_from_tabular(tree: GameTree, tabular) -> np.ndarray:
-    """Lay a tabular bot (:class:`vitou_ai.bots.tabular.TabularPolicy`, e.g. a
-    ``policy.npz`` of ``vitou-ai train``) onto the tree's information sets:
-    ``float64[num_infosets, 5]``; rows missing from the table, or with no mass
-    on a legal action, become uniform."""
+def _laid_out(tree: GameTree, tabular) -> tuple[np.ndarray, np.ndarray]:
+    """(``float64[num_infosets, width]`` policy, ``bool[num_infosets]`` found): the
+    table's rows on the tree, uniform where the table has no row or no mass on a legal
+    action (not found)."""
     from ..solvers.evaluate import uniform_policy
 
     out = uniform_policy(tree)
+    found = np.zeros(tree.num_infosets, np.bool_)
     probs = np.asarray(tabular.probs, dtype=np.float64)
     for i in range(tree.num_infosets):
         row = tabular.row(tree.is_keys[i])
@@ -344,6 +397,99 @@ def policy_from_tabular(tree: GameTree, tabular) -> np.ndarray:
         v = probs[row, tree.is_actions[i, :m].astype(np.int64)]
         if v.sum() > 0:
             out[i, :m] = v / v.sum()
+            found[i] = True
+    return out, found
+
+
+def _check_tabular_game(tree: GameTree, tabular) -> None:
+    """The table's recorded game and its action space against the tree's (ValueError)."""
+    from ..bots.tabular import check_fits
+
+    name = getattr(tabular, "name", "tabular")
+    here = game_name(tree.params)
+    trained = getattr(tabular, "params", None)
+    if trained is not None:
+        try:
+            check_fits(tabular, tree.params)
+        except ValueError as e:
+            why = str(e).splitlines()[0].split(": pass ")[0]
+            raise ValueError(f"policy {name!r} is of another game ({game_name(trained)}) "
+                             f"than the tree ({here}): {why}") from None
+    width = int(np.asarray(tabular.probs).shape[1])
+    nact = tree.is_nact.astype(np.int64)
+    used = np.arange(tree.is_actions.shape[1])[None, :] < nact[:, None]
+    need = int(tree.is_actions[used].max()) + 1 if used.any() else 0
+    if width < need or width > tree.params.num_actions:
+        raise ValueError(f"policy {name!r} has {width} action ids, the tree ({here}) "
+                         f"{tree.params.num_actions}, ids up to {need - 1} in use: a policy "
+                         "of another game")
+
+
+def tabular_coverage(tree: GameTree, tabular) -> dict[str, float]:
+    """How much of ``tree`` a tabular policy covers, after checking its game
+    (:func:`policy_from_tabular`'s checks but the fallback limit).
+
+    Returns:
+        ``infosets`` (the tree's information sets), ``missing`` (sets the table has no
+        row for, or no mass on a legal action: played uniformly), ``fallback_share``
+        (the share of the policy's own decisions taken at those sets: their reach
+        summed over the sum of every set's reach, the policy laid out on the tree
+        playing every seat, each deal by its chance).
+
+    Raises:
+        ValueError: a policy of another game (its recorded params, its action space).
+    """
+    _check_tabular_game(tree, tabular)
+    pol, found = _laid_out(tree, tabular)
+    return _coverage(tree, pol, found)
+
+
+def _coverage(tree: GameTree, pol: np.ndarray, found: np.ndarray) -> dict[str, float]:
+    reach, _, _ = _reach_and_chances(tree, pol)
+    dec = np.nonzero(tree.kind == KIND_DECISION)[0]
+    r = np.bincount(tree.infoset[dec], weights=reach[dec], minlength=tree.num_infosets)
+    total = float(r.sum())
+    share = float(r[~found].sum()) / total if total > 0 else float(not found.all())
+    return {"infosets": int(tree.num_infosets), "missing": int((~found).sum()),
+            "fallback_share": share}
+
+
+def policy_from_tabular(tree: GameTree, tabular, max_fallback: float = MAX_FALLBACK
+                        ) -> np.ndarray:
+    """Lay a tabular bot (:class:`vitou_ai.bots.tabular.TabularPolicy`, e.g. a
+    ``policy.npz`` of ``vitou-ai train``) onto the tree's information sets:
+    ``float64[num_infosets, width]`` (:func:`check_tree_policy`); rows missing from
+    the table, or with no mass on a legal action, become uniform.
+
+    The game is checked first: the table's recorded params against the tree's
+    (:func:`vitou_ai.bots.tabular.check_fits`: profile, deck, hand size, target,
+    signals, dealer), its action space against the tree's, and the share of the
+    policy's own decisions that fall back to uniform play (:func:`tabular_coverage`)
+    against ``max_fallback`` (a table recording no game is checked by that share alone).
+
+    Args:
+        max_fallback: most share of decisions allowed to fall back
+            (:data:`MAX_FALLBACK`, 1%; ``1.0`` takes any table).
+
+    Raises:
+        ValueError: one line naming both games: a policy of another game, or one that
+            would play more than ``max_fallback`` of its decisions at random here.
+    """
+    if not 0.0 <= max_fallback <= 1.0:
+        raise ValueError(f"max_fallback must be in [0, 1], got {max_fallback!r}")
+    _check_tabular_game(tree, tabular)
+    out, found = _laid_out(tree, tabular)
+    if not found.all() and max_fallback < 1.0:
+        c = _coverage(tree, out, found)
+        if c["fallback_share"] > max_fallback:
+            trained = getattr(tabular, "params", None)
+            of = f" ({game_name(trained)})" if trained is not None else " (no game recorded)"
+            raise ValueError(
+                f"policy {getattr(tabular, 'name', 'tabular')!r}{of} has no row for "
+                f"{c['missing']:,} of the {c['infosets']:,} information sets of the tree "
+                f"({game_name(tree.params)}): {c['fallback_share']:.1%} of its decisions "
+                f"would be uniform play, above max_fallback = {max_fallback:.1%}: a policy "
+                "of another game, score or variant? (max_fallback=1.0 takes it)")
     return out
 
 

@@ -18,6 +18,14 @@ Routes (all ``GET``):
 
 docs/guide/explore.md, "The JSON routes", documents them for users.
 
+Who may ask: the explorer serves local files' numbers (and the run's paths) to whoever
+reaches its port, so it answers only requests addressed to a loopback name
+(:data:`LOOPBACK_HOSTS`, any port; Starlette's ``TrustedHostMiddleware``: any other
+``Host`` header is HTTP 400, which defeats DNS rebinding, where another site's name is
+re-pointed at 127.0.0.1) and refuses an API request made by another site's page
+(:class:`SameOriginOnly`: HTTP 403 when ``Sec-Fetch-Site`` is ``cross-site`` or
+``same-site`` or ``Origin`` is not the explorer's own).
+
 Needs the ``explore`` extra (``pip install 'vitou_ai[explore]'``).
 """
 
@@ -30,6 +38,9 @@ from pathlib import Path
 from .model import ExploreError, HistorySearchError, Strategy, check_same_game
 from .views import BadRequest, grid_csv, grid_png, node_view, parse_path
 
+#: the host names the explorer answers to, with any port (it listens on 127.0.0.1 only;
+#: ``[::1]`` is the IPv6 loopback as a ``Host`` header writes it)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 EXTRA_HINT = ("the explorer needs the 'explore' extra: pip install 'vitou_ai[explore]' "
               "(starlette, uvicorn)")
 STATIC = Path(__file__).parent / "static"
@@ -44,6 +55,43 @@ def require_web() -> None:
         raise ImportError(EXTRA_HINT) from None
 
 
+def cross_origin(headers, own_host: str) -> str | None:
+    """Why a request is refused as cross-origin, or ``None``: ``headers`` (a mapping with
+    lower-case names, e.g. Starlette's ``Headers``) name another site's page as its
+    maker: ``Sec-Fetch-Site`` is ``cross-site`` or ``same-site`` (browsers send it with
+    every request; ``same-origin`` and ``none``, a typed address, pass), or ``Origin``
+    is not ``http://`` + ``own_host`` (the request's ``Host`` header; ``null`` included).
+    A request without these headers (curl, scripts) passes."""
+    site = headers.get("sec-fetch-site")
+    if site in ("cross-site", "same-site"):
+        return f"refused: a request made by another site's page (Sec-Fetch-Site: {site})"
+    origin = headers.get("origin")
+    if origin is not None and origin.lower() != f"http://{own_host}".lower():
+        return f"refused: a request made by another site's page (Origin: {origin})"
+    return None
+
+
+class SameOriginOnly:
+    """ASGI middleware: an ``/api/`` request that :func:`cross_origin` refuses is HTTP
+    403 with ``{"error": ...}`` (one line); the page itself (``/``) may be opened from
+    anywhere, e.g. a notebook's frame, and its own requests are same-origin."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            from starlette.datastructures import Headers
+            from starlette.responses import JSONResponse
+
+            headers = Headers(scope=scope)
+            why = cross_origin(headers, headers.get("host", ""))
+            if why is not None:
+                await JSONResponse({"error": why}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def make_app(strategies: list[Strategy]):
     """The Starlette application over one or two strategies of the same game.
 
@@ -53,6 +101,8 @@ def make_app(strategies: list[Strategy]):
     """
     require_web()
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
@@ -150,7 +200,12 @@ def make_app(strategies: list[Strategy]):
         return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
                             status_code=500)
 
-    return Starlette(exception_handlers={500: internal}, routes=[
+    # the host check first (outermost): a request to another name gets no further
+    return Starlette(exception_handlers={500: internal}, middleware=[
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS),
+                   www_redirect=False),
+        Middleware(SameOriginOnly),
+    ], routes=[
         Route("/", index), Route("/api/info", info), Route("/api/view", view),
         Route("/api/search", search), Route("/api/export.csv", export_csv),
         Route("/api/export.png", export_png),
@@ -158,7 +213,9 @@ def make_app(strategies: list[Strategy]):
 
 
 def bind(port: int, host: str = "127.0.0.1") -> socket.socket:
-    """A listening socket on ``host:port`` (0: a free port).
+    """A listening socket on ``host:port`` (0: a free port). The command and ``show()``
+    bind 127.0.0.1; whatever the host, the app answers loopback names only
+    (:data:`LOOPBACK_HOSTS`).
 
     Raises:
         ExploreError: the port is in use (or not allowed), one line.

@@ -59,7 +59,7 @@ import numpy as np
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import RAISE_NAMES, Game, IllegalActionError, State
-from ..rules.params import P_PLAYERS, VitouParams
+from ..rules.params import P_PLAYERS, VitouParams, game_name
 from ..solvers.public_tree import (
     KIND_CHANCE,
     KIND_DECISION,
@@ -281,12 +281,6 @@ def _is_network_file(path: Path) -> bool:
     except (OSError, zipfile.BadZipFile):
         return False
     return {"seat_net", "meta"} <= names and "keys" not in names
-
-
-def game_name(params: VitouParams) -> str:
-    """The game in one phrase: the profile and its knobs (``vitou_2p {'ranks': 3}``)."""
-    knobs = params.knobs()
-    return f"{params.profile} {knobs}" if knobs else params.profile
 
 
 def check_same_game(first: Strategy, second: Strategy) -> None:

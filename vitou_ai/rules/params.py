@@ -535,6 +535,13 @@ class VitouParams:
         return out
 
 
+def game_name(params: VitouParams) -> str:
+    """The game in one phrase: the profile and its knobs (``vitou_2p {'ranks': 3}``), for
+    messages that name two games."""
+    knobs = params.knobs()
+    return f"{params.profile} {knobs}" if knobs else params.profile
+
+
 def profile_knobs(profile: str) -> tuple[str, ...]:
     """The :class:`VitouParams` fields a profile takes, in field order (the list a refused
     knob's message gives): every field but ``profile``, less the family knobs it has not

@@ -189,11 +189,17 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                                               sp, played)
 
 def _check_made_for(tree, policy) -> None:
-    """Refuse a policy made for other game parameters than ``tree``'s (ValueError)."""
+    """Refuse a policy made for other game parameters than ``tree``'s (ValueError): the
+    profile and every knob (``knobs()`` alone are the differences from each profile's
+    defaults, equal for a 4x2x1 ``vitou_2p`` and a 4x2x1 ``truc_catalan_2p``)."""
+    from ..rules.params import game_name
+
     own = getattr(policy, "params", None)
-    if own is not None and hasattr(own, "knobs") and own.knobs() != tree.params.knobs():
+    if own is not None and hasattr(own, "knobs") and (
+            own.profile != tree.params.profile or own.knobs() != tree.params.knobs()):
         raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
-                         f"parameters ({own.knobs()}) than this tree's ({tree.params.knobs()})")
+                         f"parameters ({game_name(own)}) than this tree's "
+                         f"({game_name(tree.params)})")
 
 
 def bot_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.ndarray:
