@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from solve_common import (  # noqa: E402
     ROOT,
+    lock_out,
     peak_rss_mb,
     resume,
     solve,
@@ -274,6 +275,8 @@ def run(argv: list[str] | None = None) -> int:
         check_writable(out)
     except OSError as e:
         refuse(str(e))
+    if not lock_out(out, "solve_2p"):  # one writer per run folder, before reading it
+        raise SystemExit(2)
     checkpoint = out / "checkpoint.npz"
     _folder.append(out)
     if args.resume and checkpoint.exists():

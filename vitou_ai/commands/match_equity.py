@@ -174,6 +174,8 @@ def command(args: argparse.Namespace) -> int:
         with Sweep(tasks, config.fingerprint(), backend=args.backend, address=args.address,
                    workers=args.workers, max_retries=args.max_retries,
                    accepts=config.earlier_fingerprints()) as sweep:
+            if sweep.lock_note:  # a stale lock of a killed sweep (vitou_ai.io.RunLock)
+                note("match-equity", sweep.lock_note)
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))
