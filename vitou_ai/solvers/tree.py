@@ -104,7 +104,14 @@ def count_deals(params: VitouParams) -> int:
 
 def sample_deals(params: VitouParams, k: int, seed: int = 0) -> np.ndarray:
     """``k`` joint deals drawn uniformly (with replacement) from :func:`enumerate_deals`'s
-    list, ``int64[k, players, hand_size]``, without listing it."""
+    list, ``int64[k, players, hand_size]``, without listing it.
+
+    Raises:
+        ValueError, TypeError: a seed that is not a whole number in ``0 .. 2**64-1``.
+    """
+    from ..rng import UINT64_MAX, check_seed
+
+    seed = check_seed(seed, "seed", UINT64_MAX)
     ways = _deal_counter(params)
     n, h = params.players, params.hand_size
     start = (h,) * n
