@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from vitou_ai.commands.cli import main
-from vitou_ai.io import LOCK_FILE, RunLock, RunLockedError
+
+LOCK_FILE = "run.lock"  # vitou_ai.io.LOCK_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--ranks", "3", "--copies", "1", "--hand-size", "1", "--eval-deals", "200",
@@ -44,6 +45,8 @@ def hold(folder: Path) -> subprocess.Popen:
 
 
 def test_a_second_writer_is_refused_naming_the_first_ones_pid(tmp_path):
+    from vitou_ai.io import RunLock, RunLockedError
+
     holder = hold(tmp_path / "run")
     try:
         with pytest.raises(RunLockedError) as e:
@@ -56,6 +59,8 @@ def test_a_second_writer_is_refused_naming_the_first_ones_pid(tmp_path):
 
 
 def test_a_killed_owners_lock_is_taken_over_with_a_note(tmp_path):
+    from vitou_ai.io import RunLock
+
     holder = hold(tmp_path / "run")
     holder.send_signal(signal.SIGKILL)  # no clean-up: the lock file stays behind
     holder.wait()
@@ -70,6 +75,8 @@ def test_a_killed_owners_lock_is_taken_over_with_a_note(tmp_path):
 
 
 def test_released_on_an_error_and_the_folder_it_made_removed(tmp_path):
+    from vitou_ai.io import RunLock
+
     with pytest.raises(ZeroDivisionError), RunLock(tmp_path / "new" / "run"):
         assert (tmp_path / "new" / "run" / LOCK_FILE).exists()
         raise ZeroDivisionError
@@ -81,6 +88,8 @@ def test_released_on_an_error_and_the_folder_it_made_removed(tmp_path):
 
 
 def test_nested_in_one_process(tmp_path):
+    from vitou_ai.io import RunLock
+
     outer = RunLock(tmp_path)
     outer.acquire()
     inner = RunLock(tmp_path)
@@ -118,8 +127,10 @@ def test_train_resume_refused_while_another_process_writes_the_run(tmp_path, cap
 
 def test_train_holds_the_lock_while_it_runs(tmp_path):
     """A real second ``vitou-ai train`` process: refused while the first one runs."""
+    import vitou_ai
+
     out = tmp_path / "r"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(Path(vitou_ai.__file__).parents[1])}  # under test
     cmd = [sys.executable, "-m", "vitou_ai", "train", "--solver", "dcfr", "--out", str(out),
            "--iterations", "100000000", "--eval-every", "100000000", "--time", "60", *TINY]
     first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -154,6 +165,7 @@ def test_tournament_out_is_locked(tmp_path, capsys):
 
 
 def test_a_sweep_folder_is_locked(tmp_path):
+    from vitou_ai.io import RunLockedError
     from vitou_ai.match_equity.sweep import Sweep
 
     holder = hold(tmp_path / "tasks")

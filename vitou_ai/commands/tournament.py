@@ -205,8 +205,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         if (out_dir / "tournament.json").exists():  # --force: said, not silent
             note("tournament", f"replacing the earlier tournament's outputs in {out_dir}", err)
         paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
-    except OSError as e:
-        print(f"vitou-ai tournament: error: cannot write the results: {e}", file=err)
+    except OSError as e:  # a WriteError names the file already
+        print(f"vitou-ai tournament: error: "
+              f"{e if e.filename else f'cannot write the results: {e}'}", file=err)
         return 2
     pairs = result.pairs_frame()
     unit = "match" if mode == "match" else "deal"
