@@ -275,8 +275,6 @@ def run(argv: list[str] | None = None) -> int:
         check_writable(out)
     except OSError as e:
         refuse(str(e))
-    if not lock_out(out, "solve_2p"):  # one writer per run folder, before reading it
-        raise SystemExit(2)
     checkpoint = out / "checkpoint.npz"
     _folder.append(out)
     if args.resume and checkpoint.exists():
@@ -301,6 +299,8 @@ def run(argv: list[str] | None = None) -> int:
         refuse(f"{out} holds a run's checkpoint already: continue it with --resume, or "
                f"choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    if not lock_out(out, "solve_2p"):  # one writer per run folder, before any work
+        raise SystemExit(2)
     t0 = time.perf_counter()
     compile_s = warm_up(args.tree, args.variant, args.profile, discounts)
     t1 = time.perf_counter()

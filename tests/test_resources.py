@@ -180,7 +180,7 @@ def test_check_memory_and_available_memory():
 def test_time_budgets_are_finite_and_bounded(tmp_path, capsys, value):
     assert main(["train", "--iterations", "10", "--time", str(value),
                  "--out", str(tmp_path / "r"), *TINY]) == 2
-    assert "--time must be a number of seconds above 0 and at most" in one_line(capsys)
+    assert "--time must be a positive number of seconds, at most 10,000,000" in one_line(capsys)
     assert main(["train", "--profile", "vitou", "--time", str(value),
                  "--out", str(tmp_path / "a")]) == 2
     assert "--time must be" in one_line(capsys)

@@ -156,6 +156,7 @@ class RunLock:
         self._fd: int | None = None
         self._depth = 0
         self._made_folder = made
+        self._made_top = self.folder
         #: the note of :meth:`acquire` when used as a context manager
         self.note: str | None = None
 
@@ -179,8 +180,11 @@ class RunLock:
             self._depth += 1
             return None
         if not self.folder.is_dir():
+            top = self.folder  # the outermost folder made here: removed again if unused
+            while not top.parent.exists() and top.parent != top:
+                top = top.parent
             self.folder.mkdir(parents=True)
-            self._made_folder = True
+            self._made_folder, self._made_top = True, top
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -264,8 +268,13 @@ class RunLock:
 
     def _undo_folder(self) -> None:
         if self._made_folder:
-            try:
-                self.folder.rmdir()  # only if empty: nothing was written
+            folder = self.folder
+            try:  # only if empty (nothing was written), up to the first folder made here
+                while True:
+                    folder.rmdir()
+                    if folder == self._made_top or folder.parent == folder:
+                        break
+                    folder = folder.parent
             except OSError:
                 pass
             self._made_folder = False

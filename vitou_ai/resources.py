@@ -107,6 +107,6 @@ def check_seconds(value, name: str, top: float = MAX_SECONDS) -> float:
         raise TypeError(f"{name} must be a number of seconds, got {value!r}")
     v = float(value)
     if not (math.isfinite(v) and 0 < v <= top):
-        raise ResourceError(f"{name} must be a number of seconds above 0 and at most "
+        raise ResourceError(f"{name} must be a positive number of seconds, at most "
                             f"{top:,.0f}, got {value!r}")
     return v

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..io import WriteError, write_atomic
-from ..resources import check_memory, check_seconds
+from ..resources import ResourceError, check_memory, check_seconds
 from ..rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 from ..solvers.protocol import Solver, make_solver, tree_summary
 from .console import (
@@ -772,6 +772,8 @@ def _build_tree(plan: _Plan):
     try:
         return build_tree(plan.params, max_nodes=limit)
     except ValueError as e:
+        if isinstance(e, ResourceError) and (need or s["exact"] == "yes"):
+            raise _BadInput(str(e)) from None  # more nodes would not help
         if need or s["exact"] == "yes":
             hint = "raise --max-tree-nodes" + (
                 "" if s["solver"].endswith("mccfr") else ", or use es-mccfr / os-mccfr")
