@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from solve_common import (  # noqa: E402
     ROOT,
+    lock_out,
     peak_rss_mb,
     resume,
     solve,
@@ -298,6 +299,8 @@ def run(argv: list[str] | None = None) -> int:
         refuse(f"{out} holds a run's checkpoint already: continue it with --resume, or "
                f"choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    if not lock_out(out, "solve_2p"):  # one writer per run folder, before any work
+        raise SystemExit(2)
     t0 = time.perf_counter()
     compile_s = warm_up(args.tree, args.variant, args.profile, discounts)
     t1 = time.perf_counter()

@@ -29,6 +29,26 @@ from vitou_ai.solvers.cfr import CheckpointError  # noqa: E402
 from vitou_ai.solvers.protocol import Solver  # noqa: E402
 
 
+def lock_out(out: Path, prog: str) -> bool:
+    """Take the one-writer lock of the run folder ``out`` (:class:`vitou_ai.io.RunLock`)
+    until the process exits; ``False`` after printing, in one line, that another process
+    writes it (its PID). A stale lock taken over is said on stderr."""
+    import atexit
+
+    from vitou_ai.io import RunLock
+
+    lock = RunLock(out, " ".join([prog, *sys.argv[1:]]))
+    try:
+        said = lock.acquire()
+    except OSError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return False
+    atexit.register(lock.release)
+    if said:
+        print(f"{prog}: {said}", file=sys.stderr)
+    return True
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident set size so far, MiB (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -44,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from solve_common import ROOT, peak_rss_mb, resume, solve, write_summary  # noqa: E402
+from solve_common import ROOT, lock_out, peak_rss_mb, resume, solve, write_summary  # noqa: E402
 
 from vitou_ai._numba import jit  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
@@ -351,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         name += "_public"
     out = Path(args.out or ROOT / "results" / name)
     out.mkdir(parents=True, exist_ok=True)
+    if not lock_out(out, "solve_family"):
+        return 2
     discounts = {k: getattr(args, k) for k in DISCOUNTS}
     compile_s = warm_up(params, args.tree)
     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ The folders name the architecture: ``rules/`` (the kernel, hand histories),
 (the real-time search bot), ``envs/``,
 ``match_equity/``, ``vint/`` (the Vint game), ``explore/`` (the strategy explorer) and ``commands/`` (the ``vitou-ai`` command
 line and what only it uses); the root holds only plumbing (numba options, random streams,
-atomic file writes), the games x tools matrix (``capabilities``), ``__init__`` and
+atomic file writes and run locks, memory and time limits), the games x tools matrix (``capabilities``), ``__init__`` and
 ``__main__``.
 
 Layers, bottom first: the plumbing; the rules kernel; the OpenSpiel adapter and the
@@ -30,7 +30,7 @@ import vitou_ai
 
 PKG = Path(vitou_ai.__file__).parent
 LAYERS = [
-    {"_numba", "rng", "io"},
+    {"_numba", "rng", "io", "resources"},
     {"rules"},
     {"capabilities"},
     {"openspiel", "abstraction"},
@@ -44,7 +44,7 @@ LAYERS = [
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 #: the package root: plumbing modules and the subpackages, nothing else
-ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "capabilities"}
+ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "resources", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
                "match_equity", "vint", "explore", "commands",
                "search"}

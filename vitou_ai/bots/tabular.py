@@ -244,10 +244,17 @@ class TabularPolicy:
 
         Raises:
             ValueError: not such a file or a damaged one, missing arrays, another
-                ``RULES_VERSION`` or ``KEY_SIZE``.
+                ``RULES_VERSION`` or ``KEY_SIZE``; an abstract policy's file (naming
+                the sampled analysis that reads it).
             OSError: the file cannot be read.
         """
         z = read_npz(path, "tabular policy")
+        if "abstraction" in z:  # its keys are uint64 abstract states: "keys must be int8"
+            raise ValueError(f"{path}: an abstract policy (four-player abstract ES-MCCFR), "
+                             "not a tabular one: read it with vitou_ai.load_policy; its bluff "
+                             "and raise tables come from the sampled analysis "
+                             "(notebooks/four_player_bluffs.ipynb, vitou_ai.eval."
+                             "sampled_analysis), not from the game tree")
         missing = {"keys", "probs"} - set(z)
         if missing:
             raise ValueError(f"{path}: not a tabular policy (missing {sorted(missing)})")
@@ -304,13 +311,16 @@ def read_npz(path: str | Path, kind: str) -> dict[str, np.ndarray]:
 
 def _not_archive_reason(path: str | Path) -> str:
     """Why NumPy took a file for pickled data (it does for anything that is neither a
-    zip archive nor an ``.npy`` array): pickled objects only if it starts like a pickle,
-    else text or unknown bytes."""
+    zip archive nor an ``.npy`` array, and for an archive member that is an object
+    array): pickled objects if it is a zip archive (its arrays hold objects) or starts
+    like a pickle, else text or unknown bytes."""
     try:
         with open(path, "rb") as f:
             head = f.read(512)
     except OSError as e:
         return e.strerror or str(e)
+    if zipfile.is_zipfile(path):  # a valid .npz whose member .npy is an object array
+        return "it holds pickled objects (object arrays), which vitou_ai never loads"
     if head[:1] == b"\x80":  # the PROTO opcode of pickle protocols 2 and later
         return "it holds pickled objects, which vitou_ai never loads"
     if not head:

@@ -23,13 +23,21 @@ Ctrl-C ends any of them with one line on stderr and exit code 130.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from .console import EXIT_INTERRUPTED, SEED_RANGE, interrupts_outside_numba, seed_error
+from .console import (
+    EXIT_INTERRUPTED,
+    SEED_RANGE,
+    check_simulation_memory,
+    interrupts_outside_numba,
+    run_locks,
+    seed_error,
+)
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity", "explore")
@@ -174,6 +182,7 @@ def simulate_command(args, out=None, err=None) -> int:
     try:
         if not 1 <= args.deals <= 50_000_000:
             raise ValueError(f"--deals must be in 1 .. 50,000,000, got {args.deals}")
+        check_simulation_memory(args.deals, f"--deals {args.deals:,}")
         if seed_error(args.seed):
             raise ValueError(seed_error(args.seed))
         from .tournament import willughby_knobs
@@ -317,10 +326,26 @@ def main(argv: list[str] | None = None) -> int:
             parser, subs = build_parser()
             args = parser.parse_args(argv)
             args.argv = argv  # the command as typed, for run records
-            return _dispatch(args, subs)
+            with run_locks():  # the run folders a command claims, let go however it ends
+                return _dispatch(args, subs)
     except KeyboardInterrupt:
         print(f"\n{command}: interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
+    except OSError as e:
+        # a second writer of a run folder (RunLockedError), or the machine refusing a
+        # write (WriteError: full disk, quota, read-only): one line naming the file, not
+        # a traceback; write_atomic has kept the file's earlier version
+        from ..io import DISK_ERRORS, RunLockedError, WriteError, write_error
+
+        if isinstance(e, RunLockedError | WriteError):
+            print(f"{command}: {e}", file=sys.stderr, flush=True)
+        elif e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # only writes fail so
+            print(f"{command}: " + (str(write_error(Path(e.filename), e)) if e.filename else
+                                    f"cannot write the results: {DISK_ERRORS[e.errno]}"),
+                  file=sys.stderr, flush=True)
+        else:
+            raise
+        return EXIT_ERROR
 
 
 def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]) -> int:
@@ -352,6 +377,12 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         subs["demo"].error(f"--deals must be in 2 .. 50,000,000, got {args.deals}")
     if seed_error(args.seed):
         subs["demo"].error(seed_error(args.seed))
+    from ..resources import check_memory
+
+    try:  # random_games' columns: 16 bytes a deal, and the returns read back
+        check_memory(24.0 * args.deals, f"--deals {args.deals:,}", "give fewer")
+    except ValueError as e:
+        subs["demo"].error(str(e))
     return demo(args.deals, args.seed)
 
 

@@ -121,6 +121,26 @@ def check_writable(path: str | Path, kind: str = "folder", flag: str = "--out") 
         raise OSError(f"{flag} {path}: cannot write in {probe} ({e.strerror or e})") from None
 
 
+#: bytes of memory per simulated deal or match beyond the simulator's own table (a row of
+#: ``int32[N_FIELDS]``): the float64 columns the commands derive from it (returns, teams,
+#: winners, points)
+DERIVED_ROW_BYTES = 6 * 8
+
+
+def check_simulation_memory(rows: float, what: str, hint: str = "give fewer") -> None:
+    """Refuse, before any work, a simulation of ``rows`` deals or matches whose results
+    would not fit in the memory available (:func:`vitou_ai.resources.check_memory`).
+
+    Raises:
+        vitou_ai.resources.ResourceError: one line naming ``what`` (the option) and the
+            memory it needs.
+    """
+    from ..resources import check_memory
+    from ..sim.batch import N_FIELDS
+
+    check_memory(float(rows) * (4 * N_FIELDS + DERIVED_ROW_BYTES), what, hint)
+
+
 def show_progress(stream: TextIO, no_progress: bool = False) -> bool:
     """Whether to draw a progress bar on ``stream``: only on a terminal, and not with
     ``--no-progress`` (a bar in a log file or a pipe is noise)."""
@@ -223,3 +243,50 @@ def interrupts_ignored() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
 
+
+
+# ---- one writer per run folder (vitou_ai.io.RunLock) ---------------------------------------
+
+_claims: list[list] = []  # the locks of the open run_locks blocks, innermost last
+
+
+@contextlib.contextmanager
+def run_locks() -> Iterator[None]:
+    """Release, when the block ends (normally, on an error or on Ctrl-C), every run
+    folder :func:`claim_run_folder` took in it: :func:`vitou_ai.commands.cli.main` runs
+    each command in one."""
+    _claims.append([])
+    try:
+        yield
+    finally:
+        for lock in reversed(_claims.pop()):
+            lock.release()
+
+
+def claim_run_folder(folder: str | Path, command: str, line: str = "", made: bool = False
+                     ) -> None:
+    """Take the one-writer lock of the run ``folder`` (:class:`vitou_ai.io.RunLock`; the
+    folder is made if missing) until the enclosing :func:`run_locks` block ends, or the
+    process exits outside one; a stale lock taken over is said in one line on stderr.
+
+    Args:
+        command: the subcommand, for the note (``"train"``).
+        line: the command line, recorded in the lock for a second writer's message.
+        made: the command made ``folder`` for this run (removed again if left empty).
+
+    Raises:
+        vitou_ai.io.RunLockedError: another live process writes the folder (one line
+            naming its PID). OSError: the folder or its lock file cannot be made.
+    """
+    import atexit
+
+    from ..io import RunLock
+
+    lock = RunLock(folder, line or f"vitou-ai {command}", made=made)
+    said = lock.acquire()
+    if _claims:
+        _claims[-1].append(lock)
+    else:
+        atexit.register(lock.release)
+    if said:
+        note(command, said)

@@ -114,8 +114,12 @@ def _check_tree_size(config, max_nodes: int) -> None:
         from ..solvers.tree import build_tree as build
     note("match-equity", f"checking the deal's {config.solver} tree (at most {max_nodes:,} "
          "nodes)...")
+    from ..resources import ResourceError
+
     try:
         build(config.deal_params((0, 0), 0), max_nodes=max_nodes)
+    except ResourceError as e:  # it fits the node limit, not this machine
+        raise MatchEquityError(str(e)) from None
     except ValueError:
         raise MatchEquityError(f"the deal's {config.solver} tree has more than {max_nodes:,} "
                                "nodes; a deal is solved whole (two trees per score state at "
@@ -159,6 +163,11 @@ def command(args: argparse.Namespace) -> int:
         print(f"vitou-ai match-equity: --resume: no sweep in {out} (no {tasks.name}/ with "
               "results); leave --resume out to start one", file=sys.stderr)
         return EXIT_ERROR
+    from .console import claim_run_folder
+
+    # one writer for the table's files too (the sweep's own lock ends with the sweep)
+    claim_run_folder(tasks, "match-equity",
+                     "vitou-ai " + shlex.join(getattr(args, "argv", None) or []))
     done = [0]
 
     def on_state(rec: dict, resumed: bool) -> None:
@@ -174,6 +183,8 @@ def command(args: argparse.Namespace) -> int:
         with Sweep(tasks, config.fingerprint(), backend=args.backend, address=args.address,
                    workers=args.workers, max_retries=args.max_retries,
                    accepts=config.earlier_fingerprints()) as sweep:
+            if sweep.lock_note:  # a stale lock of a killed sweep (vitou_ai.io.RunLock)
+                note("match-equity", sweep.lock_note)
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))

@@ -8,7 +8,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .console import SEED_RANGE, check_writable, new_folder, note, seed_error, show_progress
+from .console import (
+    SEED_RANGE,
+    check_simulation_memory,
+    check_writable,
+    claim_run_folder,
+    new_folder,
+    note,
+    seed_error,
+    show_progress,
+)
 
 #: games per pairing when neither --deals nor --matches is given
 DEFAULT_MATCHES = 200
@@ -38,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="deals per pairing, at least 4: duplicate pairs, the interval needs "
                       "two (deal mode, R8.1; default: match mode)")
     size.add_argument("--matches", type=int,
-                      help=f"matches per pairing, at least 2 (match mode, R8.2; default "
+                      help=f"matches per pairing, at least 4: duplicate pairs, the interval "
+                      f"needs two (match mode, R8.2; default "
                       f"{DEFAULT_MATCHES})")
     p.add_argument("--seed", type=int, default=0, help=f"random seed, {SEED_RANGE}")
     p.add_argument("--target", type=int, default=None, help="match target (default: the profile's)")
@@ -138,6 +148,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                              f"4 (two duplicate pairs: the 95% intervals need two), got {games}")
         if games > 100_000_000:
             raise ValueError(f"at most 100,000,000 games per pairing, got {games}")
+        # a pairing's table is held twice while its blocks are joined
+        check_simulation_memory(2 * games, f"--{'matches' if mode == 'match' else 'deals'} "
+                                f"{games:,}")
         if seed_error(args.seed):
             raise ValueError(seed_error(args.seed))
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
@@ -159,6 +172,11 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                              "be overwritten): choose a new or empty folder, or pass --force")
         if len(policies) < 2:
             raise ValueError("--bots needs at least two bots")
+        if args.out is not None:  # one writer per output folder (vitou_ai.io.RunLock)
+            import shlex
+
+            claim_run_folder(args.out, "tournament",
+                             "vitou-ai " + shlex.join(getattr(args, "argv", None) or []))
     except (ValueError, OSError) as e:
         print(f"vitou-ai tournament: error: {e}", file=err)
         return 2
@@ -187,8 +205,9 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         if (out_dir / "tournament.json").exists():  # --force: said, not silent
             note("tournament", f"replacing the earlier tournament's outputs in {out_dir}", err)
         paths = write_outputs(result, out_dir, command=command_line(args, mode, games, out_dir))
-    except OSError as e:
-        print(f"vitou-ai tournament: error: cannot write the results: {e}", file=err)
+    except OSError as e:  # a WriteError names the file already
+        print(f"vitou-ai tournament: error: "
+              f"{e if e.filename else f'cannot write the results: {e}'}", file=err)
         return 2
     pairs = result.pairs_frame()
     unit = "match" if mode == "match" else "deal"

@@ -51,13 +51,16 @@ from typing import Any
 
 import numpy as np
 
-from ..io import write_atomic
+from ..io import WriteError, write_atomic
+from ..resources import ResourceError, check_memory, check_seconds
 from ..rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 from ..solvers.protocol import Solver, make_solver, tree_summary
 from .console import (
     EXIT_INTERRUPTED,
     SEED_RANGE,
+    check_simulation_memory,
     check_writable,
+    claim_run_folder,
     interrupted_line,
     interrupts_deferred,
     interrupts_ignored,
@@ -412,6 +415,13 @@ def run(args: argparse.Namespace, out=None) -> int:
     after trying to build it) and leaving nothing behind.
     """
     out = out or sys.stdout
+    if getattr(args, "out", None):
+        try:  # one writer per run folder, before its files are read (vitou_ai.io.RunLock)
+            check_writable(args.out)
+            claim_run_folder(args.out, "train", command_line(args))
+        except OSError as e:
+            print(f"vitou-ai train: {e}", file=sys.stderr)
+            return 2
     if getattr(args, "objective", "points") == "match" and getattr(args, "pruning", None):
         print("vitou-ai train: --pruning applies to --objective points only (the match "
               "objective's four-player trainer keeps pruning on, docs/abstraction.md)",
@@ -459,6 +469,12 @@ def run(args: argparse.Namespace, out=None) -> int:
         print(f"vitou-ai train: {e}", file=sys.stderr)
         return 2
     return _train(plan, out)
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as typed (``vitou-ai train ...``), for run records and the run lock."""
+    argv = getattr(args, "argv", None)
+    return "vitou-ai " + shlex.join(argv) if argv is not None else shlex.join(sys.argv)
 
 
 def _two_player_match_run(folder: str) -> bool:
@@ -639,7 +655,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
         raise _BadInput(f"--bots: {e}") from None
     if iterations < 1 or every < 1 or s["eval_deals"] < 2:
         raise _BadInput("--iterations, --eval-every must be >= 1, --eval-deals >= 2")
-    start = _resume_point(folder, saved, iterations, args.iterations) if args.resume else None
+    start = (_resume_point(folder, saved, iterations, args.iterations, args.time)
+             if args.resume else None)
     if seed_error(s["seed"]):
         raise _BadInput(seed_error(s["seed"]))
     if s["max_infosets"] < 1:
@@ -650,8 +667,22 @@ def _plan(args: argparse.Namespace) -> _Plan:
         # public trees index nodes in 32 bits (public_tree.build_public_tree)
         raise _BadInput(f"--max-tree-nodes must be below 2**31 for --solver {s['solver']}, "
                         f"got {args.max_tree_nodes:,}")
-    if args.time is not None and not (args.time > 0 and math.isfinite(args.time)):
-        raise _BadInput(f"--time must be a positive number of seconds, got {args.time}")
+    if args.time is not None:
+        try:
+            check_seconds(args.time, "--time")
+        except (TypeError, ValueError) as e:
+            raise _BadInput(str(e)) from None
+    try:  # the memory the counts allocate, before the tree is built or the folder made
+        if s["solver"] in ("es-mccfr", "os-mccfr"):
+            from ..solvers.mccfr import table_bytes
+
+            check_memory(table_bytes(params, s["max_infosets"]),
+                         f"--max-infosets {s['max_infosets']:,}",
+                         "lower it (the table is allocated whole)")
+        check_simulation_memory(2 * max(1, s["eval_deals"] // 2),
+                                f"--eval-deals {s['eval_deals']:,}")
+    except ValueError as e:
+        raise _BadInput(str(e)) from None
     from ..capabilities import UnsupportedGameError, require
 
     tool = ("public_tree" if s["solver"] in PUBLIC else "mccfr"
@@ -660,8 +691,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         require(tool, params)
     except UnsupportedGameError as e:
         raise _BadInput(str(e)) from None
-    argv = getattr(args, "argv", None)
-    command = "vitou-ai " + shlex.join(argv) if argv is not None else shlex.join(sys.argv)
+    command = command_line(args)
     return _Plan(settings=s, params=params, folder=folder, saved=saved, resume=args.resume,
                  iterations=iterations, every=every, bots=bots, time=args.time,
                  max_tree_nodes=args.max_tree_nodes, no_progress=args.no_progress,
@@ -669,22 +699,31 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
 
 def _resume_point(folder: Path, saved: dict[str, Any], iterations: int,
-                  given: int | None) -> int | None:
+                  given: int | None, time_limit: float | None = None) -> int | None:
     """The iteration ``--resume`` continues from: the checkpoint's, read and checked
     whole before the tree is built (``None``: the run was stopped during its first
     evaluation, before any checkpoint; it starts again from iteration 0).
 
     Raises:
         _BadInput: a damaged or missing checkpoint; ``--iterations`` below the
-            checkpoint's, or equal to it with outputs that already belong to it.
+            checkpoint's, or equal to it with outputs that already belong to it; a
+            ``--time`` (solver seconds in all) the checkpoint has spent already, with
+            outputs that belong to it.
     """
     ck = folder / "checkpoint.npz"
     if not ck.exists() and "iterations_done" not in saved:
         return None
     try:
-        start = checkpoint_head(ck)["iteration"]
+        head = checkpoint_head(ck)
     except ValueError as e:
         raise _BadInput(f"cannot resume: {e}") from None
+    start, spent = head["iteration"], head.get("seconds")
+    if (time_limit is not None and isinstance(spent, int | float) and spent >= time_limit
+            and outputs_agree(folder, saved, start)):
+        raise _BadInput(f"{ck} is at iteration {start:,} after {spent:.1f} s of solver time: "
+                        f"--time {time_limit:g} (solver seconds in all, earlier sessions "
+                        f"included) leaves nothing to run; give more than {spent:.1f} to "
+                        "continue it")
     if iterations < start:
         raise _BadInput(f"--iterations {iterations} is below the {start:,} iterations the run "
                         f"has done ({ck}): give more to continue it")
@@ -733,6 +772,8 @@ def _build_tree(plan: _Plan):
     try:
         return build_tree(plan.params, max_nodes=limit)
     except ValueError as e:
+        if isinstance(e, ResourceError) and (need or s["exact"] == "yes"):
+            raise _BadInput(str(e)) from None  # more nodes would not help
         if need or s["exact"] == "yes":
             hint = "raise --max-tree-nodes" + (
                 "" if s["solver"].endswith("mccfr") else ", or use es-mccfr / os-mccfr")
@@ -783,6 +824,7 @@ def _train(plan: _Plan, out) -> int:
             if plan.folder is None:
                 plan.folder = created = new_folder("runs", f"{plan.params.profile}-{s['solver']}",
                                                    stamp)
+                claim_run_folder(created, "train", plan.command, made=True)
             elif not plan.folder.exists():
                 created = plan.folder  # before mkdir: a Ctrl-C right after it still cleans up
                 plan.folder.mkdir(parents=True)
@@ -816,6 +858,8 @@ def _train(plan: _Plan, out) -> int:
                 " (a first run after an install also compiles the solver)"
                 if s["solver"] in NATIVE or s["solver"] in PUBLIC else ""))
         while adapter.iterations_done < plan.iterations:
+            if plan.time and adapter.solver_seconds() >= plan.time:
+                break  # a resume whose --time was spent already: not one more iteration
             # up to the next multiple of --eval-every (a --time stop may leave the last
             # evaluation off the grid; a resumed run goes back onto it)
             done = adapter.iterations_done
@@ -853,10 +897,17 @@ def _train(plan: _Plan, out) -> int:
     except _BadInput as e:
         code = 2
         print(f"vitou-ai train: {e}", file=sys.stderr)
+    except WriteError as e:  # a full disk, a quota, a read-only file system: one line
+        code = 2
+        resumable = plan.folder is not None and (plan.folder / "checkpoint.npz").exists()
+        print(f"\nvitou-ai train: {e}" + ("; --resume continues from the last checkpoint "
+                                          "once the file can be written" if resumable else ""),
+              file=sys.stderr)
     except RuntimeError as e:  # TableFullError: the MCCFR table reached --max-infosets
         code = 2
-        print(f"\nvitou-ai train: {e} (the last evaluation's checkpoint and outputs are kept)",
-              file=sys.stderr)
+        kept = ("the last evaluation's checkpoint and outputs are kept" if rows else
+                "no evaluation was reached, nothing was saved")
+        print(f"\nvitou-ai train: {e} ({kept})", file=sys.stderr)
     finally:
         if bar:
             bar.close()
@@ -877,17 +928,26 @@ def _advance(adapter: Solver, n: int, limit: float | None) -> int:
     return early when the solver time reaches ``limit`` seconds (``--time``) or
     :data:`CHECKPOINT_SECONDS` have passed, so that the run evaluates and saves.
 
+    A chunk never asks for more iterations than the time left holds at the last chunk's
+    rate, so a stop overshoots by about one iteration, not by a chunk (a doubled chunk
+    took ``--time 2`` to 3.85 s).
+
     Returns:
         The iterations run.
     """
     start_iter, start = adapter.iterations_done, adapter.solver_seconds()
-    chunk = 1
+    stop = start + CHECKPOINT_SECONDS if not limit else min(limit, start + CHECKPOINT_SECONDS)
+    chunk, per_iteration = 1, 0.0
     while (ran := adapter.iterations_done - start_iter) < n:
         before = adapter.solver_seconds()
-        adapter.iterate(min(chunk, n - ran))
-        now = adapter.solver_seconds()
-        if (limit and now >= limit) or now - start >= CHECKPOINT_SECONDS:
+        if before >= stop:
             break
+        size = min(chunk, n - ran)
+        if per_iteration > 0:  # what the time left holds at the last chunk's rate
+            size = max(1, min(size, int((stop - before) / per_iteration)))
+        adapter.iterate(size)
+        now = adapter.solver_seconds()
+        per_iteration = (now - before) / size
         if now - before < 1.0:
             chunk *= 2
     return adapter.iterations_done - start_iter

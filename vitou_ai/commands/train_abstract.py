@@ -34,10 +34,28 @@ import numpy as np
 
 from ..abstraction.config import GESTURES, AbstractionConfig
 from ..io import write_atomic
+from ..resources import check_memory, check_seconds
 from ..rules.params import RULES_VERSION, VitouParams
-from .console import check_writable, seed_error
+from .console import check_simulation_memory, check_writable, claim_run_folder, seed_error
 
 DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterations is given
+
+
+#: bytes of memory LBR holds per sampled world in each deal being played at once (one per
+#: numba thread; :func:`vitou_ai.eval.lbr.lbr_deal`'s value rows and weights)
+LBR_SAMPLE_BYTES = 8 * 31 + 16
+#: bytes LBR keeps per deal (both teams' return and status)
+LBR_DEAL_BYTES = 32
+
+
+def lbr_bytes(deals: int, samples: int) -> float:
+    """About the memory LBR of ``deals`` deals with ``samples`` worlds per decision
+    takes: its results per deal, and the worlds of the deals played at once (one per
+    core)."""
+    import os
+
+    return (float(deals) * LBR_DEAL_BYTES
+            + float(samples) * LBR_SAMPLE_BYTES * (os.cpu_count() or 1))
 
 
 def max_threads() -> int:
@@ -238,8 +256,11 @@ def run(args, params: VitouParams, out=None) -> int:
                    f"{params.players}): --profile vitou, vitou_cason, truc_catalan, truc_1912 "
                    "or trut")
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
-    if budget is not None and not (budget > 0 and math.isfinite(budget)):
-        return bad(f"--time must be a positive number of seconds, got {budget}")
+    if budget is not None:
+        try:
+            check_seconds(budget, "--time")
+        except (TypeError, ValueError) as e:
+            return bad(str(e))
     for flag, value, low in (("--threads", args.threads, 1),
                              ("--evals", args.evals, 1),
                              ("--eval-deals", args.eval_deals, 2),
@@ -273,6 +294,19 @@ def run(args, params: VitouParams, out=None) -> int:
         return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
     if seed_error(args.seed):
         return bad(seed_error(args.seed))
+    try:  # the memory the counts allocate, before the run folder is made
+        from ..solvers.mccfr_abstract import table_bytes
+
+        check_memory(table_bytes(params, args.max_infosets),
+                     f"--max-infosets {args.max_infosets:,}",
+                     "lower it (the table is allocated whole)")
+        check_simulation_memory(args.eval_deals, f"--eval-deals {args.eval_deals:,}")
+        check_simulation_memory(args.eval_matches, f"--eval-matches {args.eval_matches:,}")
+        check_memory(lbr_bytes(lbr_deals, args.lbr_samples),
+                     f"--lbr-deals {lbr_deals:,} with --lbr-samples {args.lbr_samples:,}",
+                     "give fewer")
+    except ValueError as e:
+        return bad(str(e))
     evals = int(args.evals)
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
@@ -319,7 +353,8 @@ def run(args, params: VitouParams, out=None) -> int:
         if why:
             return bad(why)
     created = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
+    command = "vitou-ai " + " ".join(getattr(args, "argv", None) or sys.argv[1:])
+    claim_run_folder(folder, "train", command, made=created)  # one writer (vitou_ai.io.RunLock)
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
         threads=args.threads, **schedule(budget, args.pruning))
@@ -335,7 +370,6 @@ def run(args, params: VitouParams, out=None) -> int:
         rows = [r for r in curve_rows(folder) if r["iteration"] <= solver.iteration]
         print(f"resumed from {folder / 'checkpoint.npz'} at iteration {solver.iteration:,} "
               f"({solver.seconds:.0f} s)", file=out, flush=True)
-    command = "vitou-ai " + " ".join(getattr(args, "argv", None) or sys.argv[1:])
     record = {
         "command": saved.get("command", command) if args.resume else command,
         "rules_version": RULES_VERSION, "seed": args.seed,
@@ -376,7 +410,7 @@ def run(args, params: VitouParams, out=None) -> int:
         return w * max(1, round(iterations // w * k / evals))
 
     code = 0
-    chunk = 2000
+    chunk, per_iteration = 2000, 0.0
     solver.warm_up()
     try:
         if args.resume and start is not None and not outputs_agree(folder, saved,
@@ -413,9 +447,16 @@ def run(args, params: VitouParams, out=None) -> int:
                     n = min(n, iterations - solver.iteration)
                 if budget is None and int(target) > solver.iteration:
                     n = min(n, int(target) - solver.iteration)
-                t = time.perf_counter()
+                if budget is not None and per_iteration > 0:
+                    # no more than the time left to the evaluation or the budget holds at
+                    # the last chunk's rate: a stop overshoots by little, not by a chunk
+                    left = min(target, budget) - solver.seconds
+                    n = max(1, min(n, int(left / per_iteration)))
+                t, before, it0 = time.perf_counter(), solver.seconds, solver.iteration
                 solver.iterate(n)
                 dt = time.perf_counter() - t
+                per_iteration = (max(solver.seconds - before, 0.0)
+                                 / max(1, solver.iteration - it0))
                 chunk = int(min(max(chunk * (5.0 / max(dt, 1e-3)) ** 0.5, 200), 2_000_000))
             row = _evaluate(solver, params, bots, args, record)
             rows.append(row)

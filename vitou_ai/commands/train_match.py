@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     or a failed state, one line on stderr)."""
     out = out or sys.stdout
     from ..bots.tabular import TabularPolicy
-    from ..io import write_atomic
+    from ..io import holds_files, write_atomic
     from ..match_equity.sweep import Sweep, SweepError
     from ..match_equity.two_player import (
         MatchEquityError,
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     )
     from ..rules.params import RULES_VERSION, VitouParams
     from ..solvers.tree import build_tree
-    from .console import check_writable, new_folder, note
+    from .console import check_writable, claim_run_folder, new_folder, note
 
     try:
         config = _config(args, defaults)
@@ -119,13 +119,16 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
         return EXIT_ERROR
     if args.out:
         folder = Path(args.out)
-        if not args.resume and folder.exists() and any(folder.iterdir()):
+        if not args.resume and folder.exists() and holds_files(folder):
             print(f"vitou-ai train: {folder} is not empty; --resume continues it",
                   file=sys.stderr)
             return EXIT_ERROR
         folder.mkdir(parents=True, exist_ok=True)
     else:
         folder = new_folder("runs", f"{config.profile}-match")
+    # one writer per run folder (vitou_ai.io.RunLock; taken already for an --out)
+    claim_run_folder(folder, "train", "vitou-ai " + shlex.join(getattr(args, "argv", [])),
+                     made=not args.out)
     tasks = folder / "tasks"
 
     def on_state(rec: dict, resumed: bool) -> None:

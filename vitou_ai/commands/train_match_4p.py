@@ -112,6 +112,15 @@ def _settings(args: argparse.Namespace) -> dict:
     params = VitouParams(profile=profile, dealer=-1)
     try:
         abstraction.check_game(params)
+        # the memory the counts allocate, before the run folder is made
+        from ..resources import check_memory
+        from ..solvers.mccfr_abstract import table_bytes
+        from .console import check_simulation_memory
+
+        check_memory(table_bytes(params, s["max_infosets"]),
+                     f"--max-infosets {s['max_infosets']:,}",
+                     "lower it (the table is allocated whole)")
+        check_simulation_memory(s["table_deals"], f"--table-deals {s['table_deals']:,}")
     except ValueError as e:
         raise _BadInput(str(e)) from None
     s["abstraction"] = abstraction.describe()
@@ -224,7 +233,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     2 bad input, one line on stderr, before any work)."""
     out = out or sys.stdout
     from ..abstraction.config import AbstractionConfig
-    from ..io import write_atomic
+    from ..io import holds_files, write_atomic
     from ..match_equity import four_player as F
     from ..match_equity import two_player as M
     from ..match_equity.objective_4p import (
@@ -239,7 +248,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     from ..solvers.checkpoint import CheckpointError
     from ..solvers.mccfr import TableFullError
     from ..solvers.mccfr_abstract import AbstractMCCFR
-    from .console import check_writable, new_folder, note
+    from .console import check_writable, claim_run_folder, new_folder, note
     from .train_abstract import schedule
 
     def bad(msg: str) -> int:
@@ -271,7 +280,7 @@ def run(args: argparse.Namespace, out=None) -> int:
                 check_writable(args.out or "runs")
             except OSError as e:
                 raise _BadInput(str(e)) from None
-            if args.out and Path(args.out).exists() and any(Path(args.out).iterdir()):
+            if args.out and Path(args.out).exists() and holds_files(Path(args.out)):
                 raise _BadInput(f"{args.out} is not empty; --resume continues it")
     except _BadInput as e:
         return bad(str(e))
@@ -283,6 +292,8 @@ def run(args: argparse.Namespace, out=None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
     else:
         folder = new_folder("runs", f"{s['profile']}-match")
+        claim_run_folder(folder, "train", "vitou-ai " + shlex.join(getattr(args, "argv", [])),
+                         made=True)  # one writer per run folder (vitou_ai.io.RunLock)
     params = VitouParams(profile=s["profile"], dealer=-1)
     t = params.target
     total = s["time"] * s["rounds"]
@@ -402,10 +413,9 @@ def run(args: argparse.Namespace, out=None) -> int:
     last = folder / f"round_{state['round']}"
     stem = F.output_stem(F.Config4p(policy=str(last / "policy.npz"), profile=s["profile"],
                                     target=t, deals=s["table_deals"]))
-    shutil.copyfile(last / "policy.npz", folder / "policy.npz.tmp")
-    Path(folder / "policy.npz.tmp").replace(folder / "policy.npz")
-    shutil.copyfile(last / f"{stem}.csv", folder / "table.csv.tmp")
-    Path(folder / "table.csv.tmp").replace(folder / "table.csv")
+    for src, dst in ((last / "policy.npz", "policy.npz"), (last / f"{stem}.csv", "table.csv")):
+        with open(src, "rb") as f:  # whole or not at all; a full disk is one line (WriteError)
+            write_atomic(folder / dst, lambda out, f=f: shutil.copyfileobj(f, out))
     h = state["history"][-1]
     print(f"match objective ({s['profile']}): {state['round']} rounds, last table change max "
           f"{h['max_abs']:.4f} (max z {h['max_z']:.2f}, criterion {h['z_crit']:.2f}: "

@@ -145,7 +145,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         if seed is not None:
             self.table.seed(check_seed(seed, "seed", UINT64_MAX))
         elif not self._seeded:
-            self.table.seed(int(np.random.SeedSequence().entropy))
+            self.table.seed(int(np.random.SeedSequence().entropy) % 2**64)  # 128 bits
         self._seeded = True
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

@@ -24,7 +24,7 @@ import pyspiel
 from .._numba import jit
 from ..openspiel.game import game_string
 from ..openspiel.observer import fill_infostate_tensor, infostate_tensor_dims
-from ..rng import row_seed
+from ..rng import UINT64_MAX, check_seed, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import Game as RulesGame
@@ -143,8 +143,13 @@ class KernelTable:
         self.deal_actions: list[int] = []
 
     def seed(self, seed: int) -> None:
-        """Restart the chance stream from ``seed`` (any integer, taken mod 2**64)."""
-        self.rng[0] = row_seed(np.uint64(int(seed) % 2**64), np.uint64(0))
+        """Restart the chance stream from ``seed``, a whole number in ``0 .. 2**64-1``.
+
+        Raises:
+            ValueError, TypeError: another seed (:func:`vitou_ai.rng.check_seed`: ``-1``
+                was taken mod 2**64, ``1.5`` as 1).
+        """
+        self.rng[0] = row_seed(np.uint64(check_seed(seed, "seed", UINT64_MAX)), np.uint64(0))
 
     def new_game(self) -> int:
         """A fresh game, played through its first chance nodes; returns the player to act

@@ -84,7 +84,7 @@ from ..bots.neural import check_fits as neural_fits
 from ..bots.policy import Policy, choose_action, pack_policies, scratch
 from ..bots.tabular import TabularPolicy
 from ..bots.tabular import check_fits as tabular_fits
-from ..rng import row_seed
+from ..rng import UINT64_MAX, check_seed, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import IllegalActionError
@@ -231,6 +231,8 @@ class VitouEnv(gymnasium.Env):
 
     # ---- the Gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # the package's seed range (Gymnasium took True as 1)
+            seed = check_seed(seed, "seed", UINT64_MAX)
         super().reset(seed=seed)
         # Both streams come from np_random: a seeded reset fixes the whole episode,
         # and an unseeded one continues deterministically.

@@ -154,6 +154,10 @@ class SelfPlayEnv(gymnasium.Env):
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # the package's seed range (Gymnasium took True as 1)
+            from ..rng import UINT64_MAX, check_seed
+
+            seed = check_seed(seed, "seed", UINT64_MAX)
         super().reset(seed=seed)
         skipped = 0
         while True:

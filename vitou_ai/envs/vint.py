@@ -84,6 +84,7 @@ import numpy as np
 import pyspiel
 
 from ..openspiel.util import Pieces
+from ..rng import UINT64_MAX, check_seed
 from ..vint import kernel as K
 from ..vint import layout as L
 from ..vint.bots import BOT_NAMES, View, make_bot
@@ -436,8 +437,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         return {"observation": self.table.observation(seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._rng = random.Random(int(seed))
+        if seed is not None:  # random.Random took -1 and, through int(), 1.5 as 1
+            self._rng = random.Random(check_seed(seed, "seed", UINT64_MAX))
         elif self._rng is None:
             self._rng = random.Random(int(np.random.SeedSequence().entropy))
         if not _deal_options(self.table, options, "vint_v0"):
@@ -622,6 +623,8 @@ class VintEnv(gymnasium.Env):
         return self._mask().astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:  # the package's seed range (Gymnasium took True as 1)
+            seed = check_seed(seed, "seed", UINT64_MAX)
         super().reset(seed=seed)
         # Both streams come from np_random: a seeded reset fixes the episode, an
         # unseeded one continues deterministically.

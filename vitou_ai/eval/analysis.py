@@ -506,7 +506,17 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         reach-weighted rates over the whole deal, each with its base in
         expected decisions per deal: ``raise_rate`` / ``raise_reach``,
         ``refusal_rate`` / ``answer_reach``, ``bluff_share`` / ``raises``.
+
+    Raises:
+        TypeError: ``iterations`` not a whole number. ValueError: ``iterations < 1``
+            (0 or fewer solved nothing: the uniform policy's rates came back as the
+            equilibrium's).
     """
+    if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer):
+        raise TypeError(f"iterations must be a whole number of CFR iterations, got "
+                        f"{iterations!r}")
+    if iterations < 1:
+        raise ValueError(f"iterations must be at least 1, got {iterations}")
     from ..solvers.cfr import TabularCFR
     from ..solvers.evaluate import exploitability, nash_conv, value_by_position
     from ..solvers.tree import build_tree

@@ -696,6 +696,7 @@ def sample_worlds(policy: Policy, params: VitouParams, history: Sequence[int], p
             the game, longer than ``MAX_HIST``, or not ending at ``player``'s decision.
     """
     _check_game(params)
+    seed = check_seed(seed, "seed", UINT64_MAX)
     if samples < 1:
         raise ValueError(f"sample_worlds needs samples >= 1, got {samples}")
     hist = np.asarray(history, np.int64).reshape(-1)

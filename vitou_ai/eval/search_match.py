@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..rng import UINT64_MAX, check_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import VitouParams
@@ -83,6 +84,7 @@ def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0
     pair (module docstring): in game 0 ``a`` holds the even seats (team 0), in game 1 the
     odd ones. Pair ``g`` uses deal ``default_rng([seed, row0 + g])`` and dealer
     ``(row0 + g) % players``; ``progress`` is called with 2 after each pair."""
+    seed = check_seed(seed, "seed", UINT64_MAX)
     n = params.players
     out = np.zeros((pairs, 2))
     for k in range(pairs):
@@ -111,10 +113,12 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
         searched).
 
     Raises:
-        ValueError: ``pairs < 1``; a bot that does not fit the game.
+        ValueError: ``pairs < 1``; a bot that does not fit the game; a seed out of
+            ``0 .. 2**64-1``. TypeError: a seed that is not a whole number.
     """
     from ..bots.named import check_bot_fits
 
+    seed = check_seed(seed, "seed", UINT64_MAX)
     if pairs < 1:
         raise ValueError(f"pairs must be >= 1, got {pairs}")
     for bot in (a, b):

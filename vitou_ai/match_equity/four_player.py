@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from ..capabilities import UnsupportedGameError, require
+from ..rng import UINT64_MAX, check_seed
 from ..rules.params import RULES_VERSION, VitouParams
 from . import two_player as M
 from .two_player import MatchEquityError
@@ -294,8 +295,11 @@ def bootstrap_se(counts: Outcomes, target: int, replicates: int = 100, seed: int
 
     Returns:
         ``{(score0, score1, dealer): standard deviation over the replicates}``.
+
+    Raises:
+        ValueError, TypeError: a seed that is not a whole number in ``0 .. 2**64-1``.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed, "seed", UINT64_MAX))
     keys = sorted(counts)
     vals = {k: list(counts[k]) for k in keys}
     n = {k: int(sum(counts[k].values())) for k in keys}
@@ -373,11 +377,13 @@ def compare_with_matches(config: Config4p, table: dict[tuple[int, int, int], flo
     :func:`~vitou_ai.match_equity.sweep.task_seed` of ``[seed, score0, score1, dealer]``.
 
     Raises:
-        MatchEquityError: a start outside the match.
+        MatchEquityError: a start outside the match. ValueError, TypeError: a seed that
+            is not a whole number in ``0 .. 2**64-1`` (:func:`vitou_ai.rng.check_seed`).
     """
     from ..eval.stats import wilson_interval
     from .sweep import task_seed
 
+    seed = check_seed(seed, "seed", UINT64_MAX)  # int() truncated 1.5 to 1
     policy = check_policy(config)
     rows = []
     for start in starts:

@@ -101,7 +101,11 @@ class Sweep:
         max_retries: retries of a failed task before it is reported.
         base_seed: mixed into every task's seed (:func:`task_seed`).
 
-    Use as a context manager: the local Ray runtime is shut down on exit.
+    Use as a context manager: the local Ray runtime is shut down on exit. Entering also
+    takes the one-writer lock of ``out`` (:class:`vitou_ai.io.RunLock`), let go on exit:
+    a second sweep of the same folder at once is refused (``RunLockedError``, an
+    ``OSError`` naming the first one's PID); ``lock_note`` says when a stale lock was
+    taken over.
 
     Raises:
         SweepError: unknown backend; ``backend="ray"`` or an ``address`` without Ray
@@ -115,6 +119,10 @@ class Sweep:
             raise SweepError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
         if workers is not None and workers < 1:
             raise SweepError(f"--workers must be at least 1, got {workers}")
+        from ..rng import seed_error
+
+        if seed_error(base_seed, "base_seed", 2**63 - 1):  # int() truncated 1.5 to 1
+            raise SweepError(seed_error(base_seed, "base_seed", 2**63 - 1))
         if backend == "auto":
             backend = "ray" if ray_available() else "serial"
             if address and backend == "serial":
@@ -134,13 +142,26 @@ class Sweep:
         self.base_seed = int(base_seed)
         self.failures: dict[str, str] = {}
         self._started_ray = False
+        self._lock = None
+        self.lock_note: str | None = None
         if address:
             check_address(address)
 
     # ---- lifecycle ------------------------------------------------------------------------
     def __enter__(self) -> Sweep:
-        if self.backend == "ray":
-            self._start_ray()
+        if self.out is not None:
+            import sys
+
+            from ..io import RunLock
+
+            self._lock = RunLock(self.out, " ".join(sys.argv))
+            self.lock_note = self._lock.acquire()
+        try:
+            if self.backend == "ray":
+                self._start_ray()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -186,12 +207,16 @@ class Sweep:
         self._started_ray = True
 
     def close(self) -> None:
-        """Shut down the Ray runtime this sweep connected to or started."""
+        """Shut down the Ray runtime this sweep connected to or started; let go of the
+        folder's lock."""
         if self._started_ray:
             import ray
 
             ray.shutdown()
             self._started_ray = False
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # ---- results on disk ------------------------------------------------------------------
     def _path(self, key: Any) -> Path:

@@ -90,6 +90,12 @@ DEFAULT_EPSILON = 0.01
 MAX_JOINT_RANGES = 20_000
 #: time kept back from the budget for choosing the action and the overheads (seconds)
 SLACK = 0.02
+#: the largest per-decision budget (seconds): an hour a decision; ``budget=1e308`` ended
+#: in an OverflowError when the time left was turned into a node cap
+MAX_BUDGET = 3600.0
+#: the largest ``nodes`` and ``iters`` (the subgame trees index nodes in 32 bits)
+MAX_NODES = 2**31 - 1
+MAX_ITERATIONS = 10**9
 #: the build rate is measured on builds of at least this many nodes (smaller ones are
 #: mostly fixed costs; a build cut at the cap counts), over the last BUILD_RATE_WINDOW of
 #: them, and used once there are BUILD_RATE_MIN_SAMPLES (their median: the first builds
@@ -133,8 +139,9 @@ class SearchPolicy:
             to 1; recorded without any extra random draw).
 
     Raises:
-        ValueError: ``budget <= 0`` or not finite; ``max_nodes < 1``; a neural blueprint;
-            an unknown ``safe``.
+        ValueError: ``budget`` not in ``(0, MAX_BUDGET]`` seconds or not finite;
+            ``max_nodes`` not in ``1 .. MAX_NODES``; ``max_iterations`` not in
+            ``1 .. MAX_ITERATIONS``; a neural blueprint; an unknown ``safe``.
     """
 
     kind = "search"
@@ -147,12 +154,16 @@ class SearchPolicy:
         from ..bots.neural import NeuralPolicy
         from ..bots.policy import pack_policies
 
-        if not (isinstance(budget, int | float) and np.isfinite(budget) and budget > 0):
-            raise ValueError(f"search budget must be a number of seconds > 0, got {budget!r}")
-        if int(max_nodes) < 1:
-            raise ValueError(f"search nodes must be >= 1, got {max_nodes!r}")
-        if int(max_iterations) < 1:
-            raise ValueError(f"search iters must be >= 1, got {max_iterations!r}")
+        if not (isinstance(budget, int | float) and np.isfinite(budget)
+                and 0 < budget <= MAX_BUDGET):
+            raise ValueError(f"search budget must be a number of seconds > 0 and at most "
+                             f"{MAX_BUDGET:g}, got {budget!r}")
+        if not 1 <= int(max_nodes) <= MAX_NODES:
+            raise ValueError(f"search nodes must be >= 1 and at most {MAX_NODES:,}, got "
+                             f"{max_nodes!r}")
+        if not 1 <= int(max_iterations) <= MAX_ITERATIONS:
+            raise ValueError(f"search iters must be >= 1 and at most {MAX_ITERATIONS:,}, got "
+                             f"{max_iterations!r}")
         self.max_iterations = int(max_iterations)
         if not 0.0 <= float(epsilon) < 1.0:
             raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
@@ -262,8 +273,9 @@ class SearchPolicy:
                 if left <= 0:
                     raise _NoTime("no time left to build the subgame")
                 # never below the smallest build measured: a cap that stopped every build
-                # short of it would keep the rates from ever being measured again
-                cap = min(cap, max(int(left / per_node), BUILD_RATE_MIN_NODES))
+                # short of it would keep the rates from ever being measured again (the
+                # quotient is capped before int(): a long budget over a fast rate is inf)
+                cap = min(cap, max(int(min(left / per_node, cap)), BUILD_RATE_MIN_NODES))
         hands, counts, _ = _deal_tables(params)
         if params.players == 4:
             # the joint root hands from the cards played, before any build (the first
@@ -408,8 +420,9 @@ def parse_search_spec(spec: str) -> SearchPolicy:
         check_safe_mode(safe)
     except ValueError as e:
         raise ValueError(f"bot {spec!r}: {e}") from None
-    if not (np.isfinite(budget) and budget > 0):
-        raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds, got {budget}")
+    if not (np.isfinite(budget) and 0 < budget <= MAX_BUDGET):
+        raise ValueError(f"bot {spec!r}: the budget must be > 0 seconds and at most "
+                         f"{MAX_BUDGET:g} (an hour a decision), got {budget}")
     try:
         blueprint = parse_bot(",".join(bp))
     except ValueError as e:

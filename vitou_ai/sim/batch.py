@@ -34,6 +34,7 @@ import numpy as np
 
 from .._numba import jit, jit_parallel
 from ..bots.policy import IWORK_SIZE, KIND_RANDOM, Policy, choose_action, pack_policies
+from ..resources import check_memory
 from ..rng import UINT64_MAX, check_seed, next_below, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -370,7 +371,9 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
 
     Raises:
         ValueError: a lineup of the wrong length, ``n < 0``, a bad combination, a seed
-            out of range, a policy trained for another game or variant.
+            out of range, a policy trained for another game or variant; a table of ``n``
+            rows larger than the memory available
+            (:class:`vitou_ai.resources.ResourceError`).
         TypeError: ``params`` not a ``VitouParams``, an object that is not a policy.
 
     Examples:
@@ -409,6 +412,7 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
                 unique.append(pol)
     pack = pack_policies(unique, params.signals)
     seats = np.array([[index[id(p)] for p in lu] for lu in lineups], dtype=np.int64)
+    check_memory(4.0 * N_FIELDS * n, f"n = {n:,} rows", "simulate fewer, in calls with row0")
     out = np.empty((n, N_FIELDS), dtype=np.int32)
     if n:
         simulate_batch(params.to_array(), pack, seats, np.uint64(seed), np.int64(row0),

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..rng import next_below, next_float, row_seed
+from ..rng import UINT64_MAX, check_seed, next_below, next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import P_RANKS
@@ -92,7 +92,12 @@ def simulate_random(params, n_games, seed, end, winner, points, stake, raises, r
 
 
 def random_games(params_array: np.ndarray, n_games: int, seed: int = 0) -> dict[str, np.ndarray]:
-    """Run :func:`simulate_random` and return its outputs as a dict of arrays."""
+    """Run :func:`simulate_random` and return its outputs as a dict of arrays.
+
+    Raises:
+        ValueError, TypeError: a seed that is not a whole number in ``0 .. 2**64-1``.
+    """
+    seed = check_seed(seed, "seed", UINT64_MAX)
     out = {
         "end": np.empty(n_games, np.int8),
         "winner": np.empty(n_games, np.int8),

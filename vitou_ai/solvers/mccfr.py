@@ -21,7 +21,8 @@ import numpy as np
 
 from .._numba import jit
 from ..capabilities import require
-from ..rng import next_float, row_seed
+from ..resources import check_memory
+from ..rng import UINT64_MAX, check_seed, next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions
@@ -344,6 +345,15 @@ def _run_passes(external, params, players, done, passes, rng, tb, regrets, cum, 
 # ---- the solver ----------------------------------------------------------------------------
 
 
+def table_bytes(params: VitouParams, max_infosets: int) -> float:
+    """Bytes of :class:`MCCFR`'s tables for ``max_infosets`` rows (a float: no overflow
+    for huge counts): per row the hash words, key, actions, regrets and average policy,
+    and the hash index at its largest (two slots a row)."""
+    width = action_width(params)
+    return float(max_infosets) * (4 * 8 + L.KEY_SIZE + 1 + width + 2 * 8 * width + 2 * 8)
+
+
+
 class MCCFR:
     """External- or outcome-sampling MCCFR over the kernel.
 
@@ -354,10 +364,17 @@ class MCCFR:
             (about 800 bytes each; in match mode that grows with ``max_deals``,
             but only the depth episodes reach is ever touched).
         sampling: ``"external"`` or ``"outcome"``.
-        seed: seed of the solver's random stream.
+        seed: seed of the solver's random stream, ``0 .. 2**64-1``.
         max_infosets: capacity of the table (rows); memory is about
-            ``max_infosets * 150`` bytes. Exceeding it raises :class:`TableFullError`.
+            ``max_infosets * 150`` bytes (:func:`table_bytes`), refused up front when
+            larger than the memory available. Exceeding it raises :class:`TableFullError`.
         epsilon: outcome sampling's exploration at the updating player's nodes.
+
+    Raises:
+        ValueError: a bad setting; a ``seed`` out of range
+            (:func:`vitou_ai.rng.check_seed`); a table larger than the memory available
+            (:class:`vitou_ai.resources.ResourceError`). TypeError: a seed that is not
+            a whole number.
 
     Attributes:
         deepest: the most decisions on one sampled path so far (outcome sampling:
@@ -379,9 +396,12 @@ class MCCFR:
             raise ValueError(f"epsilon must be in (0, 1], got {epsilon}")
         if max_infosets < 1:
             raise ValueError("max_infosets must be positive")
+        seed = check_seed(seed, "seed", UINT64_MAX)
+        check_memory(table_bytes(params, max_infosets), f"max_infosets {max_infosets:,}",
+                     "lower it")
         self.params = params
         self.sampling = sampling
-        self.seed = int(seed)
+        self.seed = seed
         self.epsilon = float(epsilon)
         self._pa = params.to_array()
         cap = int(max_infosets)

@@ -49,7 +49,8 @@ from ..abstraction.config import N_CFG, AbstractionConfig
 from ..abstraction.key import abstract_key
 from ..bots.abstract import lookup_row
 from ..capabilities import require
-from ..rng import next_float, row_seed
+from ..resources import check_memory
+from ..rng import UINT64_MAX, check_seed, next_float, row_seed
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_game_decisions
@@ -384,14 +385,25 @@ def _capacity(max_infosets: int) -> int:
     return 1 << max(10, (need - 1).bit_length())
 
 
+def table_bytes(params: VitouParams, max_infosets: int) -> float:
+    """Bytes of :class:`AbstractMCCFR`'s tables for ``max_infosets`` states: the
+    :func:`_capacity` slots (``max_infosets / MAX_LOAD`` rounded up to a power of two),
+    each a ``uint64`` key, an ``int8`` action count and ``float32`` regrets and average
+    policy :func:`.tree.action_width` wide."""
+    need = math.ceil(float(max_infosets) / MAX_LOAD)
+    slots = 2.0 ** max(10, math.ceil(math.log2(need))) if need > 1 else 1024.0
+    return slots * (8 + 1 + 2 * 4 * action_width(params))
+
+
 class AbstractMCCFR:
     """ES-MCCFR over abstract information states (module docstring).
 
     Args:
         params: the game (deal mode; the dealer may be drawn, ``dealer=-1``).
         abstraction: the :class:`AbstractionConfig`.
-        seed: seed of the workers' random streams.
-        max_infosets: the memory bound; about 60 bytes per information state (tables
+        seed: seed of the workers' random streams, ``0 .. 2**64-1``.
+        max_infosets: the memory bound, refused up front when :func:`table_bytes` is
+            larger than the memory available; about 60 bytes per information state (tables
             :func:`.tree.action_width` columns wide: 5, or 6 for ``truc_1912``)
             (``max_infosets / 0.75`` slots, rounded up to a power of two).
         threads: workers (each its own random stream; the numba thread pool runs
@@ -403,7 +415,10 @@ class AbstractMCCFR:
         discount_intervals: number of intervals discounted.
 
     Raises:
-        ValueError: a bad setting, or an abstraction whose key does not fit the game.
+        ValueError: a bad setting, or an abstraction whose key does not fit the game; a
+            seed out of range (:func:`vitou_ai.rng.check_seed`); tables larger than the
+            memory available (:class:`vitou_ai.resources.ResourceError`).
+        TypeError: a seed that is not a whole number.
     """
 
     def __init__(self, params: VitouParams, abstraction: AbstractionConfig | None = None,
@@ -418,6 +433,9 @@ class AbstractMCCFR:
         self.abstraction.check_game(params)
         if max_infosets < 1 or threads < 1:
             raise ValueError("max_infosets and threads must be positive")
+        seed = check_seed(seed, "seed", UINT64_MAX)
+        check_memory(table_bytes(params, max_infosets), f"max_infosets {max_infosets:,}",
+                     "lower it")
         if not 0.0 <= prune_prob <= 1.0:
             raise ValueError(f"prune_prob must be in [0, 1], got {prune_prob}")
         self.params = params

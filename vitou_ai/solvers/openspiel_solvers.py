@@ -49,7 +49,8 @@ class OpenSpielSolver:
         seed: the MCCFR solvers' random seed (unused by CFR and CFR+).
 
     Raises:
-        ValueError: an unknown solver name.
+        ValueError: an unknown solver name; a seed out of ``0 .. 2**31-1``.
+        TypeError: a seed that is not a whole number.
     """
 
     def __init__(self, name: str, params: VitouParams, seed: int = 0):
@@ -60,6 +61,9 @@ class OpenSpielSolver:
         if name not in CLASSES:
             raise ValueError(f"unknown OpenSpiel solver {name!r}; expected one of "
                              f"{', '.join(CLASSES)}")
+        from ..rng import check_seed
+
+        seed = check_seed(seed)  # OpenSpiel's samplers take a C int
         self.name = name
         self.players = params.players
         self.game_string = game_string(params)

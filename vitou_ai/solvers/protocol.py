@@ -279,7 +279,12 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     Raises:
         ValueError: an unknown name, a tree of the wrong kind for it or of another game
             than ``params``, discounts given to a solver without them, a discount that
-            is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number.
+            is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number; a ``seed``
+            out of ``0 .. 2**31-1`` (every solver: the range of ``--seed``,
+            :func:`vitou_ai.rng.check_seed`); sampling solvers: a table of
+            ``max_infosets`` rows larger than the memory available
+            (:class:`vitou_ai.resources.ResourceError`).
+        TypeError: a ``seed`` that is not a whole number (``True``, ``1.5``).
 
     Examples:
         >>> import vitou_ai
@@ -292,6 +297,11 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     """
     import math
 
+    from ..rng import check_seed
+
+    # one seed range for every solver, the flags': a float used to be truncated (1, 1.5
+    # and 1.9 gave one policy) and 2**63 overflowed in the sampling solvers
+    seed = check_seed(seed)
     if name not in FLAT + PUBLIC + SAMPLING and not name.startswith("openspiel-"):
         raise ValueError(f"unknown solver {name!r}; expected one of "
                          f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")

@@ -805,6 +805,9 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     check_public_params(params)
     if probes < 0:
         raise ValueError(f"probes must be >= 0, not {probes}")
+    from ..rng import UINT64_MAX, check_seed
+
+    seed = check_seed(seed, "seed", UINT64_MAX)
     hands = enumerate_hands(params)
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2

@@ -28,6 +28,7 @@ from numba.typed import Dict
 
 from .._numba import jit
 from ..capabilities import require
+from ..resources import check_memory
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import max_legal_actions
@@ -104,7 +105,14 @@ def count_deals(params: VitouParams) -> int:
 
 def sample_deals(params: VitouParams, k: int, seed: int = 0) -> np.ndarray:
     """``k`` joint deals drawn uniformly (with replacement) from :func:`enumerate_deals`'s
-    list, ``int64[k, players, hand_size]``, without listing it."""
+    list, ``int64[k, players, hand_size]``, without listing it.
+
+    Raises:
+        ValueError, TypeError: a seed that is not a whole number in ``0 .. 2**64-1``.
+    """
+    from ..rng import UINT64_MAX, check_seed
+
+    seed = check_seed(seed, "seed", UINT64_MAX)
     ways = _deal_counter(params)
     n, h = params.players, params.hand_size
     start = (h,) * n
@@ -450,6 +458,10 @@ class GameTree(TreeArrays):
 
 
 _SAMPLE_DEALS = 64
+#: bytes of memory per node of a flat tree and its solver, about: the tree's arrays (34)
+#: twice (they grow by doubling and are copied out trimmed), and CFR's reach and value
+#: per node (24)
+NODE_BYTES = 96
 
 
 def _check_size(params: VitouParams, max_nodes: int) -> None:
@@ -475,6 +487,11 @@ def _check_size(params: VitouParams, max_nodes: int) -> None:
         raise ValueError(f"the game tree would have about {estimate:,.0f} nodes (from the "
                          f"trees of {_SAMPLE_DEALS} of its {deals:,} deals), more than "
                          f"{max_nodes:,}; use a smaller variant or a sampling solver")
+    # a limit raised to fit the tree must still fit the machine (the build allocated
+    # until NumPy's MemoryError)
+    check_memory(min(estimate, max_nodes) * NODE_BYTES,
+                 f"the game tree of about {estimate:,.0f} nodes",
+                 "use a smaller variant or a sampling solver")
 
 
 def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
@@ -483,7 +500,9 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     Raises:
         ValueError: in match mode (unbounded; use the sampling solvers), a game with
             more legal actions at a node than the tables hold (:func:`check_tree_actions`),
-            or when the tree would exceed ``max_nodes`` nodes.
+            or when the tree would exceed ``max_nodes`` nodes, or (estimated from a
+            sample of deals) the memory available
+            (:class:`vitou_ai.resources.ResourceError`, :data:`NODE_BYTES` a node).
 
     Examples:
         >>> from vitou_ai import VitouParams

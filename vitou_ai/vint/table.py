@@ -59,7 +59,13 @@ def play_rubber(bots, deal_seed: int, params: VintParams | None = None, play_see
                 max_deals: int = 200) -> RubberResult:
     """A rubber between ``bots`` (seat order); deal ``k`` uses the ``k``-th pack of the
     stream ``deal_seed`` and dealer ``k % 4``. Raises RuntimeError past ``max_deals``
-    (only all-pass bots can get there)."""
+    (only all-pass bots can get there); ValueError / TypeError for a seed that is not a
+    whole number in ``0 .. 2**64-1`` (:func:`vitou_ai.rng.check_seed`: ``random.Random``
+    took ``1.5`` and ``-1`` as seeds of their own)."""
+    from ..rng import UINT64_MAX, check_seed
+
+    deal_seed = check_seed(deal_seed, "deal_seed", UINT64_MAX)
+    play_seed = check_seed(play_seed, "play_seed", UINT64_MAX)
     base = params or VintParams()
     deals_rng = random.Random(deal_seed)
     play_rng = random.Random(play_seed)

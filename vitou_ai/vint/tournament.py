@@ -50,7 +50,12 @@ def duplicate_match(a: str, b: str, pairs: int, seed: int = 0,
                     params: VintParams | None = None, worlds: int = 8) -> PairingResult:
     """``pairs`` duplicate rubber pairs of bot ``a`` against bot ``b`` (names of
     :func:`vitou_ai.vint.bots.make_bot`). Raises ValueError for unknown bots or
-    ``pairs < 1``."""
+    ``pairs < 1`` or a seed out of ``0 .. 2**31-1`` (``--seed``'s range; the rubbers'
+    seeds are derived from it), TypeError for a seed that is not a whole number
+    (:func:`vitou_ai.rng.check_seed`)."""
+    from ..rng import check_seed
+
+    seed = check_seed(seed)
     if pairs < 1:
         raise ValueError(f"pairs must be at least 1, got {pairs}")
     A, B = make_bot(a, worlds), make_bot(b, worlds)
