@@ -244,9 +244,8 @@ def check_fits(policy: AbstractPolicy, params: VitouParams, allow_fallback: bool
         raise ValueError(signals_mismatch(where, bool(t.signals)))
     domain = getattr(policy, "domain", None)
     if domain is not None and not allow_fallback:
-        from .named import fallback_label
-
-        why = domain.refusal(params, where, t, fallback_label(policy) or "random")
+        fb = "random" if policy.fallback is None else "its heuristic bot"
+        why = domain.refusal(params, where, t, fb)
         if why:
             raise ValueError(why)
 

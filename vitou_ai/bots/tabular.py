@@ -409,9 +409,8 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
             f"{where} (train it with --dealer -1)")
     domain = getattr(policy, "domain", None)
     if domain is not None and not allow_fallback:
-        from .named import fallback_label
-
-        why = domain.refusal(params, _where(policy), t, fallback_label(policy) or "random")
+        fb = "random" if policy.fallback is None else "its heuristic bot"
+        why = domain.refusal(params, _where(policy), t, fb)
         if why:
             raise ValueError(why)
 

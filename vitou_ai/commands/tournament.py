@@ -68,7 +68,7 @@ def add_fallback_argument(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--allow-fallback", action="store_true",
                    help=f"play a policy file outside the scores and dealers it was trained "
-                   f"for, or that has no strategy at more than {FALLBACK_LIMIT:.0%} of its "
+                   f"for, or that has no strategy at more than {FALLBACK_LIMIT:.0%}% of its "
                    "decisions (measured on the first games): its fallback (random play or "
                    "a heuristic bot) plays there. Refused otherwise; the share is printed "
                    "either way")
