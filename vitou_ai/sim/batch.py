@@ -26,6 +26,7 @@ balances the seats exactly.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -317,34 +318,45 @@ def fallback_counts(table: np.ndarray, seats: np.ndarray, n_policies: int
     """
     decisions = np.zeros(n_policies, np.int64)
     fallbacks = np.zeros(n_policies, np.int64)
+    v, players = seats.shape
     variant = np.asarray(table[:, F_VARIANT])
-    for v in range(seats.shape[0]):
-        rows = table[variant == v]
-        for s in range(seats.shape[1]):
-            decisions[seats[v, s]] += int(rows[:, F_SEAT_DECISIONS0 + s].sum(dtype=np.int64))
-            fallbacks[seats[v, s]] += int(rows[:, F_SEAT_FALLBACKS0 + s].sum(dtype=np.int64))
+    for s in range(players):
+        for col, total in ((F_SEAT_DECISIONS0 + s, decisions), (F_SEAT_FALLBACKS0 + s, fallbacks)):
+            if v == 1:  # no copy of the table: one column's sum
+                per_variant = [int(table[:, col].sum(dtype=np.int64))]
+            else:  # exact: counts far below 2**53
+                per_variant = np.bincount(variant, weights=table[:, col], minlength=v)
+            for k in range(v):
+                total[seats[k, s]] += int(per_variant[k])
     return decisions, fallbacks
 
 
-def fallback_report(policies: Sequence[Policy], decisions: Sequence[int],
+def policy_info(policies: Sequence[Policy], names: Sequence[str] | None = None
+                ) -> tuple[dict, ...]:
+    """``name``, ``kind`` and ``fallback_to`` of each policy (:func:`fallback_report`)."""
+    from ..bots.named import fallback_label
+
+    names = [p.name for p in policies] if names is None else list(names)
+    return tuple({"name": name,
+                  "kind": _KIND_LABEL.get(type(pol).__name__, str(getattr(pol, "kind", ""))),
+                  "fallback_to": fallback_label(pol)}
+                 for pol, name in zip(policies, names, strict=True))
+
+
+def fallback_report(policies: Sequence[Policy] | Sequence[dict], decisions: Sequence[int],
                     fallbacks: Sequence[int], names: Sequence[str] | None = None
                     ) -> tuple[dict, ...]:
     """One JSON-ready dict per policy: ``name``, ``kind``, ``decisions``, ``fallbacks``,
     ``share`` (``fallbacks / decisions``; ``None`` without decisions) and ``fallback_to``
     (what played at the states it had no strategy for: ``"random"``, a named heuristic bot,
     ``"heuristic"``; ``None`` for the kinds that play every state: random, heuristic and
-    neural policies)."""
-    from ..bots.named import fallback_label
-
-    names = [p.name for p in policies] if names is None else list(names)
-    out = []
-    for pol, name, d, f in zip(policies, names, decisions, fallbacks, strict=True):
-        kind = _KIND_LABEL.get(type(pol).__name__, str(getattr(pol, "kind", "")))
-        out.append({"name": name, "kind": kind,
-                    "decisions": int(d), "fallbacks": int(f),
-                    "share": float(f) / float(d) if d else None,
-                    "fallback_to": fallback_label(pol)})
-    return tuple(out)
+    neural policies). ``policies``: the policy objects, or their :func:`policy_info`."""
+    infos = policies if policies and isinstance(policies[0], dict) else \
+        policy_info(policies, names)
+    return tuple({"name": info["name"], "kind": info["kind"], "decisions": int(d),
+                  "fallbacks": int(f), "share": float(f) / float(d) if d else None,
+                  "fallback_to": info["fallback_to"]}
+                 for info, d, f in zip(infos, decisions, fallbacks, strict=True))
 
 
 _KIND_LABEL = {"RandomPolicy": "random", "HeuristicPolicy": "heuristic",
@@ -386,9 +398,10 @@ class SimResult:
         params: the game parameters.
         lineups: policy names per variant and seat.
         seed, row0: the batch seed and the index of the first row.
-        fallback: one dict per distinct policy of the lineups, in order of first
-            appearance (:func:`fallback_report`): its decisions, how many fell back
-            (no strategy at the information state, its fallback played) and the share.
+        seats: ``int64[V, players]``, the index of each variant's seats' policy in
+            ``policies``.
+        policies: :func:`policy_info` of each distinct policy of the lineups, in order
+            of first appearance.
     """
 
     params: VitouParams
@@ -396,7 +409,19 @@ class SimResult:
     seed: int
     row0: int
     table: np.ndarray
-    fallback: tuple[dict, ...] = ()
+    seats: np.ndarray | None = None
+    policies: tuple[dict, ...] = ()
+
+    @functools.cached_property
+    def fallback(self) -> tuple[dict, ...]:
+        """One dict per distinct policy of the lineups, in order of first appearance
+        (:func:`fallback_report`): its decisions, how many fell back (no strategy at the
+        information state, its fallback played), the ``share`` and ``fallback_to``.
+        Computed from the table on first use."""
+        if self.seats is None:
+            return ()
+        counts = fallback_counts(self.table, self.seats, len(self.policies))
+        return fallback_report(self.policies, *counts)
 
     def __len__(self) -> int:
         return self.table.shape[0]
@@ -541,5 +566,5 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
                        bool(rotate_dealer), out[probe:])
     out.flags.writeable = False
     names = tuple(tuple(p.name for p in lu) for lu in lineups)
-    report = fallback_report(unique, *fallback_counts(out, seats, len(unique)))
-    return SimResult(params, names, int(seed), int(row0), out, report)
+    seats.flags.writeable = False
+    return SimResult(params, names, int(seed), int(row0), out, seats, policy_info(unique))
