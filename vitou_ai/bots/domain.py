@@ -252,8 +252,16 @@ def tabular_domain(keys: np.ndarray, params: VitouParams | None,
     """The domain of a tabular policy from its keys (``int8[M, KEY_SIZE]``); ``mode`` as
     recorded, or (``None``) ``"match"`` if the rows cover every score from 0:0 of
     ``params``' target, else ``"deal"``."""
-    cols = np.asarray(keys)[:, [L.K_DEALER, L.K_SCORE0, L.K_SCORE1]].astype(np.int64)
-    states = frozenset(tuple(int(v) for v in row) for row in np.unique(cols, axis=0))
+    keys = np.asarray(keys)
+    # one small code per row and a count of each (a table can hold tens of millions of
+    # rows: no sort); the dealer is -1 before the draw (R1.4), the scores below 100
+    code = keys[:, L.K_DEALER].astype(np.int32) + 1
+    code *= 100
+    code += keys[:, L.K_SCORE0]
+    code *= 100
+    code += keys[:, L.K_SCORE1]
+    seen = np.flatnonzero(np.bincount(code, minlength=1)) if len(code) else []
+    states = frozenset((int(c) // 10000 - 1, int(c) // 100 % 100, int(c) % 100) for c in seen)
     scores = frozenset((a, b) for _, a, b in states)
     dealers = frozenset(d for d, _, _ in states)
     if mode is None:
@@ -281,11 +289,10 @@ def abstract_domain(keys: np.ndarray, abstraction, params: VitouParams,
     shift = int(feature_bits(cfg, pa)) - 2 * sb
     k = np.asarray(keys, dtype=np.uint64) & np.uint64((1 << 63) - 1)
     mask = np.uint64((1 << sb) - 1)
-    own = (k >> np.uint64(shift)) & mask
-    other = (k >> np.uint64(shift + sb)) & mask
-    pairs = np.unique(np.stack([own, other], 1).astype(np.int64), axis=0) if len(k) else \
-        np.zeros((0, 2), np.int64)
-    scores = frozenset((int(a), int(b)) for a, b in pairs)
+    # the two score fields are the key's top 2 * sb bits: other << sb | own
+    code = ((k >> np.uint64(shift)) & np.uint64((1 << (2 * sb)) - 1)).astype(np.int64)
+    seen = np.flatnonzero(np.bincount(code, minlength=1)) if len(code) else []
+    scores = frozenset((int(c) & int(mask), int(c) >> sb) for c in seen)
     as_ = "need" if abstraction.score_buckets == "stakes" else "own"
     if mode is None:
         t = params.target

@@ -341,7 +341,8 @@ def can_fall_back(policy) -> bool:
 
 def describe(policy: Policy) -> dict:
     """A JSON-ready description of a policy (for result files): name, kind and
-    the heuristic parameters, or the table size and fallback."""
+    the heuristic parameters, or the table size, fallback and domain (what its rows
+    cover, :class:`~vitou_ai.bots.domain.PolicyDomain`)."""
     out = _describe(policy)
     if getattr(policy, "path", None):  # which file, when two entrants share a name
         out["file"] = policy.path
@@ -358,8 +359,9 @@ def _describe(policy: Policy) -> dict:
                 "params": dataclasses.asdict(policy.params)}
     if isinstance(policy, TabularPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
+        players = None if policy.params is None else policy.params.players
         return {"name": policy.name, "kind": "tabular", "infosets": len(policy),
-                "fallback": fb or "random"}
+                "fallback": fb or "random", "domain": policy.domain.describe(players)}
     if isinstance(policy, NeuralPolicy):
         return {"name": policy.name, "kind": "neural", "algorithm": policy.algorithm,
                 "network": repr(policy)}
@@ -370,7 +372,8 @@ def _describe(policy: Policy) -> dict:
     if isinstance(policy, AbstractPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "abstract", "infosets": len(policy),
-                "abstraction": policy.abstraction.describe(), "fallback": fb or "random"}
+                "abstraction": policy.abstraction.describe(), "fallback": fb or "random",
+                "domain": policy.domain.describe(policy.params.players)}
     raise TypeError(f"not a policy: {type(policy).__name__}")
 
 
