@@ -329,3 +329,19 @@ def test_domain_record_is_json_the_docs_describe(files):
                         "signals"}
     d = PolicyDomain("match", None, None, "own")
     assert json.loads(d.to_json(MATCH))["scores"] == "all"
+
+
+def test_search_blueprint_lbr_and_environments_check_the_domain(files):
+    import vitou_ai  # noqa: F401  (registers the search bot kind)
+    from vitou_ai.eval.lbr import local_best_response
+
+    spec = str(files["p95"])
+    with pytest.raises(ValueError, match="this deal is at 0:0"):
+        check_bot_fits(parse_bot(f"search:{spec},budget=0.1"), DEAL, search_ok=True)
+    with pytest.raises(ValueError, match="this deal is at 0:0"):
+        local_best_response(parse_bot(spec), DEAL, deals=10)
+    pytest.importorskip("gymnasium", reason="the 'envs' extra")
+    from vitou_ai.envs.gym_env import VitouEnv
+
+    with pytest.raises(ValueError, match="a match from 0:0"):
+        VitouEnv(**TINY, mode="match", dealer=-1, opponents=[str(files["p00"])])
