@@ -379,9 +379,9 @@ def check_fallback(report: Sequence[dict], games: int, mode: str,
             raise FallbackError(
                 f"policy {r['name']!r} had no strategy at {r['share']:.1%} of its "
                 f"{r['decisions']:,} decisions in the first {games:,} {unit}{scope} (limit "
-                f"{limit:.0%}), where its fallback ({r['fallback_to']}) played: it was "
-                "trained for other states than this game reaches; play it where it was "
-                "trained, or pass --allow-fallback (allow_fallback=True) to play it anyway")
+                f"{limit:.0%}): its table has no row for those information states (not "
+                f"reached in training), and its fallback ({r['fallback_to']}) played them; "
+                "pass --allow-fallback (allow_fallback=True) to play it anyway")
 
 
 def _team_name(names: Sequence[str], team: int) -> str:
