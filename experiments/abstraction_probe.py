@@ -35,7 +35,7 @@ def main() -> int:
         out = [count, s.num_infosets, round(time.time() - t)]
         for b in ("cautious", "counter"):
             res = simulate(p, [pol, named_bot(b), pol, named_bot(b)], 20_000, seed=3,
-                           duplicate=True, rotate_dealer=True)
+                           duplicate=True, rotate_dealer=True, allow_fallback=True)
             v = np.asarray(res["variant"])
             r = np.where(v == 0, res["return0"], res["return1"]).astype(float)
             out += [b, round(r.mean(), 3), round(2 * r.std() / np.sqrt(len(r)), 3)]

@@ -52,7 +52,7 @@ def pair_points(params: VitouParams, a, b, deals: int, seed: int) -> np.ndarray:
     (R8.1 returns; ``a`` in seats 0 and 2 in the first deal of a pair, 1 and 3 in
     the second, on the same cards)."""
     res = simulate(params, [a, b] * 2, deals + deals % 2, seed=seed, duplicate=True,
-                   rotate_dealer=True)
+                   rotate_dealer=True, allow_fallback=True)  # abstract: counter at unseen states
     v = np.asarray(res["variant"])
     ret = np.where(v == 0, res["return0"], res["return1"]).astype(float)
     return ret.reshape(-1, 2).sum(1) / 2.0
@@ -90,7 +90,7 @@ def main() -> int:
     if args.matches:
         res = simulate(params.replace(mode="match", scores=(0, 0)), [on, off] * 2,
                        args.matches + args.matches % 2, seed=args.seed + 1, duplicate=True,
-                       rotate_dealer=True)
+                       rotate_dealer=True, allow_fallback=True)
         v = np.asarray(res["variant"])
         w = np.asarray(res["winner"])
         wins, decided = int(((w >= 0) & (w == v)).sum()), int((w >= 0).sum())

@@ -853,8 +853,9 @@ def test_tournament_names_policies_by_file_and_records_the_files(tmp_path, capsy
         TabularPolicy(keys, probs, name="vitou_2p-dcfr", params=params).save(f)
         files.append(str(f))
     out = tmp_path / "t"
+    # random keys: no strategy at the game's states, so played with --allow-fallback
     assert main(["tournament", *SMALL_2P, "--bots", *files, "counter", "--deals", "10",
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--allow-fallback"]) == 0
     doc = json.loads((out / "tournament.json").read_text())
     assert doc["bots"] == ["a_policy", "b_policy", "counter"]
     assert [b.get("file") for b in doc["bot_specs"]] == [*files, None]

@@ -24,6 +24,7 @@ from vitou_ai.rules import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.observe import infostate_key
+from vitou_ai.sim import batch as B
 from vitou_ai.sim.batch import simulate
 
 DET = HeuristicParams(bluff=0.0, lead_high=1.0, save_top=1.0, to_partner=1.0, tie_to_void=1.0,
@@ -154,16 +155,22 @@ def test_tabular_policy_reproduces_the_bot_it_was_built_from():
 
 
 def test_unknown_infosets_fall_back_on_the_given_bot(tmp_path):
-    """An empty table with ``fallback=counter`` is the counter bot, draw for draw."""
+    """An empty table with ``fallback=counter`` is the counter bot, draw for draw (played
+    with ``allow_fallback``: every decision falls back, which is refused by default)."""
     empty = TabularPolicy(np.zeros((0, L.KEY_SIZE), np.int8),
                           np.zeros((0, L.NUM_ACTIONS), np.float32), name="empty")
     empty.save(tmp_path / "e.npz")
     fb = parse_bot(f"{tmp_path / 'e.npz'}:fallback=counter")
     counter, rnd = named_bot("counter"), RandomPolicy()
     params = VitouParams(profile="vitou", signals=True, dealer=-1)
-    a = simulate(params, [fb, rnd, fb, rnd], 2000, seed=4, duplicate=True)
+    a = simulate(params, [fb, rnd, fb, rnd], 2000, seed=4, duplicate=True, allow_fallback=True)
     b = simulate(params, [counter, rnd, counter, rnd], 2000, seed=4, duplicate=True)
-    assert (a.table == b.table).all()
+    fell = range(B.F_SEAT_FALLBACKS0, B.F_SEAT_FALLBACKS0 + 4)
+    same = [c for c in range(B.N_FIELDS) if c not in fell]
+    assert (a.table[:, same] == b.table[:, same]).all()
+    assert a.fallback[0]["share"] == 1.0 and a.fallback[0]["fallback_to"] == "counter"
+    with pytest.raises(ValueError, match="no strategy at 100.0% of its"):
+        simulate(params, [fb, rnd, fb, rnd], 2000, seed=4, duplicate=True)
 
 
 def test_tabular_lookup_and_npz_round_trip(tmp_path):

@@ -98,11 +98,16 @@ def test_policy_file_round_trip_and_refusal(tmp_path):
     with pytest.raises(ValueError, match="was trained for ranks = 3") as e:
         check_fits(back, SMALL_4P.replace(hand_size=2, ranks=4))
     assert "\n" not in str(e.value)
-    # plays in the simulator, deterministically
+    # plays in the simulator, deterministically; 500 iterations leave many abstract states
+    # unvisited, where counter plays (refused by default above 1% of its decisions)
     lineup = [back, named_bot("counter")] * 2
-    r1 = simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True).table
-    r2 = simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True).table
-    assert np.array_equal(r1, r2)
+    with pytest.raises(ValueError, match="policy 'p' had no strategy at"):
+        simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True)
+    r1 = simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True,
+                  allow_fallback=True)
+    r2 = simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True,
+                  allow_fallback=True)
+    assert np.array_equal(r1.table, r2.table) and r1.fallback[0]["share"] > 0.01
 
 
 def test_duplicate_deals_swap_the_seats_on_the_same_cards():

@@ -92,9 +92,10 @@ def test_committed_notebook_is_executed_with_figures():
 FOUR_PLAYER = ROOT / "notebooks" / "four_player_bluffs.ipynb"
 
 
-def _small_4p_run(folder: Path, signals: bool) -> Path:
+def _small_4p_run(folder: Path, signals: bool, scores=((0, 0),)) -> Path:
     """A run folder with a tabular four-player policy.npz (a tiny variant: the heuristic
-    ``bluffer``'s exact probabilities laid on its flat tree)."""
+    ``bluffer``'s exact probabilities laid on its flat tree), its rows copied to each
+    score of ``scores`` (a policy is refused at a score it has no rows for)."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.solvers.public_export import flat_bot_policy
 
@@ -106,8 +107,14 @@ def _small_4p_run(folder: Path, signals: bool) -> Path:
     for i in range(tree.num_infosets):
         for k in range(tree.is_nact[i]):
             probs[i, tree.is_actions[i, k]] = pol[i, k]
+    keys = []
+    for a, b in scores:  # no score here is one from the end (R6): the same decisions
+        k = np.array(tree.is_keys)
+        k[:, L.K_SCORE0], k[:, L.K_SCORE1] = a, b
+        keys.append(k)
     folder.mkdir()
-    TabularPolicy(tree.is_keys, probs, name="tiny-4p", params=params).save(folder / "policy.npz")
+    TabularPolicy(np.concatenate(keys), np.tile(probs, (len(scores), 1)), name="tiny-4p",
+                  params=params).save(folder / "policy.npz")
     return folder
 
 
@@ -116,9 +123,12 @@ def test_four_player_notebook_executes_on_the_runs_given_and_draws(tmp_path, mon
     sig = _small_4p_run(tmp_path / "run4s", signals=True)
     monkeypatch.setenv("VITOU_RUN", str(run))
     monkeypatch.setenv("VITOU_SIGNALS_RUN", str(sig))
-    # the match-objective section: the tiny policy in both roles (it only has to run)
-    monkeypatch.setenv("VITOU_MATCH_RUN", str(run))
-    monkeypatch.setenv("VITOU_POINTS_RUN", str(run))
+    # the match-objective section: the tiny policy in both roles (it only has to run), with
+    # rows at the notebook's MATCH_SCORES from each team's view
+    scored = _small_4p_run(tmp_path / "run4m", signals=False, scores=[
+        (0, 0), (18, 14), (14, 18), (17, 17), (19, 12), (12, 19)])
+    monkeypatch.setenv("VITOU_MATCH_RUN", str(scored))
+    monkeypatch.setenv("VITOU_POINTS_RUN", str(scored))
     # the search bot against its blueprint: a few deals, a short budget (the tiny variant's
     # subgames are solved in milliseconds)
     monkeypatch.setenv("VITOU_SEARCH_DEALS", "40")

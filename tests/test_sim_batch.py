@@ -15,6 +15,7 @@ import pytest
 
 from vitou_ai.bots import HeuristicParams, HeuristicPolicy, RandomPolicy, named_bot
 from vitou_ai.bots.policy import choose_action, pack_policies, scratch
+from vitou_ai.bots.tabular import TabularPolicy
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.sim import batch as B
@@ -32,7 +33,9 @@ DETERMINISTIC = HeuristicPolicy(HeuristicParams(
 def twin_row(params: VitouParams, lineup, seed: int, row: int, v: int = 1,
              rotate_dealer: bool = False) -> dict[str, int]:
     """The slow twin of ``batch.play_row``: the same streams, but every action goes
-    through the checked ``State.apply_action`` (an illegal one would raise)."""
+    through the checked ``State.apply_action`` (an illegal one would raise). A tabular
+    policy's fallbacks are counted from Python: the checked state's information-state key
+    not in its table, or its row without mass on a legal action."""
     game = Game(params)
     pack = pack_policies(list(dict.fromkeys(lineup)))
     index = {id(p): i for i, p in enumerate(dict.fromkeys(lineup))}
@@ -55,6 +58,8 @@ def twin_row(params: VitouParams, lineup, seed: int, row: int, v: int = 1,
         st.apply_action(L.C_DEALER0 + d)
     first_dealer = int(a[L.S_DEALER])
     decisions = deals = raises = refusals = 0
+    seat_decisions = [0] * 4
+    seat_fallbacks = [0] * 4
     while not st.is_terminal():
         if a[L.S_PHASE] == L.PH_DEAL:
             rng_deal[0] = B.deal_seed(np.uint64(seed), group, int(a[L.S_DEALS]))
@@ -73,6 +78,10 @@ def twin_row(params: VitouParams, lineup, seed: int, row: int, v: int = 1,
             x = int(choose_action(pack, index[id(lineup[p])], game.array, a, p, rng_dec, legal,
                                   len(acts), keybuf, iwork))
             decisions += 1
+            seat_decisions[p] += 1
+            if isinstance(lineup[p], TabularPolicy):
+                r = lineup[p].row(st.infostate_key(p))
+                seat_fallbacks[p] += int(r < 0 or lineup[p].probs[r, acts].sum() <= 0)
         before = int(a[L.S_DEALS])
         st.apply_action(x)
         if int(a[L.S_DEALS]) != before or st.is_terminal():
@@ -93,7 +102,9 @@ def twin_row(params: VitouParams, lineup, seed: int, row: int, v: int = 1,
             "return1": ret[1], "end": L.END_NAMES.index(d.end),
             "stake": game.params.ladder_labels.index(d.stake), "raises": raises,
             "refusals": refusals, "n_tricks": len(d.tricks), "dealer": first_dealer,
-            "deals": deals, "score0": s0, "score1": s1, "decisions": decisions}
+            "deals": deals, "score0": s0, "score1": s1, "decisions": decisions,
+            **{f"seat_decisions{s}": seat_decisions[s] for s in range(4)},
+            **{f"seat_fallbacks{s}": seat_fallbacks[s] for s in range(4)}}
 
 
 CONFIGS = [
@@ -118,6 +129,36 @@ def test_batch_rows_equal_the_checked_twin(cfg):
         want = twin_row(params, lineup, 11, row)
         got = {k: int(res[k][row]) for k in want}
         assert got == want, (row, got, want)
+
+
+def test_fallback_counts_equal_the_twin():
+    """A tabular policy with every other row removed (and one row without mass on any
+    action): each seat's decisions and fallbacks, row by row, as the twin counts them from
+    Python lookups, and the report's share their sum's ratio."""
+    from vitou_ai.solvers.tree import build_tree
+
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
+    tree = build_tree(params)
+    probs = np.random.default_rng(0).random(tree.is_actions.shape)
+    full = TabularPolicy.from_compact(tree.is_keys, tree.is_actions, tree.is_nact, probs)
+    keep = np.arange(len(full)) % 2 == 0
+    p = np.array(full.probs[keep])
+    p[0] = 0.0
+    half = TabularPolicy(full.keys[keep], p, name="half")
+    for mode in ("deal", "match"):
+        pm = params.replace(mode=mode, target=4)
+        lineup = [half, COUNTER]
+        res = B.simulate(pm, lineup, 60, seed=3, allow_fallback=True)
+        for row in range(60):
+            want = twin_row(pm, lineup, 3, row)
+            assert {k: int(res[k][row]) for k in want} == want, (mode, row)
+        t = np.asarray(res.table)
+        assert t[:, B.F_SEAT_FALLBACKS0].sum() > 0
+        assert res.fallback[0]["share"] == pytest.approx(
+            t[:, B.F_SEAT_FALLBACKS0].sum() / t[:, B.F_SEAT_DECISIONS0].sum())
+        assert res.fallback[1] == {"name": "counter", "kind": "heuristic",
+                                   "decisions": int(t[:, B.F_SEAT_DECISIONS0 + 1].sum()),
+                                   "fallbacks": 0, "share": 0.0, "fallback_to": None}
 
 
 def test_duplicate_rows_twin_and_rotation():

@@ -164,10 +164,11 @@ def test_cli_tournament(tmp_path, capsys):
     out = tmp_path / "t"
     code = main(["tournament", "--bots", "random", "counter", str(tmp_path / "empty.npz") +
                  ":fallback=counter", "--deals", "400", "--profile", "vitou_2p", "--seed", "2",
-                 "--out", str(out), "--no-progress"])
+                 "--out", str(out), "--no-progress", "--allow-fallback"])
     text = capsys.readouterr().out
     assert code == 0
     assert "ranked by points per deal" in text and "empty" in text
+    assert "100.00% of" in text.split("played by its fallback")[-1]  # said, not silent
     assert "Elo" not in text.split("ranked by")[1].split("\n")[1]  # no Elo column in deal mode
     pairs = pd.read_csv(out / "pairs.csv").set_index(["bot", "opponent"])
     # the empty table falls back on the counter bot: the same bot, no measurable edge

@@ -13,7 +13,12 @@ File format (``.npz``, no pickle): ``keys uint64[M]``, ``nact int8[M]``,
 ``truc_1912``), ``abstraction`` (JSON of
 :class:`~vitou_ai.abstraction.config.AbstractionConfig`), ``params`` (JSON of
 the game trained), ``rules_version``, ``format`` (``vitou_ai-abstract-policy-1``),
-``name``.
+``name``, and ``domain`` (JSON, :mod:`vitou_ai.bots.domain`: ``mode`` ``"deal"`` or
+``"match"``, the scores its keys cover, ``"all"`` for every one). With the abstraction's
+``scores`` knob off the key has no scores, and the policy plays the same strategy at
+every score; with it on, the scores (or their buckets) its keys hold are its domain, read
+from the keys (so files written before the record are checked the same way;
+:func:`check_fits`).
 """
 
 from __future__ import annotations
@@ -92,6 +97,8 @@ class AbstractPolicy:
         abstraction: the abstraction the keys come from.
         params: the game it was trained for.
         fallback: heuristic parameters used at unknown keys (``None``: uniform).
+        mode: ``"deal"`` (trained on single deals) or ``"match"`` (for the match);
+            ``None``: read from the keys (:attr:`domain`).
 
     Raises:
         ValueError: shapes that do not match, bad probabilities, duplicated keys.
@@ -100,7 +107,8 @@ class AbstractPolicy:
     kind_name = "abstract"
 
     def __init__(self, keys, nact, probs, abstraction: AbstractionConfig, params: VitouParams,
-                 name: str = "abstract", fallback: HeuristicParams | None = None):
+                 name: str = "abstract", fallback: HeuristicParams | None = None,
+                 mode: str | None = None):
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         nact = np.ascontiguousarray(nact, dtype=np.int8)
         probs = np.ascontiguousarray(probs, dtype=np.float32)
@@ -125,9 +133,23 @@ class AbstractPolicy:
         self.keys, self.nact, self.probs, self.slots = keys, nact, probs, slots
         self.abstraction = abstraction
         self.params = params
+        if mode is not None and mode not in ("deal", "match"):
+            raise ValueError(f"abstract policy: mode must be 'deal' or 'match', got {mode!r}")
         self.name = name
         self.fallback = fallback
+        self.mode = mode
         self.path: str | None = None  # the file it was read from (:meth:`load`)
+        self._domain = None
+
+    @property
+    def domain(self):
+        """The :class:`~vitou_ai.bots.domain.PolicyDomain`: the scores its keys cover
+        (every score with the abstraction's ``scores`` off), and its mode."""
+        if self._domain is None:
+            from .domain import abstract_domain
+
+            self._domain = abstract_domain(self.keys, self.abstraction, self.params, self.mode)
+        return self._domain
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -149,7 +171,7 @@ class AbstractPolicy:
             abstraction=np.array(self.abstraction.to_json()),
             params=np.array(json.dumps({"profile": p.profile, **p.knobs()})),
             rules_version=np.array(RULES_VERSION), format=np.array(FORMAT),
-            name=np.array(self.name))
+            name=np.array(self.name), domain=np.array(self.domain.to_json(p)))
         write_atomic(Path(path), buf.getvalue())
 
     @classmethod
@@ -179,25 +201,36 @@ class AbstractPolicy:
             params = VitouParams(**d)
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"{path}: bad abstraction or game record: {e}") from None
+        from .domain import read_mode
+
+        try:
+            mode = read_mode(str(z["domain"]) if "domain" in z else None)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
         policy = cls(z["keys"], z["nact"], z["probs"], abstraction, params,
-                     name=str(z["name"]), fallback=fallback)
+                     name=str(z["name"]), fallback=fallback, mode=mode)
         policy.path = str(path)
         return policy
 
 
-def check_fits(policy: AbstractPolicy, params: VitouParams) -> None:
+def check_fits(policy: AbstractPolicy, params: VitouParams, allow_fallback: bool = False) -> None:
     """Refuse an abstract policy trained for another game than ``params``.
 
     The game's shape (profile, ranks, copies, hand size) must match, and so
     must ``signals`` (R7): with signals the key holds the gestures seen and the
     gesture decisions, so a policy trained without them finds almost none of
     its keys (it would play its fallback), and one trained with them never
-    meets its gesture states. Deal or match mode, the target, the dealer and
-    the scores may differ (the key is seat-relative; scores are a knob).
+    meets its gesture states. The dealer may differ (the key is relative to the
+    dealer's seat); so may the mode, the target and the scores when the
+    abstraction has no scores (the same strategy at every score, by design). With
+    the ``scores`` knob on, every score (or need bucket) the game reaches must be
+    among the policy's keys (its domain, :mod:`vitou_ai.bots.domain`): one trained
+    at one score is refused in a match or at another score, unless
+    ``allow_fallback`` (its fallback then plays there).
 
     Raises:
         ValueError: one line naming the policy file (or name), what it was
-            trained for and what this game has.
+            trained for and what this game has, or what to run.
     """
     t = policy.params
     where = policy.path or f"policy {policy.name!r}"
@@ -209,6 +242,12 @@ def check_fits(policy: AbstractPolicy, params: VitouParams) -> None:
                 f"{getattr(params, field)!r}: pass {flag} {getattr(t, field)}")
     if bool(t.signals) != bool(params.signals):
         raise ValueError(signals_mismatch(where, bool(t.signals)))
+    domain = getattr(policy, "domain", None)
+    if domain is not None and not allow_fallback:
+        fb = "random" if policy.fallback is None else "its heuristic bot"
+        why = domain.refusal(params, where, t, fb)
+        if why:
+            raise ValueError(why)
 
 
 def is_abstract_file(path: str | Path) -> bool:

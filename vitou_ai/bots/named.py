@@ -157,11 +157,11 @@ def parse_bot(spec: str) -> Policy:
 
 
 def check_policies(policies: Sequence[Policy], params, what: str = "policy",
-                   search_ok: bool = False) -> None:
+                   search_ok: bool = False, allow_fallback: bool = False) -> None:
     """The checks of the library's entry points (``simulate``, ``run_tournament``,
     ``local_best_response``) on the bots they are given: game parameters, then each bot
     a policy object (not a name) made for this game (:func:`check_bot_fits`, the check
-    the commands and the environments make).
+    the commands and the environments make; ``allow_fallback`` as there).
 
     Raises:
         TypeError: ``params`` is not a :class:`~vitou_ai.rules.VitouParams`; a bot that is
@@ -184,10 +184,11 @@ def check_policies(policies: Sequence[Policy], params, what: str = "policy",
             raise TypeError(f"{what} {i} is a {type(pol).__name__}, not a RandomPolicy, "
                             "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy"
                             + hint)
-        check_bot_fits(pol, params)
+        check_bot_fits(pol, params, allow_fallback=allow_fallback)
 
 
-def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
+def check_bot_fits(policy: Policy, params, search_ok: bool = False,
+                   allow_fallback: bool = False) -> None:
     """Refuse a policy read from a file (tabular, abstract, neural) that was trained for
     another game or variant than ``params`` (a :class:`~vitou_ai.rules.VitouParams`);
     the named bots play any game. What ``tournament``, ``play``, ``simulate``, ``train``
@@ -195,6 +196,12 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
     :mod:`vitou_ai.eval.search_match`, the environments ``Vitou-v0`` and
     ``SelfPlayEnv``), then its blueprint is checked.
+
+    A tabular or abstract policy must also have a strategy at every score and dealer
+    the game reaches (its domain, :mod:`vitou_ai.bots.domain`: a policy trained on
+    single deals at 0:0 has none at the other scores of a match), unless
+    ``allow_fallback``: it then plays its fallback there (random play, or a heuristic
+    bot), and the simulator reports the share of its decisions that did.
 
     Raises:
         ValueError: one line naming the policy, what it was trained for and the option;
@@ -214,12 +221,29 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False) -> None:
     from .tabular import check_fits as tabular_fits
 
     if isinstance(policy, TabularPolicy):
-        tabular_fits(policy, params)
+        tabular_fits(policy, params, allow_fallback)
     elif isinstance(policy, NeuralPolicy):
         neural_fits(policy, params)
     elif isinstance(policy, AbstractPolicy):
-        abstract_fits(policy, params)
+        abstract_fits(policy, params, allow_fallback)
 
+
+
+def fallback_label(policy: Policy) -> str | None:
+    """What plays where a tabular or abstract ``policy`` has no strategy: ``"random"``
+    (uniform random play), the name of a bot of :data:`NAMED_BOTS` whose parameters it
+    falls back on, or ``"heuristic"`` (other parameters); ``None`` for the kinds that play
+    every state (random, heuristic, neural, search)."""
+    from .policy import can_fall_back
+
+    if not can_fall_back(policy):
+        return None
+    if policy.fallback is None:
+        return "random"
+    for name, hp in NAMED_BOTS.items():
+        if hp is not None and hp == policy.fallback:
+            return name
+    return "heuristic"
 
 
 def split_bot_specs(values: Sequence[str]) -> list[str]:

@@ -239,24 +239,26 @@ def abstract_row(pack, pi, params, state, player, legal, n_legal):
 
 @jit
 def _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork):
+    """``(action, fell_back)`` of the abstract policy ``pi`` (:func:`decide`)."""
     r = abstract_row(pack, pi, params, state, player, legal, n_legal)
     if r >= 0:
         x = next_float(rng)
         for i in range(n_legal - 1):
             x -= pack.abs_probs[r, i]
             if x < 0.0:
-                return legal[i]
+                return legal[i], 0
         for i in range(n_legal - 1, -1, -1):
             if pack.abs_probs[r, i] > 0.0:
-                return legal[i]
+                return legal[i], 0
     if pack.abs_meta[pi, TM_FALLBACK] == KIND_HEURISTIC:
         return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
-                                iwork)
-    return legal[next_below(rng, n_legal)]
+                                iwork), 1
+    return legal[next_below(rng, n_legal)], 1
 
 
 @jit
 def _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork):
+    """``(action, fell_back)`` of the tabular policy ``pi`` (:func:`decide`)."""
     infostate_key(params, state, player, keybuf)
     meta = pack.tab_meta
     row0 = meta[pi, TM_ROW0]
@@ -270,15 +272,43 @@ def _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf
             for i in range(n_legal - 1):
                 x -= pack.tab_probs[row0 + r, legal[i]]
                 if x < 0.0:
-                    return legal[i]
+                    return legal[i], 0
             # the remainder, skipping trailing zero-weight actions
             for i in range(n_legal - 1, -1, -1):
                 if pack.tab_probs[row0 + r, legal[i]] > 0.0:
-                    return legal[i]
+                    return legal[i], 0
     if meta[pi, TM_FALLBACK] == KIND_HEURISTIC:
         return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
-                                iwork)
-    return legal[next_below(rng, n_legal)]
+                                iwork), 1
+    return legal[next_below(rng, n_legal)], 1
+
+
+@jit
+def decide(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork):
+    """:func:`choose_action`, and whether the policy fell back: ``(action, fell_back)``.
+
+    ``fell_back`` is 1 when a tabular or abstract policy has no strategy at this
+    information state (its key is not in the table, an abstract key's action count
+    differs, or the row has no mass on a legal action) and the action comes from its
+    fallback (uniform random play, or the heuristic bot it was given); 0 otherwise, and
+    always 0 for random, heuristic and neural policies, which play every state. The
+    action and the random draws are exactly :func:`choose_action`'s.
+    """
+    kind = pack.kinds[pi]
+    if kind == KIND_RANDOM:
+        return legal[next_below(rng, n_legal)], 0
+    if kind == KIND_HEURISTIC:
+        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
+                                iwork), 0
+    if kind == KIND_NEURAL:
+        m = pack.nn_meta[pi]
+        net = pack.nn_nets[m[NM_SEAT + player]]
+        return neural_action(pack.nn_layers[net[NN_ROW0]: net[NN_ROW0] + net[NN_NLAYERS]],
+                             pack.nn_weights[net[NN_W0]:], m[NM_DIMS:NM_SEAT], m[NM_OUTPUT],
+                             params, state, player, rng, legal, n_legal, keybuf), 0
+    if kind == KIND_ABSTRACT:
+        return _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork)
+    return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
 
 
 @jit
@@ -296,28 +326,23 @@ def choose_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, 
         iwork: ``int64[IWORK_SIZE]`` scratch (heuristic policies).
 
     Returns:
-        An action among ``legal[:n_legal]``.
+        An action among ``legal[:n_legal]``. :func:`decide` also says whether it came
+        from the policy's fallback.
     """
-    kind = pack.kinds[pi]
-    if kind == KIND_RANDOM:
-        return legal[next_below(rng, n_legal)]
-    if kind == KIND_HEURISTIC:
-        return heuristic_action(pack.fparams[pi], params, state, player, rng, legal, n_legal,
-                                iwork)
-    if kind == KIND_NEURAL:
-        m = pack.nn_meta[pi]
-        net = pack.nn_nets[m[NM_SEAT + player]]
-        return neural_action(pack.nn_layers[net[NN_ROW0]: net[NN_ROW0] + net[NN_NLAYERS]],
-                             pack.nn_weights[net[NN_W0]:], m[NM_DIMS:NM_SEAT], m[NM_OUTPUT],
-                             params, state, player, rng, legal, n_legal, keybuf)
-    if kind == KIND_ABSTRACT:
-        return _abstract_action(pack, pi, params, state, player, rng, legal, n_legal, iwork)
-    return _tabular_action(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)
+    return decide(pack, pi, params, state, player, rng, legal, n_legal, keybuf, iwork)[0]
+
+
+def can_fall_back(policy) -> bool:
+    """Whether ``policy`` can meet information states it has no strategy for (a tabular or
+    abstract policy: its fallback plays there, :func:`decide`); random, heuristic and
+    neural policies play every state."""
+    return isinstance(policy, TabularPolicy | AbstractPolicy)
 
 
 def describe(policy: Policy) -> dict:
     """A JSON-ready description of a policy (for result files): name, kind and
-    the heuristic parameters, or the table size and fallback."""
+    the heuristic parameters, or the table size, fallback and domain (what its rows
+    cover, :class:`~vitou_ai.bots.domain.PolicyDomain`)."""
     out = _describe(policy)
     if getattr(policy, "path", None):  # which file, when two entrants share a name
         out["file"] = policy.path
@@ -334,8 +359,9 @@ def _describe(policy: Policy) -> dict:
                 "params": dataclasses.asdict(policy.params)}
     if isinstance(policy, TabularPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
+        players = None if policy.params is None else policy.params.players
         return {"name": policy.name, "kind": "tabular", "infosets": len(policy),
-                "fallback": fb or "random"}
+                "fallback": fb or "random", "domain": policy.domain.describe(players)}
     if isinstance(policy, NeuralPolicy):
         return {"name": policy.name, "kind": "neural", "algorithm": policy.algorithm,
                 "network": repr(policy)}
@@ -346,7 +372,8 @@ def _describe(policy: Policy) -> dict:
     if isinstance(policy, AbstractPolicy):
         fb = None if policy.fallback is None else dataclasses.asdict(policy.fallback)
         return {"name": policy.name, "kind": "abstract", "infosets": len(policy),
-                "abstraction": policy.abstraction.describe(), "fallback": fb or "random"}
+                "abstraction": policy.abstraction.describe(), "fallback": fb or "random",
+                "domain": policy.domain.describe(policy.params.players)}
     raise TypeError(f"not a policy: {type(policy).__name__}")
 
 
@@ -371,7 +398,9 @@ __all__ = [
     "PolicyPack",
     "RandomPolicy",
     "TabularPolicy",
+    "can_fall_back",
     "choose_action",
+    "decide",
     "describe",
     "pack_policies",
     "scratch",

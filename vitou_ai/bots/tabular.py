@@ -11,9 +11,15 @@ Format (what the solvers export for their average policies):
   illegal actions is ignored: at play time the row is restricted to the
   legal actions and renormalised.
 - in a ``.npz`` file, also ``rules_version`` (must equal ``RULES_VERSION``)
-  and ``key_size`` (must equal ``KEY_SIZE``), and optionally ``name`` and
+  and ``key_size`` (must equal ``KEY_SIZE``), and optionally ``name``,
   ``params`` (a JSON string of the :class:`VitouParams` the table was built
-  for, informational).
+  for: its profile and the knobs that differ from the profile's defaults) and
+  ``domain`` (a JSON string, :mod:`vitou_ai.bots.domain`: ``mode`` ``"deal"`` or
+  ``"match"``, the ``dealers`` and ``scores`` the rows cover, ``"all"`` for every
+  one, and the game again). The domain is read from the keys (each holds the
+  dealer and both scores), so a file without the record, written before it
+  existed, is checked the same way (:func:`check_fits`); only its ``mode`` is
+  inferred (``"match"`` when the rows cover every score, else ``"deal"``).
 
 Lookup from jitted code goes through an open-addressing hash table built
 when the policy is created: ``slots: int32[cap]`` with ``cap`` the smallest
@@ -124,8 +130,10 @@ class TabularPolicy:
         name: for tables and plots.
         fallback: ``None`` (uniform random at unknown information states) or
             the :class:`HeuristicParams` of the bot to fall back on.
-        params: optional :class:`VitouParams` the table was built for (kept as
-            metadata only).
+        params: optional :class:`VitouParams` the table was built for: the game
+            :func:`check_fits` compares a game with (no check without it).
+        mode: ``"deal"`` (trained on single deals, for points) or ``"match"`` (for the
+            match); ``None``: read from the rows (:attr:`domain`).
 
     Raises:
         ValueError: wrong shapes or dtypes, negative or non-finite weights,
@@ -135,7 +143,8 @@ class TabularPolicy:
     kind_name = "tabular"
 
     def __init__(self, keys: np.ndarray, probs: np.ndarray, name: str = "tabular",
-                 fallback: HeuristicParams | None = None, params: VitouParams | None = None):
+                 fallback: HeuristicParams | None = None, params: VitouParams | None = None,
+                 mode: str | None = None):
         keys = np.array(keys, copy=True, order="C")
         probs = np.array(probs, dtype=np.float32, copy=True, order="C")
         if keys.dtype != np.int8 or keys.ndim != 2 or keys.shape[1] != L.KEY_SIZE:
@@ -152,10 +161,14 @@ class TabularPolicy:
         dup = _build_slots(keys, slots)
         if dup >= 0:
             raise ValueError(f"key of row {dup} appears twice in the table")
+        if mode is not None and mode not in ("deal", "match"):
+            raise ValueError(f"mode must be 'deal' or 'match', got {mode!r}")
         self.name = name
         self.fallback = fallback
         self.params = params
+        self.mode = mode
         self.path: str | None = None  # the file it was read from (:meth:`load`)
+        self._domain = None
         self._keys = keys
         self._probs = probs
         self._slots = slots
@@ -172,6 +185,16 @@ class TabularPolicy:
     @property
     def slots(self) -> np.ndarray:
         return _readonly(self._slots)
+
+    @property
+    def domain(self):
+        """The :class:`~vitou_ai.bots.domain.PolicyDomain` of the table: the dealers and
+        scores its rows cover (read from the keys), and its mode."""
+        if self._domain is None:
+            from .domain import tabular_domain
+
+            self._domain = tabular_domain(self._keys, self.params, self.mode)
+        return self._domain
 
     def __len__(self) -> int:
         return self._keys.shape[0]
@@ -233,6 +256,7 @@ class TabularPolicy:
         if self.params is not None:
             extra["params"] = np.array(json.dumps({"profile": self.params.profile,
                                                    **self.params.knobs()}))
+            extra["domain"] = np.array(self.domain.to_json(self.params))
         np.savez_compressed(buf, keys=self._keys, probs=self._probs,
                             rules_version=np.array(RULES_VERSION), key_size=np.array(L.KEY_SIZE),
                             name=np.array(self.name), **extra)
@@ -272,7 +296,14 @@ class TabularPolicy:
                 raise ValueError(f"{path}: bad 'params' record: {e}") from None
         version = str(z["rules_version"]) if "rules_version" in z else None
         check_rules_version(version, None if params is None else params.players, str(path))
-        policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params)
+        from .domain import read_mode
+
+        try:
+            mode = read_mode(str(z["domain"]) if "domain" in z else None)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params,
+                     mode=mode)
         policy.path = str(path)
         return policy
 
@@ -350,16 +381,22 @@ def check_game_shape(name: str, trained: VitouParams, params: VitouParams) -> No
                 f"{getattr(trained, field)}")
 
 
-def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
+def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool = False) -> None:
     """Refuse a tabular policy trained for another game than ``params``.
 
     The game's shape (profile, ranks, copies, hand size, target) and ``signals``
     (R7: the information state holds the gestures seen) must match, and a
     policy trained for one dealer seat only does not cover games where the dealer
     rotates (``params.dealer == -1``): it would fall back at every other deal.
+    Then every dealer and score the game reaches must have rows (its domain,
+    :mod:`vitou_ai.bots.domain`: a key holds the dealer and both scores, so a
+    policy trained at one score has no row at another; a match reaches every
+    score up to the target): a policy trained on single deals at 0:0 is refused
+    in a match, one trained at 9:5 in a deal at 0:0.
 
     Raises:
-        ValueError: naming the policy, what it was trained for and what to pass.
+        ValueError: one line naming the policy, what it was trained for and what to
+            pass or run (a policy object without ``params`` is not checked).
     """
     t = policy.params
     if t is None:
@@ -380,6 +417,19 @@ def check_fits(policy: TabularPolicy, params: VitouParams) -> None:
         raise ValueError(
             f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here "
             f"{where} (train it with --dealer -1)")
+    domain = getattr(policy, "domain", None)
+    if domain is not None and not allow_fallback:
+        fb = "random" if policy.fallback is None else "its heuristic bot"
+        why = domain.refusal(params, _where(policy), t, fb)
+        if why:
+            raise ValueError(why)
+
+
+def _where(policy) -> str:
+    """A policy as messages name it: its file and name, or its name."""
+    if getattr(policy, "path", None):
+        return f"policy {policy.name!r} ({policy.path})"
+    return f"policy {policy.name!r}"
 
 
 def signals_mismatch(where: str, trained: bool) -> str:

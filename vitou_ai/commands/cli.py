@@ -178,6 +178,7 @@ def simulate_command(args, out=None, err=None) -> int:
     from ..rules import VitouParams
     from ..rules.layout import END_NAMES
     from ..sim.batch import simulate
+    from .tournament import print_fallback
 
     try:
         if not 1 <= args.deals <= 50_000_000:
@@ -197,14 +198,20 @@ def simulate_command(args, out=None, err=None) -> int:
                              "(fewer are taken in turn)")
         bots = [parse_bot(b) for b in specs]
         for b in bots:
-            check_bot_fits(b, params)
+            check_bot_fits(b, params, allow_fallback=getattr(args, "allow_fallback", False))
     except (ValueError, OSError) as e:
         print(f"vitou-ai simulate: error: {e}", file=err)
         return 2
     lineup = [bots[s % len(bots)] for s in range(params.players)]
-    simulate(params, lineup, min(64, args.deals), seed=args.seed)  # compile outside the timing
+    # compile outside the timing
+    simulate(params, lineup, min(64, args.deals), seed=args.seed, allow_fallback=True)
     t = time.perf_counter()
-    res = simulate(params, lineup, args.deals, seed=args.seed)
+    try:
+        res = simulate(params, lineup, args.deals, seed=args.seed,
+                       allow_fallback=getattr(args, "allow_fallback", False))
+    except ValueError as e:  # a policy that falls back too often, refused after the probe
+        print(f"vitou-ai simulate: error: {e}", file=err)
+        return 2
     rate = args.deals / (time.perf_counter() - t)
     a = res.arrays()
     unit = "matches" if params.mode == "match" else "deals"
@@ -224,12 +231,14 @@ def simulate_command(args, out=None, err=None) -> int:
                   file=out)
         print(f"puts per deal {a['raises'].mean():.3f}, folds per deal "
               f"{a['refusals'].mean():.3f}", file=out)
+        print_fallback(res.fallback, out)
         return 0
     ret = a["return0"].astype(float)
     ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
     what = "points per deal" if params.mode == "deal" else "match result (+1/-1)"
     print(f"team 0 ({lineup[0].name}): {ret.mean():+.4f} ± {ci:.4f} {what}; mean raises "
           f"{a['raises'].mean():.3f}", file=out)
+    print_fallback(res.fallback, out)
     return 0
 
 
@@ -286,6 +295,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p_sim.add_argument("--hand-size", type=int, default=None,
                        help="cards per hand (default: 3; players + 1 in put_willughby)")
     tournament_cli.add_willughby_arguments(p_sim)
+    tournament_cli.add_fallback_argument(p_sim)
     tournament_cli.add_arguments(add(
         "tournament", "round robin between bots: win rates, points per deal, Elo in match mode"))
     play_cli.add_arguments(add("play", "play a match in the terminal against bots"))

@@ -1,4 +1,4 @@
-"""Play a match of Vitou in the terminal against bots.
+"""Play a match of Vitou in the terminal against bots (or, with ``--deal``, one deal).
 
 The person sits at one seat; in four-player profiles the partner opposite
 and both opponents are bots (``--partner``, ``--opponents``), in ``vitou_2p``
@@ -336,7 +336,8 @@ class TerminalMatch:
         """Play to the end of the match; return the exit code (0; 130 on Ctrl-C)."""
         p = self.params
         others = ", ".join(f"{self.who(s)}" for s in sorted(self.bots))
-        self.say(f"{GAME_NAMES.get(p.profile, 'Vitou')} ({p.profile}), a match to {p.target}. You are seat {self.human}, "
+        what = f"a match to {p.target}" if p.mode == "match" else "one deal (R8.1)"
+        self.say(f"{GAME_NAMES.get(p.profile, 'Vitou')} ({p.profile}), {what}. You are seat {self.human}, "
                  f"team {self.team_of(self.human)}; with {others}. Type 'help' for help.")
         try:
             while not self.state.is_terminal():
@@ -351,6 +352,10 @@ class TerminalMatch:
             return EXIT_OK
         ret = self.state.returns()[self.human]
         s0, s1 = self.state.scores()
+        if p.mode == "deal":
+            word = "wins" if ret > 0 else ("loses" if ret < 0 else "neither wins nor loses")
+            self.say(f"\nYour team {word} the deal ({ret:+g} points).")
+            return EXIT_OK
         if ret > 0:
             self.say(f"\nYour team wins the match, {s0} - {s1} (team 0 - team 1).")
         elif ret < 0:
@@ -370,8 +375,12 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
                opponents: str = "counter", seed: int | None = None, signals: bool = False,
                target: int | None = None, inp: TextIO | None = None,
                out: TextIO | None = None, ranks: int | None = None, copies: int = 4,
-               hand_size: int = 3) -> int:
+               hand_size: int = 3, deal: bool = False) -> int:
     """Play a match in the terminal; return the exit code (0 done or left, 130 Ctrl-C).
+
+    Every bot read from a file must have a strategy at every score and dealer the match
+    reaches (:func:`vitou_ai.bots.named.check_bot_fits`): a policy trained on single deals
+    at one score is refused, naming the command that trains a match policy, or ``deal``.
 
     Args:
         profile: any kernel profile (:data:`vitou_ai.rules.params.ALL_PROFILES`).
@@ -381,6 +390,7 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
             ``None`` with two players (there is no partner).
         seed: random seed (cards, bots); ``None`` draws one.
         inp, out: text streams (default stdin / stdout).
+        deal: play one deal at 0:0 (R8.1, dealer drawn) instead of a match.
 
     Raises:
         ValueError: bad profile, seat, bot spec or knobs; a partner in a two-player game.
@@ -389,8 +399,9 @@ def play_match(profile: str = "vitou", human_seat: int = 0, partner: str | None 
     out = out if out is not None else sys.stdout
     if profile == "put_willughby":
         raise ValueError(WHY_NO_TERMINAL_WILLUGHBY)
-    params = VitouParams(profile=profile, mode="match", dealer=-1, signals=signals,
-                         target=target, ranks=ranks, copies=copies, hand_size=hand_size)
+    params = VitouParams(profile=profile, mode="deal" if deal else "match", dealer=-1,
+                         signals=signals, target=target, ranks=ranks, copies=copies,
+                         hand_size=hand_size)
     if partner is not None and params.players == 2:
         raise ValueError(f"--partner {partner}: {profile} is a two-player game, there is no "
                          "partner (choose the opponent with --opponents)")
@@ -438,6 +449,10 @@ def add_arguments(p) -> None:
                    help="research variant: top N ranks (default: the whole deck)")
     p.add_argument("--copies", type=int, default=4, help="research variant: copies per rank")
     p.add_argument("--hand-size", type=int, default=3, help="research variant: cards per hand")
+    p.add_argument("--deal", action="store_true",
+                   help="play one deal at 0:0 (R8.1) instead of a match: for a policy trained "
+                   "on single deals (vitou-ai train without --objective match), which has no "
+                   "strategy at the other scores of a match")
 
 
 def play_command(args, inp: TextIO | None = None, out: TextIO | None = None,
@@ -448,7 +463,8 @@ def play_command(args, inp: TextIO | None = None, out: TextIO | None = None,
         return play_match(profile=args.profile, human_seat=args.seat, partner=args.partner,
                           opponents=args.opponents, seed=args.seed, signals=args.signals,
                           target=args.target, inp=inp, out=out, ranks=args.ranks,
-                          copies=args.copies, hand_size=args.hand_size)
+                          copies=args.copies, hand_size=args.hand_size,
+                          deal=getattr(args, "deal", False))
     except (ValueError, OSError) as e:
         print(f"vitou-ai play: error: {e}", file=err)
         return 2

@@ -68,6 +68,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "tournament's files")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+    add_fallback_argument(p)
+
+
+def add_fallback_argument(p: argparse.ArgumentParser) -> None:
+    """``--allow-fallback``: play a policy file that has no strategy at more than
+    :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` of its decisions."""
+    from ..sim.batch import FALLBACK_LIMIT
+
+    p.add_argument("--allow-fallback", action="store_true",
+                   help=f"play a policy file outside the scores and dealers it was trained "
+                   f"for, or that has no strategy at more than {FALLBACK_LIMIT:.0%}% of its "
+                   "decisions (measured on the first games): its fallback (random play or "
+                   "a heuristic bot) plays there. Refused otherwise; the share is printed "
+                   "either way")
+
+
+def print_fallback(report, out: TextIO, width: int = 16) -> None:
+    """The fallback share of each bot that can fall back (a tabular or abstract policy):
+    the share of its decisions played by its fallback, and what that is."""
+    rows = [r for r in report if r["fallback_to"] is not None]
+    if not rows:
+        return
+    print("\nfallback: the share of each policy's decisions at information states it has no "
+          "strategy for, played by its fallback", file=out)
+    for r in rows:
+        share = "not measured" if r["share"] is None else f"{r['share']:.2%}"
+        print(f"  {r['name']:<{width}} {share:>12} of {r['decisions']:,} decisions "
+              f"(fallback: {r['fallback_to']})", file=out)
 
 
 def add_willughby_arguments(p: argparse.ArgumentParser) -> None:
@@ -110,6 +138,8 @@ def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path)
                                 ("--fold-pays", args.fold_pays, None)):
         if value != default:
             words += [opt, str(value)]
+    if getattr(args, "allow_fallback", False):
+        words.append("--allow-fallback")
     return shlex.join([*words, "--out", str(out_dir)])
 
 
@@ -159,7 +189,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
         for pol in policies:
-            check_bot_fits(pol, params, search_ok=True)
+            check_bot_fits(pol, params, search_ok=True,
+                           allow_fallback=getattr(args, "allow_fallback", False))
             if getattr(pol, "kind", None) == "search" and mode != "deal":
                 raise ValueError(f"bot {pol.name!r}: a search bot plays tournaments in deal "
                                  "mode (--deals N): it re-solves the deal's public subgame "
@@ -195,7 +226,11 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         bar = tqdm(total=total, unit=mode, desc="tournament", file=err, mininterval=0.5)
     try:
         result = run_tournament(policies, params, games, seed=args.seed,
-                                progress=bar.update if bar else None)
+                                progress=bar.update if bar else None,
+                                allow_fallback=getattr(args, "allow_fallback", False))
+    except ValueError as e:  # a bot that falls back too often: refused before the round robin
+        print(f"vitou-ai tournament: error: {e}", file=err)
+        return 2
     finally:
         if bar is not None:
             bar.close()
@@ -242,5 +277,6 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         else:
             print(f"{r['rank']:>4} {r['bot']:<{w}} {r['points_per_deal']:>+11.3f} {ci:>17} "
                   f"{r['score']:>11.3f}", file=out)
+    print_fallback(result.fallback, out, w)
     print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
     return 0

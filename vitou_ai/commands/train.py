@@ -320,7 +320,9 @@ def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[s
     for b in bots:
         bot = parse_bot(b)
         lineup = [mine, bot] if params.players == 2 else [mine, bot, mine, bot]
-        res = simulate(params, lineup, 2 * half, seed=s["seed"] + 1, duplicate=True)
+        # the policy in training, as it is: unvisited states play its fallback
+        res = simulate(params, lineup, 2 * half, seed=s["seed"] + 1, duplicate=True,
+                       allow_fallback=True)
         variant = np.asarray(res["variant"])
         my_team = np.where(variant == 0, 0, 1)
         ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)

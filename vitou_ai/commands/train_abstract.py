@@ -151,15 +151,19 @@ def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, ma
         lineup = [policy, bot] * (params.players // 2)
         if deals:
             res = simulate(dp, lineup, deals + deals % 2, seed=seed, duplicate=True,
-                           rotate_dealer=True)
+                           rotate_dealer=True, allow_fallback=True)
             v = np.asarray(res["variant"])
             ret = np.where(v == 0, res["return0"], res["return1"]).astype(float)
             pair = ret.reshape(-1, 2).sum(1)
             m, lo, hi = ratio_interval(pair, np.full(len(pair), 2.0))
             row.update({f"{b}_ppd": m, f"{b}_ppd_lo": lo, f"{b}_ppd_hi": hi})
-        if matches:
+        if matches and getattr(policy, "domain", None) is not None and \
+                policy.domain.missing(mp):  # scores in the key, trained at one: no match
+            row.update({f"{b}_match_win": math.nan, f"{b}_match_lo": math.nan,
+                        f"{b}_match_hi": math.nan})
+        elif matches:
             res = simulate(mp, lineup, matches + matches % 2, seed=seed + 1, duplicate=True,
-                           rotate_dealer=True)
+                           rotate_dealer=True, allow_fallback=True)
             v = np.asarray(res["variant"])
             w = np.asarray(res["winner"])
             wins = int(((w >= 0) & (w == v)).sum())

@@ -150,7 +150,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     params = VitouParams(profile=config.profile, target=config.target, ranks=config.ranks,
                          copies=config.copies, hand_size=config.hand_size,
                          early_end=config.early_end, dealer=-1)
-    policy = TabularPolicy(kk, pp, name=f"{config.profile}-match", params=params)
+    policy = TabularPolicy(kk, pp, name=f"{config.profile}-match", params=params, mode="match")
     policy.save(folder / "policy.npz")
     record = {"objective": "match", "rules_version": RULES_VERSION,
               "config": config.as_dict(), "policy_infosets": len(policy),

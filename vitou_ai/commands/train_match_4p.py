@@ -367,7 +367,9 @@ def run(args: argparse.Namespace, out=None) -> int:
             chunk = int(max(50, min(chunk * 2, chunk * 5.0 / spent)))
         rd.mkdir(exist_ok=True)
         solver.save(ckpt)
-        solver.policy(name=f"{s['profile']}-match-r{r}").save(rd / "policy.npz")
+        pol = solver.policy(name=f"{s['profile']}-match-r{r}")
+        pol.mode = "match"  # its domain record: trained over every score state, for the match
+        pol.save(rd / "policy.npz")
         state["trained"] = r
         state.setdefault("solver", {})[str(r)] = {
             "seconds": solver.seconds, "iterations": solver.iteration,

@@ -22,6 +22,14 @@ numbers across pairings). Reported per ordered pair (bot vs opponent):
   with a 95% interval from the duplicate pairs as independent units
   (:func:`~vitou_ai.eval.stats.ratio_interval`).
 
+Each bot's *fallback share* (``fallback``, and ``fallback_share`` in the ratings): the
+share of its decisions at which a tabular or abstract policy had no strategy (an
+information state not in its table) and its fallback played (uniform random play or a
+heuristic bot, ``fallback_to``); 0 for the bots that play every state. Before the round
+robin, the first :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of every pairing measure
+it, and a bot above :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` is refused unless
+``allow_fallback``.
+
 The ranking (``ratings``, ``ratings.csv``, the plot) uses one measure, and says
 which (``ranked_by``):
 
@@ -58,6 +66,9 @@ from ..sim.batch import (
     F_SEAT_RETURN0,
     F_VARIANT,
     F_WINNER,
+    PROBE_GAMES,
+    check_fallback,
+    fallback_report,
     simulate,
 )
 from .stats import fit_elo, ratio_interval, wilson_interval
@@ -92,6 +103,11 @@ class TournamentResult:
         seconds: wall time of the simulation.
         ratings: one dict per bot, best first (see :meth:`ratings_frame`).
         bots: :func:`~vitou_ai.bots.policy.describe` of each bot.
+        fallback: one dict per bot, in the order given
+            (:func:`~vitou_ai.sim.batch.fallback_report`): its decisions over all its
+            pairings, how many fell back (no strategy at the information state, its
+            fallback played), the ``share`` and ``fallback_to``; ``share`` is ``None``
+            where not measured (pairings with a search bot run outside the simulator).
     """
 
     params: VitouParams
@@ -103,6 +119,7 @@ class TournamentResult:
     seconds: float
     ratings: list[dict[str, Any]] = field(default_factory=list)
     bots: list[dict[str, Any]] = field(default_factory=list)
+    fallback: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ranked_by(self) -> str:
@@ -122,7 +139,8 @@ class TournamentResult:
         """One row per bot, best first: ``rank`` (1 = best), ``bot``, ``ranked_by``
         (the measure, :attr:`ranked_by`), ``elo`` (match mode only),
         ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%, against all opponents),
-        ``games``, ``wins``, ``losses``, ``draws``, ``score``."""
+        ``games``, ``wins``, ``losses``, ``draws``, ``score``, ``fallback_share`` (the share
+        of its decisions played by its fallback, :attr:`fallback`)."""
         import pandas as pd
 
         return pd.DataFrame(self.ratings)
@@ -148,6 +166,7 @@ class TournamentResult:
             "ranking_method": RANKING_METHOD[p.mode],
             "ratings": self.ratings,
             "pairs": self.pairs,
+            "fallback": self.fallback,
         })
 
 
@@ -194,7 +213,8 @@ def _pair_stats(a_team_wins, a_team_losses, draws, diff_pairs, deals_pairs) -> d
 
 
 def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, seed: int = 0,
-                   progress: Callable[[int], None] | None = None) -> TournamentResult:
+                   progress: Callable[[int], None] | None = None,
+                   allow_fallback: bool = False) -> TournamentResult:
     """Round robin between ``policies`` (module docstring).
 
     Args:
@@ -204,10 +224,17 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         games: games per pairing, rounded up to an even number.
         progress: called with the number of games just played (e.g. a tqdm
             ``update``); the library prints nothing.
+        allow_fallback: play a bot outside the scores and dealers it was trained for
+            (:func:`~vitou_ai.bots.named.check_bot_fits`), or that has no strategy at more
+            than :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` of its decisions (module
+            docstring), instead of refusing it; its share is reported either way.
 
     Raises:
         ValueError: fewer than two bots, ``games < 1``, a seed out of 0 .. 2**31-1, a
             policy trained for another game or variant.
+        FallbackError: (a ``ValueError``, :mod:`vitou_ai.sim.batch`) a bot that fell back
+            at more than ``FALLBACK_LIMIT`` of its decisions in the probe, before the round
+            robin, unless ``allow_fallback``.
         TypeError: a bot that is not a policy object (a name: ``vitou_ai.load_policy``).
 
     Examples:
@@ -222,7 +249,7 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
 
     if isinstance(policies, str) or not isinstance(policies, Sequence):
         raise TypeError(f"policies must be a list of bots, got {type(policies).__name__}")
-    check_policies(policies, params, "bot", search_ok=True)
+    check_policies(policies, params, "bot", search_ok=True, allow_fallback=allow_fallback)
     seed = check_seed(seed)
     if len(policies) < 2:
         raise ValueError("a tournament needs at least two bots")
@@ -244,6 +271,10 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     if searching and (params.mode != "deal" or params.players % 2):
         raise ValueError("a search bot plays tournaments in deal mode (--deals) with two or "
                          "four players: it re-solves the deal's public subgame (R8.1)")
+    decisions = np.zeros(n, np.int64)
+    fallbacks = np.zeros(n, np.int64)
+    if not searching and not allow_fallback:
+        _probe_fallback(policies, names, params, games, seed)
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
         if searching:
@@ -258,7 +289,10 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         for row0 in range(0, games, BLOCK):
             m = min(BLOCK, games - row0)
             res = simulate(params, lineup, m, seed=seed, duplicate=True, rotate_dealer=True,
-                           row0=row0)
+                           row0=row0, allow_fallback=True)
+            for k, r in zip(_pair_index(a, b, i, j), res.fallback, strict=True):
+                decisions[k] += r["decisions"]
+                fallbacks[k] += r["fallbacks"]
             tables.append(res.table)
             if progress is not None:
                 progress(m)
@@ -275,6 +309,10 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
                      per_bot, unit_diff, unit_deals)
     seconds = time.perf_counter() - t0
     elo = fit_elo(wins) if params.mode == "match" else None
+    fallback = [dict(r) for r in fallback_report(policies, decisions, fallbacks, names)]
+    if searching:  # played by search_match, outside the simulator: not counted
+        for r in fallback:
+            r["share"] = None
     ratings = []
     for k in range(n):
         s = per_bot[k]
@@ -285,13 +323,49 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
             row["elo"] = float(elo[k])
         row.update({"points_per_deal": ppd, "ppd_lo": lo, "ppd_hi": hi, "games": g,
                     "wins": s["wins"], "losses": s["losses"], "draws": s["draws"],
-                    "score": (s["wins"] + 0.5 * s["draws"]) / g})
+                    "score": (s["wins"] + 0.5 * s["draws"]) / g,
+                    "fallback_share": fallback[k]["share"]})
         ratings.append(row)
     key = "elo" if elo is not None else "points_per_deal"
     ratings.sort(key=lambda r: -r[key])  # stable: ties keep the order given
     ratings = [{"rank": r + 1, **row} for r, row in enumerate(ratings)]
     bots = [{**describe(p), "name": nm} for p, nm in zip(policies, names, strict=True)]
-    return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots)
+    return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots,
+                            fallback)
+
+
+def _pair_index(a: Policy, b: Policy, i: int, j: int) -> list[int]:
+    """The bot index of each distinct policy of a pairing's lineup, in the order of
+    :attr:`~vitou_ai.sim.batch.SimResult.fallback` (``a`` first; one if ``a is b``)."""
+    return [i] if a is b else [i, j]
+
+
+def _probe_fallback(policies: Sequence[Policy], names: Sequence[str], params: VitouParams,
+                    games: int, seed: int) -> None:
+    """The first :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of every pairing that has a
+    tabular or abstract bot; refuse a bot whose fallback share over them is above the limit
+    (:func:`~vitou_ai.sim.batch.check_fallback`), before the round robin."""
+    from ..bots.policy import can_fall_back
+
+    n = len(policies)
+    decisions = np.zeros(n, np.int64)
+    fallbacks = np.zeros(n, np.int64)
+    m = min(games, PROBE_GAMES)
+    played = False
+    for i, j in itertools.combinations(range(n), 2):
+        a, b = policies[i], policies[j]
+        if not (can_fall_back(a) or can_fall_back(b)):
+            continue
+        lineup = ([a, b] * params.players)[: params.players]
+        res = simulate(params, lineup, m, seed=seed, duplicate=True, rotate_dealer=True,
+                       allow_fallback=True)
+        played = True
+        for k, r in zip(_pair_index(a, b, i, j), res.fallback, strict=True):
+            decisions[k] += r["decisions"]
+            fallbacks[k] += r["fallbacks"]
+    if played:
+        check_fallback(fallback_report(policies, decisions, fallbacks, names), m, params.mode,
+                       scope=" of its pairings")
 
 
 def _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins, per_bot,

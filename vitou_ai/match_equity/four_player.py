@@ -176,7 +176,7 @@ def deal_outcomes(policy, params: VitouParams, deals: int, seed: int) -> dict[in
     """
     from ..sim.batch import simulate
 
-    res = simulate(params, [policy] * params.players, deals, seed=seed)
+    res = simulate(params, [policy] * params.players, deals, seed=seed, allow_fallback=True)
     vals, counts = np.unique(np.asarray(res["return0"]), return_counts=True)
     return {int(v): int(c) for v, c in zip(vals, counts, strict=True)}
 
@@ -355,7 +355,8 @@ def simulate_matches(policy, config: Config4p, start: tuple[int, int], dealer: i
     """
     from ..sim.batch import simulate
 
-    res = simulate(config.match_params(start, dealer), [policy] * PLAYERS, matches, seed=seed)
+    res = simulate(config.match_params(start, dealer), [policy] * PLAYERS, matches, seed=seed,
+                   allow_fallback=True)
     w = np.asarray(res["winner"])
     return {"wins0": int((w == 0).sum()), "wins1": int((w == 1).sum()),
             "draws": int((w < 0).sum()), "matches": int(matches),

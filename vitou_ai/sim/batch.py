@@ -26,6 +26,7 @@ balances the seats exactly.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,7 +34,14 @@ import numba
 import numpy as np
 
 from .._numba import jit, jit_parallel
-from ..bots.policy import IWORK_SIZE, KIND_RANDOM, Policy, choose_action, pack_policies
+from ..bots.policy import (
+    IWORK_SIZE,
+    KIND_RANDOM,
+    Policy,
+    can_fall_back,
+    decide,
+    pack_policies,
+)
 from ..resources import check_memory
 from ..rng import UINT64_MAX, check_seed, next_below, row_seed
 from ..rules import kernel as K
@@ -73,11 +81,16 @@ F_DECISIONS = 17  # player decisions taken
 F_VARIANT = 18  # lineup variant of the row
 F_SEAT_RETURN0 = 19  # returns per seat, 4 slots (0 past the players): each for themselves
 #                      in Willughby's Put (docs/RULES_family.md P7.5), else the team's return
-N_FIELDS = 23
+F_SEAT_DECISIONS0 = 23  # decisions taken by each seat, 4 slots (0 past the players)
+F_SEAT_FALLBACKS0 = 27  # of those, the ones where the seat's policy had no strategy and
+#                         played its fallback (bots.policy.decide), 4 slots
+N_FIELDS = 31
 FIELD_NAMES = ("winner", "points0", "points1", "return0", "return1", "stake", "end", "raises",
                "refusals", "n_tricks", "trick1", "trick2", "trick3", "dealer", "deals", "score0",
                "score1", "decisions", "variant", "seat_return0", "seat_return1", "seat_return2",
-               "seat_return3")
+               "seat_return3", "seat_decisions0", "seat_decisions1", "seat_decisions2",
+               "seat_decisions3", "seat_fallbacks0", "seat_fallbacks1", "seat_fallbacks2",
+               "seat_fallbacks3")
 assert len(FIELD_NAMES) == N_FIELDS
 
 # independent stream families derived from one seed
@@ -156,6 +169,9 @@ def play_row(params, pack, lineup, seed, group, row, rotate_dealer, state, legal
             d = next_below(rng_deal, n)
         K.apply_action(params, state, L.C_DEALER0 + d)
     first_dealer = state[L.S_DEALER]
+    for s in range(L.MAX_PLAYERS):
+        out[F_SEAT_DECISIONS0 + s] = 0
+        out[F_SEAT_FALLBACKS0 + s] = 0
     decisions = 0
     deals = 0
     raises = 0
@@ -181,7 +197,9 @@ def play_row(params, pack, lineup, seed, group, row, rotate_dealer, state, legal
                 # costs about 40% of the random-play rate (measured, benchmarks/bench_sim.py)
                 a = legal[next_below(rng_dec, nl)]
             else:
-                a = choose_action(pack, pi, params, state, p, rng_dec, legal, nl, keybuf, iwork)
+                a, fb = decide(pack, pi, params, state, p, rng_dec, legal, nl, keybuf, iwork)
+                out[F_SEAT_FALLBACKS0 + p] += fb
+            out[F_SEAT_DECISIONS0 + p] += 1
             decisions += 1
         before = state[L.S_DEALS]
         K.apply_action(params, state, a)
@@ -273,6 +291,100 @@ def swap_teams(lineup: Sequence[Policy]) -> list[Policy]:
     return [lineup[s ^ 1] for s in range(len(lineup))]
 
 
+#: the largest share of a policy's decisions that may fall back (no strategy at the
+#: information state: the policy's fallback plays) before :func:`simulate` and
+#: :func:`~vitou_ai.eval.tournament.run_tournament` refuse, unless ``allow_fallback``
+#: (``--allow-fallback`` on the command line)
+FALLBACK_LIMIT = 0.01
+#: games played first to measure the fallback share before the work starts (the probe's
+#: rows are the run's first rows: nothing is played twice)
+PROBE_GAMES = 512
+
+
+class FallbackError(ValueError):
+    """A policy fell back at more than :data:`FALLBACK_LIMIT` of its decisions."""
+
+
+def fallback_counts(table: np.ndarray, seats: np.ndarray, n_policies: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Decisions and fallbacks of each policy over the rows of a result table.
+
+    Args:
+        table: ``int32[n, N_FIELDS]`` rows of :func:`simulate_batch`.
+        seats: ``int64[V, players]``, the policy index of each variant's seats.
+        n_policies: ``P``, one more than the largest index.
+
+    Returns:
+        ``(decisions, fallbacks)``, both ``int64[P]``.
+    """
+    decisions = np.zeros(n_policies, np.int64)
+    fallbacks = np.zeros(n_policies, np.int64)
+    v, players = seats.shape
+    variant = np.asarray(table[:, F_VARIANT])
+    for s in range(players):
+        for col, total in ((F_SEAT_DECISIONS0 + s, decisions), (F_SEAT_FALLBACKS0 + s, fallbacks)):
+            if v == 1:  # no copy of the table: one column's sum
+                per_variant = [int(table[:, col].sum(dtype=np.int64))]
+            else:  # exact: counts far below 2**53
+                per_variant = np.bincount(variant, weights=table[:, col], minlength=v)
+            for k in range(v):
+                total[seats[k, s]] += int(per_variant[k])
+    return decisions, fallbacks
+
+
+def policy_info(policies: Sequence[Policy], names: Sequence[str] | None = None
+                ) -> tuple[dict, ...]:
+    """``name``, ``kind`` and ``fallback_to`` of each policy (:func:`fallback_report`)."""
+    from ..bots.named import fallback_label
+
+    names = [p.name for p in policies] if names is None else list(names)
+    return tuple({"name": name,
+                  "kind": _KIND_LABEL.get(type(pol).__name__, str(getattr(pol, "kind", ""))),
+                  "fallback_to": fallback_label(pol)}
+                 for pol, name in zip(policies, names, strict=True))
+
+
+def fallback_report(policies: Sequence[Policy] | Sequence[dict], decisions: Sequence[int],
+                    fallbacks: Sequence[int], names: Sequence[str] | None = None
+                    ) -> tuple[dict, ...]:
+    """One JSON-ready dict per policy: ``name``, ``kind``, ``decisions``, ``fallbacks``,
+    ``share`` (``fallbacks / decisions``; ``None`` without decisions) and ``fallback_to``
+    (what played at the states it had no strategy for: ``"random"``, a named heuristic bot,
+    ``"heuristic"``; ``None`` for the kinds that play every state: random, heuristic and
+    neural policies). ``policies``: the policy objects, or their :func:`policy_info`."""
+    infos = policies if policies and isinstance(policies[0], dict) else \
+        policy_info(policies, names)
+    return tuple({"name": info["name"], "kind": info["kind"], "decisions": int(d),
+                  "fallbacks": int(f), "share": float(f) / float(d) if d else None,
+                  "fallback_to": info["fallback_to"]}
+                 for info, d, f in zip(infos, decisions, fallbacks, strict=True))
+
+
+_KIND_LABEL = {"RandomPolicy": "random", "HeuristicPolicy": "heuristic",
+               "TabularPolicy": "tabular", "AbstractPolicy": "abstract", "NeuralPolicy": "neural"}
+
+
+def check_fallback(report: Sequence[dict], games: int, mode: str,
+                   limit: float = FALLBACK_LIMIT, scope: str = "") -> None:
+    """Refuse, in one line, the first policy of ``report`` (:func:`fallback_report`) that
+    fell back at more than ``limit`` of its decisions in ``games`` games (``scope``: what
+    follows them in the message, e.g. ``" of each pairing"``).
+
+    Raises:
+        FallbackError: naming the policy, the share, what played instead and the keyword /
+            option that allows it.
+    """
+    for r in report:
+        if r["share"] is not None and r["share"] > limit:
+            unit = "matches" if mode == "match" else "deals"
+            raise FallbackError(
+                f"policy {r['name']!r} had no strategy at {r['share']:.1%} of its "
+                f"{r['decisions']:,} decisions in the first {games:,} {unit}{scope} (limit "
+                f"{limit:.0%}): its table has no row for those information states (not "
+                f"reached in training), and its fallback ({r['fallback_to']}) played them; "
+                "pass --allow-fallback (allow_fallback=True) to play it anyway")
+
+
 def _team_name(names: Sequence[str], team: int) -> str:
     seats = sorted({names[s] for s in range(team, len(names), 2)})
     return "+".join(seats)
@@ -287,6 +399,10 @@ class SimResult:
         params: the game parameters.
         lineups: policy names per variant and seat.
         seed, row0: the batch seed and the index of the first row.
+        seats: ``int64[V, players]``, the index of each variant's seats' policy in
+            ``policies``.
+        policies: :func:`policy_info` of each distinct policy of the lineups, in order
+            of first appearance.
     """
 
     params: VitouParams
@@ -294,6 +410,19 @@ class SimResult:
     seed: int
     row0: int
     table: np.ndarray
+    seats: np.ndarray | None = None
+    policies: tuple[dict, ...] = ()
+
+    @functools.cached_property
+    def fallback(self) -> tuple[dict, ...]:
+        """One dict per distinct policy of the lineups, in order of first appearance
+        (:func:`fallback_report`): its decisions, how many fell back (no strategy at the
+        information state, its fallback played), the ``share`` and ``fallback_to``.
+        Computed from the table on first use."""
+        if self.seats is None:
+            return ()
+        counts = fallback_counts(self.table, self.seats, len(self.policies))
+        return fallback_report(self.policies, *counts)
 
     def __len__(self) -> int:
         return self.table.shape[0]
@@ -348,12 +477,13 @@ class SimResult:
             drop += [f"seat_return{s}" for s in range(n, 4)]
         else:
             drop += [f"seat_return{s}" for s in range(4)]
+        drop += [f"seat_{c}{s}" for c in ("decisions", "fallbacks") for s in range(n, 4)]
         return df.drop(columns=drop)
 
 
 def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[Policy]], n: int,
              seed: int = 0, duplicate: bool = False, rotate_dealer: bool = False,
-             row0: int = 0) -> SimResult:
+             row0: int = 0, allow_fallback: bool = False) -> SimResult:
     """Play ``n`` deals (``params.mode == "deal"``) or matches (``"match"``).
 
     Args:
@@ -368,12 +498,22 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
             ``params.dealer == -1``).
         row0: index of the first row, to split a long run into calls that
             give the same rows as one call.
+        allow_fallback: play a tabular or abstract policy outside the scores and dealers
+            it was trained for, or that has no strategy at more than
+            :data:`FALLBACK_LIMIT` of its decisions (its fallback plays there). By
+            default such a policy is refused: outside its domain at once
+            (:func:`~vitou_ai.bots.named.check_bot_fits`), and for its share after the
+            first :data:`PROBE_GAMES` rows, before the rest; either way
+            :attr:`SimResult.fallback` gives each policy's share.
 
     Raises:
         ValueError: a lineup of the wrong length, ``n < 0``, a bad combination, a seed
             out of range, a policy trained for another game or variant; a table of ``n``
             rows larger than the memory available
             (:class:`vitou_ai.resources.ResourceError`).
+        FallbackError: (a ``ValueError``) a policy that fell back at more than
+            :data:`FALLBACK_LIMIT` of its decisions in the first rows, unless
+            ``allow_fallback``.
         TypeError: ``params`` not a ``VitouParams``, an object that is not a policy.
 
     Examples:
@@ -391,7 +531,7 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
                         f"{type(lineup).__name__}")
     nested = len(lineup) > 0 and isinstance(lineup[0], list | tuple)
     lineups = [list(lu) for lu in lineup] if nested else [list(lineup)]
-    check_policies([p for lu in lineups for p in lu], params)
+    check_policies([p for lu in lineups for p in lu], params, allow_fallback=allow_fallback)
     if duplicate:
         if len(lineups) != 1:
             raise ValueError("duplicate=True takes a single lineup")
@@ -414,9 +554,21 @@ def simulate(params: VitouParams, lineup: Sequence[Policy] | Sequence[Sequence[P
     seats = np.array([[index[id(p)] for p in lu] for lu in lineups], dtype=np.int64)
     check_memory(4.0 * N_FIELDS * n, f"n = {n:,} rows", "simulate fewer, in calls with row0")
     out = np.empty((n, N_FIELDS), dtype=np.int32)
-    if n:
-        simulate_batch(params.to_array(), pack, seats, np.uint64(seed), np.int64(row0),
-                       bool(rotate_dealer), out)
+    pa = params.to_array()
+    probe = 0
+    if n and not allow_fallback and any(can_fall_back(p) for p in unique):
+        # the first rows first: a policy that falls back too often is refused before the
+        # rest is played (rows do not depend on the split, so the table is the same)
+        probe = min(n, PROBE_GAMES)
+        simulate_batch(pa, pack, seats, np.uint64(seed), np.int64(row0), bool(rotate_dealer),
+                       out[:probe])
+        check_fallback(fallback_report(unique, *fallback_counts(out[:probe], seats,
+                                                                len(unique))),
+                       probe, params.mode)
+    if n > probe:
+        simulate_batch(pa, pack, seats, np.uint64(seed), np.int64(row0 + probe),
+                       bool(rotate_dealer), out[probe:])
     out.flags.writeable = False
     names = tuple(tuple(p.name for p in lu) for lu in lineups)
-    return SimResult(params, names, int(seed), int(row0), out)
+    seats.flags.writeable = False
+    return SimResult(params, names, int(seed), int(row0), out, seats, policy_info(unique))
