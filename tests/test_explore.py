@@ -1095,3 +1095,13 @@ def test_docs_route_reference_and_labels():
         assert word in routes, word
     assert "3-card hands, dealer 0" in guide and "123,595" in guide
     assert "the full `vitou_2p`\ntree (19.1 M" not in guide
+
+
+@pytest.mark.parametrize("kwargs", [{"history": 5}, {"sort": 1}, {"filt": None}])
+def test_grid_frame_refuses_a_non_string_argument_in_one_line(kwargs):
+    """grid_frame(run, 5) used to end in an AttributeError inside the history parser; the
+    arguments are checked before the run is read (no run folder needed here)."""
+    from vitou_ai.explore.notebook import grid_frame
+
+    with pytest.raises(TypeError, match=r"^(history|sort|filt) must be a string, got "):
+        grid_frame("no/such/run", **kwargs)

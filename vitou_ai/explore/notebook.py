@@ -10,6 +10,16 @@ from .model import ExploreError, Strategy, check_same_game, load_strategy
 _SERVERS: list = []  # kept alive for the kernel's lifetime
 
 
+def _check_text(name: str, value) -> None:
+    """Refuse a non-string ``history``, ``sort`` or ``filt`` in one line (a positional
+    argument in the wrong place, ``grid_frame(run, 5)``, used to end in an AttributeError
+    deep inside the history parser)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}"
+                        + (" (a public history in hand-history syntax, e.g. "
+                           "'dealer 1, p0 raise')" if name == "history" else ""))
+
+
 def _as_strategy(s, scores: tuple[int, int] | None = None) -> Strategy:
     if isinstance(s, Strategy):
         if scores is not None and tuple(scores) != tuple(s.params.scores):
@@ -40,7 +50,9 @@ def show(run, run2=None, port: int = 0, height: int = 760, history: str = "",
         ExploreError: bad runs (or two of different games), a port in use: one line,
             as ``vitou-ai explore``.
         HistorySearchError: a ``history`` the rules refuse (before any server starts).
+        TypeError: ``history`` not a string.
     """
+    _check_text("history", history)
     from IPython.display import IFrame
 
     from .app import Server, bind
@@ -70,11 +82,14 @@ def grid_frame(strategy, history: str = "", sort: str = "hand", filt: str = "all
             (``None``: the run's).
 
     Raises:
+        TypeError: ``history``, ``sort`` or ``filt`` not a string.
         HistorySearchError: a history the rules refuse (its message starts with the rule,
             ``"R9.2: item 1 ..."``, as the page shows it).
         ExploreError: a sort or filter the grid has no numbers for (``"value"`` without
             values, ``"bluffs"`` for four players).
     """
+    for name, value in (("history", history), ("sort", sort), ("filt", filt)):
+        _check_text(name, value)
     import pandas as pd
 
     from .views import grid_csv, node_view
