@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 # editable_mode=compat: the install puts this folder on sys.path (a .pth path entry), so
 # `import vitou_ai` finds the package wherever Python starts. The default mode's import hook
 # loses to the clone folder itself when Python starts in its parent: a clone named vitou_ai
-# was imported as an empty namespace package (issue 14, tests/test_install.py).
+# was imported as an empty namespace package (tests/test_install.py).
 $(STAMP): pyproject.toml Makefile
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip

@@ -24,6 +24,7 @@ their shared run-folder helpers moved to ``commands/runs.py``.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import vitou_ai
@@ -219,3 +220,18 @@ def test_the_random_streams_sit_below_bots_and_simulator():
 def test_library_code_never_imports_the_commands():
     assert LAYER["commands"] == len(LAYERS) - 1
     assert all(LAYER[p] < LAYER["commands"] for p in SUBPACKAGES - {"commands"})
+
+
+def test_no_tracker_numbers_in_the_product():
+    """A reader of the package, the README or the docs has no tracker: a name or a sentence
+    says what is meant ("the safe-search benchmark"), never "issue 23"."""
+    root = PKG.parent
+    files = [*PKG.rglob("*.py"), root / "README.md", root / "Makefile", root / "pyproject.toml",
+             *root.joinpath("docs").rglob("*.md"), *root.joinpath("docs").rglob("*.ipynb"),
+             *root.joinpath(".ci").glob("*")]
+    pattern = re.compile(r"\bissue\s*#?\s*\d+|\bissue_?\d+", re.I)
+    found = [f"{f.relative_to(root)}:{i}: {line.strip()[:80]}"
+             for f in files if f.is_file()
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(line)]
+    assert not found, "tracker numbers: " + "; ".join(found)

@@ -1,5 +1,5 @@
 """``vitou-ai train --objective match``: a two-player strategy that maximises the
-probability of winning the match, conditioned on the score (issue 15).
+probability of winning the match, conditioned on the score.
 
 Every score state's deal is solved with match-equity payoffs
 (:mod:`vitou_ai.match_equity.two_player`, through a sweep of :mod:`vitou_ai.match_equity.sweep`: Ray when it

@@ -1,5 +1,5 @@
 """``vitou-ai train --profile vitou --objective match``: a four-player strategy that plays
-for the match (issue 24, item 4; ``vitou_cason`` too).
+for the match (``vitou_cason`` too).
 
 The abstract ES-MCCFR of :mod:`vitou_ai.solvers.mccfr_abstract` with the score in the key
 (abstraction ``scores=on``, by default ``score_buckets=stakes``: each team's need

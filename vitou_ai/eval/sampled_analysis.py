@@ -541,8 +541,7 @@ def plot_rates(sample: SampledDecisions, rate: str, by: list[str], ax=None, titl
 def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
                    weak_rank: str = "K", rates=("raise", "refuse"),
                    confidence: float = 0.95) -> pd.DataFrame:
-    """Rates of several policies at several scores, from each team's view (issue 24, item 4:
-    where a match-objective policy's raise and refusal rates differ from a points policy's).
+    """Rates of several policies at several scores, from each team's view (where a match-objective policy's raise and refusal rates differ from a points policy's).
 
     For each score ``(a, b)`` every policy plays the same ``n_deals`` deals (seed ``seed + k``
     for the ``k``-th score: common random numbers for the hands) in deal mode at that score

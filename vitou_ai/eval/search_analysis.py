@@ -1,5 +1,5 @@
 """The search bot's raise, refusal and bluff rates against its blueprint's, on the same
-decisions (issue 23, item 5).
+decisions.
 
 The search bot (:class:`~vitou_ai.search.bot.SearchPolicy`) builds trees and solves them
 in Python at each decision, so it cannot play inside the jitted sampler of
