@@ -47,7 +47,7 @@ def main() -> int:
                                 seed=args.seed)
         rec["lbr"][name] = {"value": r.value, "lo": r.lo, "hi": r.hi,
                             "seconds": round(time.time() - t, 1)}
-        print(f"LBR of {name}: {r.value:+.3f} [{r.lo:+.3f}, {r.hi:+.3f}] points per deal "
+        print(f"LBR of {name}: {r.value:+.3f} {r.interval()} points per deal "
               f"({args.deals} deal pairs, {args.samples} worlds, {time.time() - t:.0f} s)",
               flush=True)
     out = Path(args.out)
