@@ -41,6 +41,7 @@ from baselines_common import (  # noqa: E402
 
 from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
+from vitou_ai.eval.stats import ratio_interval  # noqa: E402
 from vitou_ai.eval.tournament import run_tournament  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
@@ -53,13 +54,14 @@ VARIANT = dict(profile="vitou", hand_size=2, dealer=-1)
 
 def points_vs(policy, bot, params: VitouParams, deals: int, seed: int) -> tuple[float, float]:
     """Mean points per deal of ``policy``'s team against ``bot``'s, duplicate deals,
-    and the half-width of its 95% interval (pairs as units)."""
+    and the half-width of its 95% interval (pairs as units; NaN below 30 pairs)."""
     half = max(1, deals // 2)
     res = simulate(params, [policy, bot, policy, bot], 2 * half, seed=seed, duplicate=True)
     variant = np.asarray(res["variant"])
     ret = np.where(variant == 0, res["return0"], res["return1"]).astype(float)
     pairs = ret.reshape(-1, 2).mean(axis=1) if ret.size % 2 == 0 else ret
-    return float(ret.mean()), float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs)))
+    _, lo, hi = ratio_interval(pairs, np.ones(len(pairs)))  # NaN below 30 pairs
+    return float(ret.mean()), (hi - lo) / 2
 
 
 def mccfr_policy(s: MCCFR, params: VitouParams) -> TabularPolicy:

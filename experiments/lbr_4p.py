@@ -2,17 +2,22 @@
 the trained four-player policy and of chosen bots, with more deals than the
 training run's evaluation, to tighten the intervals.
 
-Four-player ``vitou``, 32 cards, three-card hands, deal mode at 0:0, signals
-off, the dealer rotated over the seats. Writes ``results/lbr_4p/lbr.json``.
+Four-player ``vitou`` by default (``--profile`` for another four-player profile,
+``--signals`` for R7 gestures), on the profile's whole deck, deal mode at 0:0, the
+dealer rotated over the seats. ``--policy ''`` evaluates the bots only. Writes
+``lbr.json`` into ``--out`` (default ``results/lbr_4p``). With ``--seed 7`` and the
+training run's ``--deals`` / ``--samples`` it repeats the LBR step of ``vitou-ai train``
+(seed + 7) on a trained policy.
 
     python experiments/lbr_4p.py [--policy results/train_4p/policy.npz]
-        [--bots bluffer] [--deals 800] [--samples 12]
+        [--bots bluffer] [--deals 800] [--samples 12] [--profile vitou] [--signals]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -34,20 +39,31 @@ def main() -> int:
     ap.add_argument("--deals", type=int, default=800, help="deals per exploiting team")
     ap.add_argument("--samples", type=int, default=12, help="sampled worlds per decision")
     ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--profile", default="vitou")
+    ap.add_argument("--signals", action="store_true", help="R7 gestures on")
     ap.add_argument("--out", default=str(ROOT / "results" / "lbr_4p"))
     args = ap.parse_args()
-    params = VitouParams(profile="vitou", dealer=-1, mode="deal")
-    policy = parse_bot(args.policy)
-    check_fits(policy, params)
-    rec: dict = {"command": " ".join(["python", "experiments/lbr_4p.py", *sys.argv[1:]]),
+    params = VitouParams(profile=args.profile, dealer=-1, mode="deal", signals=args.signals)
+    entrants = []
+    if args.policy:
+        policy = parse_bot(args.policy)
+        check_fits(policy, params)
+        entrants.append(("policy", policy))
+    entrants += [(b, parse_bot(b)) for b in args.bots.split(",") if b]
+    policy_file = Path(args.policy).resolve() if args.policy else None
+    if policy_file is not None and policy_file.is_relative_to(ROOT):
+        policy_file = policy_file.relative_to(ROOT)
+    rec: dict = {"command": shlex.join(["python", "experiments/lbr_4p.py", *sys.argv[1:]]),
+                 "profile": args.profile, "signals": args.signals,
+                 "policy": str(policy_file) if policy_file else None,
                  "deals": args.deals, "samples": args.samples, "seed": args.seed, "lbr": {}}
-    for name, pol in [("policy", policy)] + [(b, parse_bot(b)) for b in args.bots.split(",")]:
+    for name, pol in entrants:
         t = time.time()
         r = local_best_response(pol, params, deals=args.deals, samples=args.samples,
                                 seed=args.seed)
         rec["lbr"][name] = {"value": r.value, "lo": r.lo, "hi": r.hi,
                             "seconds": round(time.time() - t, 1)}
-        print(f"LBR of {name}: {r.value:+.3f} [{r.lo:+.3f}, {r.hi:+.3f}] points per deal "
+        print(f"LBR of {name}: {r.value:+.3f} {r.interval()} points per deal "
               f"({args.deals} deal pairs, {args.samples} worlds, {time.time() - t:.0f} s)",
               flush=True)
     out = Path(args.out)

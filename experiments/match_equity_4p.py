@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         diffs = [abs(r["diff"]) for r in rows]
         summary["check"] = {
             "matches_per_row": args.matches, "rows": len(rows),
-            "inside": sum(r["inside"] for r in rows),
+            "inside": sum(r["inside"] is True for r in rows),  # None: interval withheld
             "max_abs_diff": max(diffs), "mean_abs_diff": sum(diffs) / len(diffs),
             "max_abs_z": max(abs(r["z"]) for r in rows),
             "draws": sum(r["draws"] for r in rows),

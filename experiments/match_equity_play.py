@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
-from vitou_ai.eval.stats import wilson_interval  # noqa: E402
+from vitou_ai.eval.stats import format_interval, wilson_interval  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.match_equity import two_player as M  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                                    "wilson95": [lo, hi], "draws": draws,
                                    "inside": lo <= e <= hi})
         print(f"from {start[0]}:{start[1]}, seat {d} deals: table {e:.4f}, simulated "
-              f"{wins / args.matches:.4f} [{lo:.4f}, {hi:.4f}]", flush=True)
+              f"{wins / args.matches:.4f} "
+              f"{format_interval(lo, hi, args.matches, 'matches', '.4f')}", flush=True)
     if args.compare:
         t0 = time.perf_counter()
         points_pol = combined(config, table, states, "points")
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                           "win_rate": wins / n, "wilson95": [lo, hi],
                           "duplicate": True, "first_dealer": "alternating"}
         print(f"match objective vs points objective: {wins}/{n} = {wins / n:.4f} "
-              f"[{lo:.4f}, {hi:.4f}]", flush=True)
+              f"{format_interval(lo, hi, n, 'matches', '.4f')}", flush=True)
     out["command"] = " ".join(["python", *sys.argv])
     write_atomic(Path(args.out) / "play.json", (json.dumps(out, indent=1) + "\n").encode())
     return 0

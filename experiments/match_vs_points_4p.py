@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from vitou_ai.bots.named import parse_bot
-from vitou_ai.eval.stats import wilson_interval
+from vitou_ai.eval.stats import ratio_interval, wilson_interval
 from vitou_ai.io import write_atomic
 from vitou_ai.rules.params import RULES_VERSION, VitouParams
 from vitou_ai.sim.batch import F_DEALS, F_VARIANT, F_WINNER, simulate
@@ -63,7 +63,7 @@ def duel(params: VitouParams, match_policy, points_policy, matches: int, seed: i
     lo, hi = wilson_interval(wins, n)
     score = np.where(winner == m_team, 1.0, np.where(winner < 0, 0.5, 0.0))
     pairs = score.reshape(-1, 2).mean(1)
-    se = pairs.std(ddof=1) / np.sqrt(len(pairs))
+    pair_mean, pair_lo, pair_hi = ratio_interval(pairs, np.ones(len(pairs)))  # NaN below 30
     # each side of the start: the match policy as the team with score0 (variant 0) against
     # the points policy as that team (variant 1), on the same cards
     half = n // 2
@@ -76,8 +76,7 @@ def duel(params: VitouParams, match_policy, points_policy, matches: int, seed: i
             "match_as_team0_hi": m0_hi, "points_as_team0": p0 / half,
             "points_as_team0_lo": p0_lo, "points_as_team0_hi": p0_hi,
             "win_rate": wins / n, "wilson_lo": lo, "wilson_hi": hi,
-            "pair_mean": float(pairs.mean()), "pair_lo": float(pairs.mean() - 1.96 * se),
-            "pair_hi": float(pairs.mean() + 1.96 * se),
+            "pair_mean": pair_mean, "pair_lo": pair_lo, "pair_hi": pair_hi,
             "mean_deals": float(t[:, F_DEALS].mean()), "seconds": time.perf_counter() - t0}
 
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.bots.abstract import check_fits  # noqa: E402
 from vitou_ai.bots.named import parse_bot  # noqa: E402
-from vitou_ai.eval.stats import ratio_interval, wilson_interval  # noqa: E402
+from vitou_ai.eval.stats import format_interval, ratio_interval, wilson_interval  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
@@ -85,8 +85,9 @@ def main() -> int:
                  "abstraction_off": off.abstraction.gesture_mode(True)}
     h2h = interval(pair_points(params.replace(mode="deal"), on, off, args.deals, args.seed))
     rec["head_to_head_ppd"] = h2h
-    print(f"on vs off, duplicate deals: {h2h['value']:+.3f} [{h2h['lo']:+.3f}, "
-          f"{h2h['hi']:+.3f}] points per deal ({h2h['pairs']:,} pairs)", flush=True)
+    print(f"on vs off, duplicate deals: {h2h['value']:+.3f} "
+          f"{format_interval(h2h['lo'], h2h['hi'], h2h['pairs'], 'pairs')} points per deal "
+          f"({h2h['pairs']:,} pairs)", flush=True)
     if args.matches:
         res = simulate(params.replace(mode="match", scores=(0, 0)), [on, off] * 2,
                        args.matches + args.matches % 2, seed=args.seed + 1, duplicate=True,
@@ -97,7 +98,8 @@ def main() -> int:
         lo, hi = wilson_interval(wins, decided)
         rec["head_to_head_match"] = {"win": wins / decided, "lo": lo, "hi": hi,
                                      "decided": decided}
-        print(f"on vs off, 21-point matches: win {wins / decided:.3f} [{lo:.3f}, {hi:.3f}] "
+        print(f"on vs off, 21-point matches: win {wins / decided:.3f} "
+              f"{format_interval(lo, hi, decided, 'decided matches', '.3f')} "
               f"({decided:,} decided)", flush=True)
     rec["vs_bots"] = {}
     for name in BOTS:
@@ -107,7 +109,8 @@ def main() -> int:
         rec["vs_bots"][name] = {"on": interval(a), "off": interval(b), "difference": interval(a - b)}
         d = rec["vs_bots"][name]["difference"]
         print(f"vs {name}: on {a.mean():+.3f}, off {b.mean():+.3f}, difference "
-              f"{d['value']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] points per deal", flush=True)
+              f"{d['value']:+.3f} {format_interval(d['lo'], d['hi'], d['pairs'], 'pairs')} "
+              "points per deal", flush=True)
     rec["wall_seconds"] = round(time.time() - t0, 1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

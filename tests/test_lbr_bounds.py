@@ -21,6 +21,7 @@ from vitou_ai.rules import layout as L
 from vitou_ai.rules.observe import infostate_key
 from vitou_ai.solvers.cfr import TabularCFR
 from vitou_ai.solvers.evaluate import exploitability, uniform_policy
+from vitou_ai.solvers.protocol import make_solver
 from vitou_ai.solvers.tree import build_tree
 
 # every profile with two players (params._PLAYERS), small enough for an exact best
@@ -60,6 +61,33 @@ def test_lbr_is_a_lower_bound_in_every_two_player_profile(name):
     assert rand.lo <= exact_uniform
     assert rand.value > 0.4 * exact_uniform  # not trivially 0: most of it is found
     assert rand.lo < rand.value < rand.hi
+
+
+def test_lbr_of_a_near_equilibrium_is_not_significantly_negative():
+    """LBR is an improvement step: at its defaults (16 worlds per decision), the response
+    to a near-equilibrium policy does not lose points. The guard that tested a
+    deviation's gain on the worlds that chose it let noise pass for gain: fd75e94 gave
+    -0.0200 [-0.0324, -0.0076] here (the exact exploitability is 0.0004)."""
+    params = TWO_PLAYER["vitou_2p-h1"]
+    solver = make_solver("dcfr", params, tree=build_tree(params))
+    solver.iterate(300)
+    exact = solver.exact_evaluation()["exploitability"]
+    assert exact < 1e-3
+    r = local_best_response(solver.tabular_policy("dcfr"), params, deals=16000, seed=0)
+    assert r.samples == 16 and r.hi - r.lo < 0.03
+    assert r.hi > 0.0  # not entirely below 0
+    assert r.lo <= exact  # and still a lower bound
+
+
+def test_lbr_interval_needs_thirty_deal_pairs():
+    """Below 30 deal pairs the interval is withheld (vitou_ai.eval.stats), with the reason."""
+    params = TWO_PLAYER["vitou_2p-h1"]
+    r = local_best_response(RandomPolicy(), params, deals=10, samples=2, seed=0)
+    assert math.isfinite(r.value) and math.isnan(r.lo) and math.isnan(r.hi)
+    assert r.note == "n too small (10 deal pairs; at least 30 needed)" == r.interval()
+    r = local_best_response(RandomPolicy(), params, deals=30, samples=2, seed=0)
+    assert r.note is None and r.lo < r.value < r.hi
+    assert r.interval() == f"[{r.lo:+.3f}, {r.hi:+.3f}]"
 
 
 # ---- worlds -------------------------------------------------------------------------------

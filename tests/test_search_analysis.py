@@ -143,8 +143,8 @@ def test_rates_and_the_paired_comparison(run):
             np.testing.assert_allclose(t[f"per_deal_{side}"], one["per_deal"])
         ok = t["diff"].notna()
         np.testing.assert_allclose(t.loc[ok, "diff"], (t["search"] - t["blueprint"])[ok])
-        assert (t.loc[ok, "diff_low"] <= t.loc[ok, "diff"] + 1e-12).all()
-        assert (t.loc[ok, "diff"] <= t.loc[ok, "diff_high"] + 1e-12).all()
+        # 12 deals: fewer than the 30 units an interval needs (vitou_ai.eval.stats)
+        assert t[["diff_low", "diff_high", "search_low", "blueprint_high"]].isna().all().all()
 
 
 def test_ratio_difference_interval_is_the_ratio_interval_of_the_difference_on_one_base():

@@ -29,13 +29,15 @@ from vitou_ai.rules import layout as L
 def test_wilson_known_values_and_library_agreement():
     # Wilson (1927) closed form, e.g. Newcombe (1998, Stat. Med. 17:857, table I):
     # 0/10 -> [0, 0.2775]; 5/10 -> [0.2366, 0.7634].
-    assert wilson_formula(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
-    assert wilson_formula(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
-    assert wilson_formula(0, 0) == (0.0, 1.0)
+    # (min_n=1: the bare formula; the package withholds intervals below 30 trials)
+    assert wilson_formula(0, 10, min_n=1) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson_formula(5, 10, min_n=1) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert all(math.isnan(v) for v in wilson_formula(0, 0, min_n=1))
     for n in (1, 7, 50, 1000):
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
-            assert wilson_interval(k, n) == pytest.approx(wilson_formula(k, n), abs=1e-9)
-            lo, hi = wilson_formula(k, n, 0.99)
+            assert wilson_interval(k, n, min_n=1) == pytest.approx(
+                wilson_formula(k, n, min_n=1), abs=1e-9)
+            lo, hi = wilson_formula(k, n, 0.99, min_n=1)
             assert lo <= k / n <= hi
     scipy_stats = pytest.importorskip("scipy.stats")
     ci = scipy_stats.binomtest(37, 90).proportion_ci(method="wilson")
@@ -79,8 +81,11 @@ def test_mean_interval_is_students_t():
     x = np.array([1, 4, 2, 8, 5, 7], dtype=np.int16)  # an integer array is read as float64
     m, lo, hi = mean_interval(x)
     want = scipy_stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=scipy_stats.sem(x))
+    assert math.isnan(lo) and math.isnan(hi)  # 6 values: withheld by default
+    m, lo, hi = mean_interval(x, min_n=2)
     assert m == pytest.approx(4.5) and (lo, hi) == pytest.approx(want, rel=1e-12)
-    assert mean_interval(np.array([3.0])) == (3.0, 3.0, 3.0)
+    m, lo, hi = mean_interval(np.array([3.0]))
+    assert m == 3.0 and math.isnan(lo) and math.isnan(hi)
     with pytest.raises(ValueError):
         mean_interval(np.array([]))
 

@@ -130,6 +130,21 @@ def _emit(out, err, as_json: bool, record: dict[str, Any]) -> None:
     )
 
 
+def mean_pm(values, unit: str, spec: str = ".4f", sep: str = " ± ") -> str:
+    """``"+m ± h"``: the mean of independent ``values`` (``float[n]``) and its 95%
+    half-width (:func:`~vitou_ai.eval.stats.ratio_interval`), or ``"+m (n too small
+    ...)"`` where the interval is withheld (:mod:`vitou_ai.eval.stats`)."""
+    import numpy as np
+
+    from ..eval.stats import interval_note, ratio_interval
+
+    m, lo, hi = ratio_interval(values, np.ones(len(values)))
+    note = interval_note(len(values), lo, hi, unit)
+    if note is not None:
+        return f"{m:+{spec}} ({note})"
+    return f"{m:+{spec}}{sep}{(hi - lo) / 2:{spec}}"
+
+
 def demo(n_deals: int, seed: int, out=None) -> int:
     """Replay the shipped examples, then simulate random deals for each profile."""
     out = out or sys.stdout
@@ -154,11 +169,10 @@ def demo(n_deals: int, seed: int, out=None) -> int:
         rate = n_deals / (time.perf_counter() - t)
         share = np.bincount(res["end"], minlength=len(END_NAMES)) / n_deals
         ret = res["return0"]
-        ci = 1.96 * ret.std(ddof=1) / np.sqrt(n_deals)
         print(
             f"{profile:<12} {rate:>11,.0f} {share[1]:>7.1%} {share[2]:>8.1%} {share[3]:>9.1%} "
             f"{share[6]:>9.1%} {share[5]:>8.1%} {res['raises'].mean():>11.3f} "
-            f"{ret.mean():>+7.3f}±{ci:.3f}",
+            f"{mean_pm(ret, 'deals', '.3f', '±'):>13}",
             file=out,
         )
     return code
@@ -226,17 +240,15 @@ def simulate_command(args, out=None, err=None) -> int:
     if params.willughby:  # P7.5: each for themselves, a return per seat
         for s in range(params.players):
             ret = a[f"seat_return{s}"].astype(float)
-            ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
-            print(f"seat {s} ({lineup[s].name}): {ret.mean():+.4f} ± {ci:.4f} points per deal",
+            print(f"seat {s} ({lineup[s].name}): {mean_pm(ret, unit)} points per deal",
                   file=out)
         print(f"puts per deal {a['raises'].mean():.3f}, folds per deal "
               f"{a['refusals'].mean():.3f}", file=out)
         print_fallback(res.fallback, out)
         return 0
     ret = a["return0"].astype(float)
-    ci = 1.96 * ret.std(ddof=1) / np.sqrt(args.deals) if args.deals > 1 else 0.0
     what = "points per deal" if params.mode == "deal" else "match result (+1/-1)"
-    print(f"team 0 ({lineup[0].name}): {ret.mean():+.4f} ± {ci:.4f} {what}; mean raises "
+    print(f"team 0 ({lineup[0].name}): {mean_pm(ret, unit)} {what}; mean raises "
           f"{a['raises'].mean():.3f}", file=out)
     print_fallback(res.fallback, out)
     return 0

@@ -164,6 +164,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     from ..bots.named import check_bot_fits, parse_bot, split_bot_specs
+    from ..eval.stats import format_interval
     from ..eval.tournament import run_tournament, write_outputs
     from ..rules.params import VitouParams
 
@@ -255,10 +256,11 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     w = max([16, *(len(str(b)) for b in pairs.bot), *(len(str(b)) for b in pairs.opponent)])
     print(f"{'bot':<{w}} {'opponent':<{w}} {unit + ' win rate':>15} {'95% Wilson':>15} "
           f"{'points/deal':>11} {'95% CI':>17}", file=out)
-    for r in pairs.itertuples():
+    for r in pairs.itertuples():  # an interval from too few units: the reason instead
+        win_ci = format_interval(r.win_lo, r.win_hi, r.win_n, "decisive games", ".3f")
+        ppd_ci = format_interval(r.ppd_lo, r.ppd_hi, r.ppd_n, "pairs")
         print(f"{r.bot:<{w}} {r.opponent:<{w}} {r.win_rate:>15.3f} "
-              f"{f'[{r.win_lo:.3f}, {r.win_hi:.3f}]':>15} {r.points_per_deal:>+11.3f} "
-              f"{f'[{r.ppd_lo:+.3f}, {r.ppd_hi:+.3f}]':>17}", file=out)
+              f"{win_ci:>15} {r.points_per_deal:>+11.3f} {ppd_ci:>17}", file=out)
     if mode == "match":
         print("\nranked by Elo (Bradley-Terry fit on match results; a match is won at the "
               "target)", file=out)
@@ -270,7 +272,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         print(f"{'rank':>4} {'bot':<{w}} {'points/deal':>11} {'95% CI':>17} {'deal score':>11}",
               file=out)
     for r in result.ratings:
-        ci = f"[{r['ppd_lo']:+.3f}, {r['ppd_hi']:+.3f}]"
+        ci = format_interval(r["ppd_lo"], r["ppd_hi"], r["ppd_n"], "pairs")
         if mode == "match":
             print(f"{r['rank']:>4} {r['bot']:<{w}} {r['elo']:>+7.0f} {r['score']:>11.3f} "
                   f"{r['points_per_deal']:>+11.3f} {ci:>17}", file=out)

@@ -298,14 +298,11 @@ def _resumable(solver: str) -> bool:
 
 
 def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
-    from scipy import stats
+    """Mean and 95% t interval; NaN bounds below 30 values or without variation
+    (:mod:`vitou_ai.eval.stats`)."""
+    from ..eval.stats import mean_interval
 
-    n = len(x)
-    m = float(np.mean(x))
-    if n < 2:
-        return m, math.nan, math.nan
-    h = float(stats.t.ppf(0.975, n - 1) * np.std(x, ddof=1) / math.sqrt(n))
-    return m, m - h, m + h
+    return mean_interval(x)
 
 
 def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:

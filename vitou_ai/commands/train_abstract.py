@@ -437,7 +437,7 @@ def run(args, params: VitouParams, out=None) -> int:
                                         seed=args.seed + 7)
                 record["lbr_bots"][b] = {"value": r.value, "lo": r.lo, "hi": r.hi,
                                          "deals": r.deals, "samples": r.samples}
-                print(f"LBR of {b}: {r.value:+.3f} [{r.lo:+.3f}, {r.hi:+.3f}] points per deal",
+                print(f"LBR of {b}: {r.value:+.3f} {r.interval()} points per deal",
                       file=out, flush=True)
             record["lbr_bots_seconds"] = round(time.perf_counter() - t, 1)
         while not done():

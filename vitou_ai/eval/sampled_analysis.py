@@ -439,7 +439,9 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
     Returns:
         One row per group (index ``by``; one row ``all`` without), columns ``rate``
         (float64), ``low``, ``high`` (the ``confidence`` interval over deals, clipped to
-        [0, 1]; NaN, as ``rate``, for a group whose base is 0), ``per_deal`` (the base:
+        [0, 1]; NaN, as ``rate``, for a group whose base is 0; NaN with fewer than 30
+        deals in the group's base, or when every such deal has the same rate:
+        :mod:`vitou_ai.eval.stats`), ``per_deal`` (the base:
         the denominator's expected decisions per deal, float64), ``decisions`` (int64,
         sampled decisions in the group).
 

@@ -235,7 +235,9 @@ def compare_rates(result: SearchDecisions, rate: str, by: list[str] | None = Non
         the paired interval of :func:`~vitou_ai.eval.stats.ratio_difference_interval`),
         ``per_deal_search``, ``per_deal_blueprint`` (each rate's base: expected decisions
         per deal; equal for ``raise`` and ``refuse``, the expected raises for ``bluff``),
-        ``decisions`` (sampled decisions in the group). NaN where a base is 0.
+        ``decisions`` (sampled decisions in the group). NaN where a base is 0; interval
+        bounds NaN with fewer than 30 deals in the base or without variation
+        (:mod:`vitou_ai.eval.stats`).
 
     Raises:
         ValueError: as :func:`~.sampled_analysis.rate_table`.

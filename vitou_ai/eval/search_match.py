@@ -106,7 +106,8 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
 
     Returns:
         ``{"points_per_deal", "lo", "hi"}`` for ``a`` (points per deal, own minus the
-        opponent's, 95% interval over the pairs), ``"pairs"``, ``"deals"``,
+        opponent's, 95% interval over the pairs; NaN below 30 pairs or when every pair
+        scored alike, :mod:`vitou_ai.eval.stats`), ``"pairs"``, ``"deals"``,
         ``"seconds"``, ``"pair_points"`` (``a``'s points per deal in each pair, for paired
         comparisons on the same deals), and per search bot among ``a``, ``b`` its decision times
         (``"decision_seconds_<a|b>"``: median, 95th percentile, max, decisions, share

@@ -30,6 +30,11 @@ robin, the first :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of every pairing 
 it, and a bot above :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` is refused unless
 ``allow_fallback``.
 
+An interval needs :data:`~vitou_ai.eval.stats.MIN_UNITS` (30) units: below it, or
+when every pair scored alike, its bounds are NaN (``null`` in the JSON) and
+``ppd_n`` (duplicate pairs) and ``win_n`` (decisive games) say how many there were;
+:func:`~vitou_ai.eval.stats.interval_note` gives the reason to print.
+
 The ranking (``ratings``, ``ratings.csv``, the plot) uses one measure, and says
 which (``ranked_by``):
 
@@ -71,7 +76,7 @@ from ..sim.batch import (
     fallback_report,
     simulate,
 )
-from .stats import fit_elo, ratio_interval, wilson_interval
+from .stats import MIN_UNITS, fit_elo, ratio_interval, wilson_interval
 
 #: rows per simulator call (progress granularity); does not change results.
 BLOCK = 1 << 16
@@ -129,8 +134,10 @@ class TournamentResult:
     def pairs_frame(self):
         """Pairwise results, one row per ordered pair: ``bot``, ``opponent``,
         ``games``, ``wins``, ``losses``, ``draws``, ``win_rate`` (decisive games),
-        ``win_lo``, ``win_hi`` (95% Wilson), ``score`` ((wins + draws/2) / games),
-        ``deals``, ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%)."""
+        ``win_lo``, ``win_hi`` (95% Wilson; NaN below 30 decisive games), ``win_n``
+        (decisive games), ``score`` ((wins + draws/2) / games), ``deals``,
+        ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%; NaN below 30 duplicate pairs
+        or without variation), ``ppd_n`` (duplicate pairs)."""
         import pandas as pd
 
         return pd.DataFrame(self.pairs)
@@ -138,9 +145,10 @@ class TournamentResult:
     def ratings_frame(self):
         """One row per bot, best first: ``rank`` (1 = best), ``bot``, ``ranked_by``
         (the measure, :attr:`ranked_by`), ``elo`` (match mode only),
-        ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%, against all opponents),
-        ``games``, ``wins``, ``losses``, ``draws``, ``score``, ``fallback_share`` (the share
-        of its decisions played by its fallback, :attr:`fallback`)."""
+        ``points_per_deal``, ``ppd_lo``, ``ppd_hi`` (95%, against all opponents; NaN
+        as in :meth:`pairs_frame`), ``ppd_n`` (duplicate pairs), ``games``, ``wins``,
+        ``losses``, ``draws``, ``score``, ``fallback_share`` (the share of its decisions
+        played by its fallback, :attr:`fallback`)."""
         import pandas as pd
 
         return pd.DataFrame(self.ratings)
@@ -164,6 +172,7 @@ class TournamentResult:
             "seconds": self.seconds,
             "ranked_by": self.ranked_by,
             "ranking_method": RANKING_METHOD[p.mode],
+            "interval_min_units": MIN_UNITS,
             "ratings": self.ratings,
             "pairs": self.pairs,
             "fallback": self.fallback,
@@ -204,11 +213,13 @@ def _pair_stats(a_team_wins, a_team_losses, draws, diff_pairs, deals_pairs) -> d
         "win_rate": a_team_wins / decisive if decisive else float("nan"),
         "win_lo": lo,
         "win_hi": hi,
+        "win_n": decisive,
         "score": (a_team_wins + 0.5 * draws) / games if games else float("nan"),
         "deals": int(deals_pairs.sum()),
         "points_per_deal": ppd,
         "ppd_lo": plo,
         "ppd_hi": phi,
+        "ppd_n": len(diff_pairs),
     }
 
 
@@ -321,7 +332,8 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         row: dict[str, Any] = {"bot": names[k], "ranked_by": RANKED_BY[params.mode]}
         if elo is not None:
             row["elo"] = float(elo[k])
-        row.update({"points_per_deal": ppd, "ppd_lo": lo, "ppd_hi": hi, "games": g,
+        row.update({"points_per_deal": ppd, "ppd_lo": lo, "ppd_hi": hi,
+                    "ppd_n": games // 2, "games": g,
                     "wins": s["wins"], "losses": s["losses"], "draws": s["draws"],
                     "score": (s["wins"] + 0.5 * s["draws"]) / g,
                     "fallback_share": fallback[k]["share"]})

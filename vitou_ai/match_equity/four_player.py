@@ -373,8 +373,9 @@ def compare_with_matches(config: Config4p, table: dict[tuple[int, int, int], flo
     Each row: ``score0``, ``score1``, ``dealer``, ``table`` (``E``), ``table_se`` (the
     bootstrap's, or NaN), ``simulated`` (wins0 / matches; a draw counts as not won),
     ``lo`` / ``hi`` (95% Wilson), ``diff`` (simulated - table), ``z`` (``diff`` over
-    the combined standard error of both), ``inside`` (the table in the interval),
-    ``matches``, ``draws``, ``mean_deals``. The seed of each row comes from the sweep's
+    the combined standard error of both), ``inside`` (the table in the interval;
+    ``None`` below 30 matches, where the interval is withheld:
+    :mod:`vitou_ai.eval.stats`), ``matches``, ``draws``, ``mean_deals``. The seed of each row comes from the sweep's
     :func:`~vitou_ai.match_equity.sweep.task_seed` of ``[seed, score0, score1, dealer]``.
 
     Raises:
@@ -400,7 +401,7 @@ def compare_with_matches(config: Config4p, table: dict[tuple[int, int, int], flo
             row = {"score0": a, "score1": b, "dealer": d, "table": e, "table_se": s,
                    "simulated": sim, "lo": lo, "hi": hi, "diff": sim - e,
                    "z": float((sim - e) / comb) if comb > 0 else float("nan"),
-                   "inside": bool(lo <= e <= hi), **r}
+                   "inside": None if np.isnan(lo) else bool(lo <= e <= hi), **r}
             rows.append(row)
             if on_row:
                 on_row(row)

@@ -5,15 +5,18 @@ the same stream of deals (the same cards, dealers and deal order), once with bot
 in seats 0 and 2 and once with A in seats 1 and 3, so each bot holds both sides'
 cards. A's duplicate score for pair ``r`` is the mean of its two settlements (V6.4;
 points per rubber); the table reports its mean with a 95% normal interval, and the
-share of rubbers A won with a Wilson interval (:mod:`vitou_ai.eval.stats`).
+share of rubbers A won with a Wilson interval (:mod:`vitou_ai.eval.stats`). Below 30
+rubber pairs (or 30 rubbers), or when every pair scored alike, an interval is
+withheld (NaN bounds) and the table says why (:mod:`vitou_ai.eval.stats`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from ..eval.stats import wilson_interval
+import numpy as np
+
+from ..eval.stats import format_interval, ratio_interval, wilson_interval
 from .bots import make_bot
 from .game import VintParams
 from .table import play_rubber
@@ -29,13 +32,8 @@ class PairingResult:
     deals: int = 0
 
     def mean_ci(self) -> tuple[float, float, float]:
-        n = len(self.scores)
-        m = sum(self.scores) / n
-        if n < 2:
-            return m, -math.inf, math.inf
-        sd = math.sqrt(sum((x - m) ** 2 for x in self.scores) / (n - 1))
-        h = 1.96 * sd / math.sqrt(n)
-        return m, m - h, m + h
+        """A's mean duplicate score and its 95% interval (NaN bounds: module docstring)."""
+        return ratio_interval(self.scores, np.ones(len(self.scores)))
 
     def as_dict(self) -> dict:
         m, lo, hi = self.mean_ci()
@@ -88,9 +86,9 @@ def table_markdown(results: list[PairingResult]) -> str:
             "A's rubbers won (95% Wilson) |", "|---|---|---|---|---|---|"]
     for r in results:
         d = r.as_dict()
+        ci = format_interval(*d["ci95"], d["pairs"], "pairs", "+,.0f")
+        wci = format_interval(*d["win_rate_ci95"], d["rubbers"], "rubbers", ".0%")
         rows.append(
             f"| {r.a} | {r.b} | {d['pairs']} | {d['deals']} | {d['points_per_rubber']:+,.0f} "
-            f"({d['ci95'][0]:+,.0f} .. {d['ci95'][1]:+,.0f}) | {d['rubbers_won']}/{d['rubbers']} "
-            f"= {d['win_rate']:.0%} ({d['win_rate_ci95'][0]:.0%} .. "
-            f"{d['win_rate_ci95'][1]:.0%}) |")
+            f"{ci} | {d['rubbers_won']}/{d['rubbers']} = {d['win_rate']:.0%} {wci} |")
     return "\n".join(rows)
