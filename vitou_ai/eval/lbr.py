@@ -88,8 +88,9 @@ differs from the choice, up to ``2 samples`` rollouts per action of the policy's
 support (and the chosen one) to test.
 
 Shapes: :func:`local_best_response` returns a :class:`LBRResult` (floats, points
-per deal; the interval NaN below 30 deals, :mod:`vitou_ai.eval.stats`); :func:`sample_worlds` returns ``int32[samples, STATE_SIZE]`` world
-states and ``float64[samples]`` weights, for inspection and tests.
+per deal; the interval NaN below 30 deals, :mod:`vitou_ai.eval.stats`);
+:func:`sample_worlds` returns ``int32[samples, STATE_SIZE]`` world states and
+``float64[samples]`` weights, for inspection and tests.
 
 Errors (``ValueError``, one line): match mode (LBR is defined on single deals),
 ``deals < 2`` or ``samples < 1``, a deal longer than ``MAX_HIST`` nodes, a world
