@@ -253,6 +253,10 @@ def tabular_domain(keys: np.ndarray, params: VitouParams | None,
     recorded, or (``None``) ``"match"`` if the rows cover every score from 0:0 of
     ``params``' target, else ``"deal"``."""
     keys = np.asarray(keys)
+    # a row whose dealer or scores no state can have (a table of arbitrary bytes) matches
+    # no information state: it covers nothing
+    d, s0, s1 = keys[:, L.K_DEALER], keys[:, L.K_SCORE0], keys[:, L.K_SCORE1]
+    keys = keys[(d >= -1) & (d < L.MAX_PLAYERS) & (s0 >= 0) & (s1 >= 0) & (s0 < 100) & (s1 < 100)]
     # one small code per row and a count of each (a table can hold tens of millions of
     # rows: no sort); the dealer is -1 before the draw (R1.4), the scores below 100
     code = keys[:, L.K_DEALER].astype(np.int32) + 1
