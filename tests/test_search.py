@@ -640,6 +640,9 @@ def test_search_match_duplicate_bookkeeping():
     assert set(np.abs(r_ab).ravel()) <= {0.0, 1.0, 3.0, 6.0, 12.0}
     m = duplicate_match(TINY, a, b, 20, seed=3)
     assert m["points_per_deal"] == pytest.approx((r_ab[:, 0] - r_ab[:, 1]).sum() / 40)
+    # 20 pairs are below the 30 an interval needs (eval.stats.MIN_UNITS): withheld
+    assert np.isnan(m["lo"]) and np.isnan(m["hi"])
+    m = duplicate_match(TINY, a, b, 30, seed=3)
     assert m["lo"] <= m["points_per_deal"] <= m["hi"]
 
 
