@@ -56,6 +56,10 @@ Definitions (documented choices; the exact analysis' where it has one):
   :func:`vitou_ai.eval.stats.ratio_interval`; the normal quantile from Python's
   ``statistics.NormalDist``), clipped to ``[0, 1]``. Decisions of one deal are not
   independent; deals are.
+
+One module because the jitted sampler writes the decision table whose column layout
+(``_I_*``, ``_F_*``) the frame, the rate tables and the fallback count read; split, each
+part would need the others' layout.
 """
 
 from __future__ import annotations
