@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.bots.abstract import check_fits  # noqa: E402
 from vitou_ai.bots.named import parse_bot  # noqa: E402
-from vitou_ai.eval.lbr import local_best_response  # noqa: E402
+from vitou_ai.eval.lbr import MIN_SAMPLES, local_best_response  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 
@@ -43,6 +43,8 @@ def main() -> int:
     ap.add_argument("--signals", action="store_true", help="R7 gestures on")
     ap.add_argument("--out", default=str(ROOT / "results" / "lbr_4p"))
     args = ap.parse_args()
+    if args.samples < MIN_SAMPLES:  # fewer worlds: the deviation tests' noise passes for gain
+        ap.error(f"--samples must be at least {MIN_SAMPLES}, got {args.samples}")
     params = VitouParams(profile=args.profile, dealer=-1, mode="deal", signals=args.signals)
     entrants = []
     if args.policy:

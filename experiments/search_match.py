@@ -28,6 +28,7 @@ from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_match import duplicate_match
 from vitou_ai.eval.stats import ratio_interval
+from vitou_ai.io import json_finite
 from vitou_ai.rules.params import RULES_VERSION
 from vitou_ai.search.bot import SearchPolicy
 
@@ -97,12 +98,12 @@ def main(argv: list[str] | None = None) -> int:
                 ppd, lo, hi = ratio_interval(d, np.ones(len(d)))
                 r["search_minus_blueprint"] = {"points_per_deal": ppd, "lo": lo, "hi": hi}
             doc["matches"].append(r)
-            (out / "matches.json").write_text(json.dumps(doc, indent=1))
+            (out / "matches.json").write_text(json.dumps(json_finite(doc), indent=1))
             short = {k: r[k] for k in ("bot", "opponent", "pairs", "points_per_deal", "lo",
                                        "hi", "wall")}
             short.update({k: r[k] for k in ("search_minus_blueprint", "decision_seconds_a")
                           if k in r})
-            print(json.dumps(short), flush=True)  # the decisions and pairs: in matches.json
+            print(json.dumps(json_finite(short)), flush=True)  # the decisions and pairs: in matches.json
     return 0
 
 

@@ -136,7 +136,7 @@ def _lbr(game):
     from vitou_ai.bots.named import named_bot
     from vitou_ai.eval.lbr import local_best_response
 
-    r = local_best_response(named_bot("random"), small(game), deals=40, samples=4, seed=2)
+    r = local_best_response(named_bot("random"), small(game), deals=40, samples=8, seed=2)
     # uniform play is exploitable: the bound's estimate is above zero
     assert np.isfinite(r.value) and r.value > 0 and r.lo <= r.value <= r.hi
 

@@ -588,3 +588,33 @@ def test_selfplay_env_rewards_are_the_learners():
             finished += 1
             obs, info = env.reset()
     assert seats == {0, 1, 2, 3}
+
+
+def test_opponent_fallbacks_are_counted_in_info(tmp_path):
+    """An opponent from a table missing half its rows played at random without a word;
+    now info counts its decisions and those its fallback played (none for a full table)."""
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.solvers.tree import build_tree
+
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
+    tree = build_tree(params)
+    probs = np.full((tree.num_infosets, L.NUM_ACTIONS), 0.2, np.float32)
+    TabularPolicy(tree.is_keys, probs, name="full", params=params).save(tmp_path / "full.npz")
+    TabularPolicy(tree.is_keys[::2], probs[::2], name="half",
+                  params=params).save(tmp_path / "half.npz")
+    totals = {}
+    for name in ("full", "half"):
+        env = VitouEnv(profile="vitou_2p", ranks=3, copies=2, hand_size=1,
+                       opponents=[str(tmp_path / f"{name}.npz")])
+        decisions = fallbacks = 0
+        for ep in range(30):
+            obs, info = env.reset(seed=ep)
+            done = False
+            while not done:
+                obs, _, done, _, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            assert 0 <= info["opponent_fallbacks"] <= info["opponent_decisions"]
+            decisions += info["opponent_decisions"]
+            fallbacks += info["opponent_fallbacks"]
+        totals[name] = (decisions, fallbacks)
+    assert totals["full"][0] > 0 and totals["full"][1] == 0
+    assert totals["half"][1] > 0.1 * totals["half"][0]

@@ -79,13 +79,26 @@ def test_lbr_of_a_near_equilibrium_is_not_significantly_negative():
     assert r.lo <= exact  # and still a lower bound
 
 
+@pytest.mark.parametrize("samples", [1, 4, 7])
+def test_lbr_refuses_fewer_than_min_samples_worlds(samples):
+    """1..7 worlds per decision were taken without a word, and a near-Nash policy came out
+    significantly below 0 (the deviation tests' noise passed for gain)."""
+    from vitou_ai.eval.lbr import MIN_SAMPLES
+
+    assert MIN_SAMPLES == 8
+    with pytest.raises(ValueError, match=r"^LBR needs samples >= 8 worlds per decision, "
+                       rf"got {samples}: [^\n]*below 0$"):
+        local_best_response(RandomPolicy(), TWO_PLAYER["vitou_2p-h1"], deals=30,
+                            samples=samples, seed=0)
+
+
 def test_lbr_interval_needs_thirty_deal_pairs():
     """Below 30 deal pairs the interval is withheld (vitou_ai.eval.stats), with the reason."""
     params = TWO_PLAYER["vitou_2p-h1"]
-    r = local_best_response(RandomPolicy(), params, deals=10, samples=2, seed=0)
+    r = local_best_response(RandomPolicy(), params, deals=10, samples=8, seed=0)
     assert math.isfinite(r.value) and math.isnan(r.lo) and math.isnan(r.hi)
     assert r.note == "n too small (10 deal pairs; at least 30 needed)" == r.interval()
-    r = local_best_response(RandomPolicy(), params, deals=30, samples=2, seed=0)
+    r = local_best_response(RandomPolicy(), params, deals=30, samples=8, seed=0)
     assert r.note is None and r.lo < r.value < r.hi
     assert r.interval() == f"[{r.lo:+.3f}, {r.hi:+.3f}]"
 

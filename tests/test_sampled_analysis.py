@@ -143,3 +143,30 @@ def test_a_group_without_base_has_no_interval(tiny):
     assert np.isnan(t.loc[0, ["rate", "low", "high"]].astype(float)).all()
     rest = t.drop(index=0)[["rate", "low", "high"]]
     assert len(rest) and rest.notna().all().all()
+
+
+def test_a_policy_that_mostly_falls_back_is_refused_or_reported():
+    """A table missing half its rows was analysed without a word, its fallback's random
+    play folded into the rates; now it is refused above FALLBACK_LIMIT, and with
+    ``allow_fallback=True`` the share is reported (attribute, frame and rate table)."""
+    from vitou_ai.sim.batch import FALLBACK_LIMIT, FallbackError
+
+    tree = build_tree(TINY_4P)
+    probs = np.full((tree.num_infosets, L.NUM_ACTIONS), 0.2, np.float32)
+    full = TabularPolicy(tree.is_keys, probs, name="full", params=TINY_4P)
+    half = TabularPolicy(tree.is_keys[::2], probs[::2], name="half", params=TINY_4P)
+    s = S.sample_decisions(TINY_4P, full, 200, seed=1)
+    assert s.fallback["fallbacks"] == 0 and s.fallback["share"] == 0.0
+    assert not s.frame["fell_back"].any()
+    assert (S.rate_table(s, "raise")["fallback_share"] == 0.0).all()
+    with pytest.raises(FallbackError, match=r"policy 'half' had no strategy at \d") as e:
+        S.sample_decisions(TINY_4P, half, 200, seed=1)
+    assert "\n" not in str(e.value) and "allow_fallback=True" in str(e.value)
+    s = S.sample_decisions(TINY_4P, half, 200, seed=1, allow_fallback=True)
+    share = s.fallback["share"]
+    assert share > FALLBACK_LIMIT and s.fallback["decisions"] == len(s.frame)
+    assert s.frame["fell_back"].mean() == pytest.approx(share)
+    t = S.rate_table(s, "raise")
+    d = s.frame[s.frame.can_raise]
+    assert d["fell_back"].mean() > 0
+    assert t.loc["all", "fallback_share"] == pytest.approx(d["fell_back"].mean())

@@ -75,6 +75,23 @@ def test_a_degenerate_sample_is_flagged_not_certain():
     assert hi == 1.0 and lo == pytest.approx(1 - 0.1135, abs=1e-4)
 
 
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_values_that_are_not_finite_are_refused(bad):
+    """NaN or inf among 30 values gave NaN bounds that interval_note called "no variation
+    (all 30 units alike)"; now each interval function refuses them in one line."""
+    x = np.r_[np.arange(29.0), bad]
+    one = np.ones(30)
+    msg = r"must be finite, got 1 NaN or inf of 30$"
+    with pytest.raises(ValueError, match="^values " + msg):
+        mean_interval(x)
+    with pytest.raises(ValueError, match="^y " + msg):
+        ratio_interval(x, one)
+    with pytest.raises(ValueError, match="^x " + msg):
+        ratio_interval(one, np.abs(x))
+    with pytest.raises(ValueError, match="^y2 " + msg):
+        ratio_difference_interval(one, one, x, one)
+
+
 def test_notes_and_formatting():
     assert interval_note(4, math.nan, math.nan, "pairs") == \
         "n too small (4 pairs; at least 30 needed)"

@@ -511,3 +511,19 @@ def test_solver_help_gives_the_four_player_defaults(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "four-player profiles default to abstract-mccfr" in text
     assert "put_partnership" in text and "to es-mccfr" in text
+
+
+def _reject(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def test_run_json_writes_a_withheld_interval_bound_as_null(tmp_path):
+    """Below 30 evaluation deals the points-per-deal interval is withheld (NaN); run.json
+    wrote it as a bare ``NaN``, which is not JSON; now ``null``, as tournament.json."""
+    out = tmp_path / "run"
+    code = main(["train", "--solver", "dcfr", "--iterations", "4", "--out", str(out),
+                 "--ranks", "3", "--copies", "1", "--hand-size", "1", "--eval-deals", "20",
+                 "--no-progress", "--bots", "random"])
+    assert code == 0
+    record = json.loads((out / "run.json").read_text(), parse_constant=_reject)
+    assert record["latest"]["random_ppd_lo"] is None is record["latest"]["random_ppd_hi"]

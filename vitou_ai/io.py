@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import socket
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 #: the errors of a write that the machine refuses, and how a message names them
 DISK_ERRORS = {
@@ -42,6 +43,20 @@ class WriteError(OSError):
 
     def __str__(self) -> str:
         return self.message
+
+
+def json_finite(obj: Any) -> Any:
+    """``obj`` with every float that is not finite (NaN, inf) replaced by ``None``, in
+    nested dicts, lists and tuples (tuples become lists): ``json.dumps`` would write them as
+    ``NaN`` / ``Infinity``, which is not JSON (RFC 8259, section 6), where ``null`` is.
+    Result files (``run.json``, ``tournament.json``) write a withheld interval bound so."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: json_finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_finite(v) for v in obj]
+    return obj
 
 
 def write_error(path: Path, e: OSError) -> WriteError:

@@ -98,18 +98,12 @@ def heuristic_probs(hp, params, state, player, legal, n_legal, bounds, iwork, sc
 
 
 @jit
-def policy_probs(pack, pi, params, state, player, legal, n_legal, bounds, keybuf, iwork, script,
-                 out):
-    """Exact action probabilities of policy ``pi`` of a :class:`~vitou_ai.bots.policy.PolicyPack`
-    at a decision, as :func:`~vitou_ai.bots.policy.choose_action` would draw them:
-    uniform random play, a heuristic bot (:func:`heuristic_probs`), a tabular or
-    abstract policy (its row, normalised over the legal actions, or its fallback where
-    it has none). ``bounds``: :func:`breakpoints` of the heuristic (or fallback)
-    parameters ``pack.fparams[pi]``. Neural policies are not handled (ValueError).
-
-    Returns:
-        ``out`` (``float64[params.num_actions]``), the probabilities by action id.
-    """
+def policy_probs_flagged(pack, pi, params, state, player, legal, n_legal, bounds, keybuf,
+                         iwork, script, out):
+    """:func:`policy_probs`, writing ``out`` and returning whether the policy fell back:
+    1 when a tabular or abstract policy has no strategy at this information state (as
+    :func:`vitou_ai.bots.policy.decide`'s ``fell_back``) and ``out`` holds its fallback's
+    probabilities; 0 otherwise (always 0 for random and heuristic policies)."""
     kind = pack.kinds[pi]
     for a in range(out.shape[0]):
         out[a] = 0.0
@@ -129,7 +123,7 @@ def policy_probs(pack, pi, params, state, player, legal, n_legal, bounds, keybuf
             if total > 0.0:
                 for i in range(n_legal):
                     out[legal[i]] = pack.tab_probs[row0 + r, legal[i]] / total
-                return out
+                return 0
         fallback = meta[pi, TM_FALLBACK]
     elif kind == KIND_ABSTRACT:
         r = abstract_row(pack, pi, params, state, player, legal, n_legal)
@@ -140,11 +134,30 @@ def policy_probs(pack, pi, params, state, player, legal, n_legal, bounds, keybuf
             if total > 0.0:
                 for i in range(n_legal):
                     out[legal[i]] = pack.abs_probs[r, i] / total
-                return out
+                return 0
         fallback = pack.abs_meta[pi, TM_FALLBACK]
     if fallback == KIND_HEURISTIC:
-        return heuristic_probs(pack.fparams[pi], params, state, player, legal, n_legal, bounds,
-                               iwork, script, out)
+        heuristic_probs(pack.fparams[pi], params, state, player, legal, n_legal, bounds,
+                        iwork, script, out)
+        return int(kind == KIND_TABULAR or kind == KIND_ABSTRACT)
     for i in range(n_legal):
         out[legal[i]] = 1.0 / n_legal
+    return int(kind == KIND_TABULAR or kind == KIND_ABSTRACT)
+
+
+@jit
+def policy_probs(pack, pi, params, state, player, legal, n_legal, bounds, keybuf, iwork, script,
+                 out):
+    """Exact action probabilities of policy ``pi`` of a :class:`~vitou_ai.bots.policy.PolicyPack`
+    at a decision, as :func:`~vitou_ai.bots.policy.choose_action` would draw them:
+    uniform random play, a heuristic bot (:func:`heuristic_probs`), a tabular or
+    abstract policy (its row, normalised over the legal actions, or its fallback where
+    it has none). ``bounds``: :func:`breakpoints` of the heuristic (or fallback)
+    parameters ``pack.fparams[pi]``. Neural policies are not handled (ValueError).
+
+    Returns:
+        ``out`` (``float64[params.num_actions]``), the probabilities by action id.
+    """
+    policy_probs_flagged(pack, pi, params, state, player, legal, n_legal, bounds, keybuf, iwork,
+                         script, out)
     return out

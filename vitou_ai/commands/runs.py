@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..io import write_atomic
+from ..io import json_finite, write_atomic
 
 
 def _versions() -> dict[str, str]:
@@ -75,7 +75,9 @@ def write_curve(folder: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _write_record(folder: Path, record: dict[str, Any]) -> None:
-    write_atomic(folder / "run.json", (json.dumps(record, indent=2, default=str) + "\n").encode())
+    # NaN (a withheld interval bound) as null: bare NaN is not JSON
+    write_atomic(folder / "run.json",
+                 (json.dumps(json_finite(record), indent=2, default=str) + "\n").encode())
 
 
 def mark_writing(folder: Path, record: dict[str, Any], iteration: int) -> None:

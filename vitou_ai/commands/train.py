@@ -198,7 +198,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="abstract-mccfr: deals per team for the LBR bound (0: none; "
                    "default 200)")
     p.add_argument("--lbr-samples", type=int, default=None,
-                   help="abstract-mccfr: sampled worlds per LBR decision (default 12)")
+                   help="abstract-mccfr: sampled worlds per LBR decision (default 12; at "
+                   "least 8: with fewer the deviation tests' noise passes for gain)")
     p.add_argument("--iterations", type=int, default=None,
                    help="stop after this many iterations in all (default 1000; MCCFR: "
                    "200000; with --resume: the run's)")

@@ -265,11 +265,13 @@ def run(args, params: VitouParams, out=None) -> int:
             check_seconds(budget, "--time")
         except (TypeError, ValueError) as e:
             return bad(str(e))
+    from ..eval.lbr import MIN_SAMPLES  # fewer worlds: the deviation tests' noise passes for gain
+
     for flag, value, low in (("--threads", args.threads, 1),
                              ("--evals", args.evals, 1),
                              ("--eval-deals", args.eval_deals, 2),
                              ("--eval-matches", args.eval_matches, 0),
-                             ("--lbr-samples", args.lbr_samples, 1),
+                             ("--lbr-samples", args.lbr_samples, MIN_SAMPLES),
                              ("--max-infosets", args.max_infosets, 1),
                              ("--iterations", 1 if args.iterations is None else args.iterations,
                               1)):

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
     or a failed state, one line on stderr)."""
     out = out or sys.stdout
     from ..bots.tabular import TabularPolicy
-    from ..io import holds_files, write_atomic
+    from ..io import holds_files, json_finite, write_atomic
     from ..match_equity.sweep import Sweep, SweepError
     from ..match_equity.two_player import (
         MatchEquityError,
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
               "config": config.as_dict(), "policy_infosets": len(policy),
               "table": summary,
               "command": "vitou-ai " + shlex.join(getattr(args, "argv", []))}
-    write_atomic(folder / "run.json", (json.dumps(record, indent=1) + "\n").encode())
+    write_atomic(folder / "run.json", (json.dumps(json_finite(record), indent=1) + "\n").encode())
     print(f"match objective: {len(policy):,} information states -> {folder / 'policy.npz'}; "
           f"dealer at 0:0 wins with probability {summary['equity_dealer_0_0']:.4f}", file=out)
     return EXIT_OK

@@ -233,7 +233,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     2 bad input, one line on stderr, before any work)."""
     out = out or sys.stdout
     from ..abstraction.config import AbstractionConfig
-    from ..io import holds_files, write_atomic
+    from ..io import holds_files, json_finite, write_atomic
     from ..match_equity import four_player as F
     from ..match_equity import two_player as M
     from ..match_equity.objective_4p import (
@@ -317,13 +317,13 @@ def run(args: argparse.Namespace, out=None) -> int:
                   "training_states": "uniform over (score0, score1, dealer), scores < target",
                   "payoff": "team 0: E(after, dealer+1) - E(before, dealer); team 1: negated",
                   "command": "vitou-ai " + shlex.join(getattr(args, "argv", []))}
-        write_atomic(folder / "run.json", (json.dumps(record, indent=1) + "\n").encode())
+        write_atomic(folder / "run.json", (json.dumps(json_finite(record), indent=1) + "\n").encode())
         write_atomic(folder / "state.json", json.dumps(state).encode())
     else:  # the record says how far the run was taken, and by which commands
         saved["settings"] = s
         saved["resumes"] = [*saved.get("resumes", []),
                             "vitou-ai " + shlex.join(getattr(args, "argv", []))]
-        write_atomic(folder / "run.json", (json.dumps(saved, indent=1) + "\n").encode())
+        write_atomic(folder / "run.json", (json.dumps(json_finite(saved), indent=1) + "\n").encode())
     ckpt = folder / "checkpoint.npz"
     if state["trained"] > 0:
         try:
@@ -385,7 +385,7 @@ def run(args: argparse.Namespace, out=None) -> int:
                             deals=s["table_deals"])
         with Sweep(rd / "tasks", config.fingerprint(), backend="serial") as sweep:
             tab, sei, summary = F.run_table_4p(config, rd, sweep, replicates=s["bootstrap"])
-        write_atomic(rd / "table.json", (json.dumps(summary, indent=1) + "\n").encode())
+        write_atomic(rd / "table.json", (json.dumps(json_finite(summary), indent=1) + "\n").encode())
         return tab, sei
 
     def on_round(row: dict) -> None:

@@ -42,6 +42,13 @@
 - An episode starts at the seat's first decision: a deal that ends before it
   (R6.1 / R6.2 decisions of others at one from the end) is skipped and counted
   in ``info["skipped_deals"]``.
+- Opponents' fallbacks: ``info["opponent_decisions"]`` and
+  ``info["opponent_fallbacks"]`` (ints, from ``reset`` and ``step``) count the
+  opponents' decisions this episode (skipped deals included) and those where a
+  tabular or abstract opponent had no strategy and its fallback played
+  (:func:`vitou_ai.bots.policy.decide`); a share above
+  :data:`vitou_ai.sim.batch.FALLBACK_LIMIT` means the opponent is largely its
+  fallback (random play for a table without one). Search bots are not counted.
 - Illegal actions (``illegal_action=``). ``"terminate"`` (default, PettingZoo's
   ``TerminateIllegalWrapper`` for one agent): the episode ends
   (``terminated=True``) with reward ``illegal_reward`` and
@@ -81,7 +88,7 @@ from ..bots.abstract import check_fits as abstract_fits
 from ..bots.named import parse_bot
 from ..bots.neural import NeuralPolicy
 from ..bots.neural import check_fits as neural_fits
-from ..bots.policy import Policy, choose_action, pack_policies, scratch
+from ..bots.policy import Policy, decide, pack_policies, scratch
 from ..bots.tabular import TabularPolicy
 from ..bots.tabular import check_fits as tabular_fits
 from ..rng import UINT64_MAX, check_seed, row_seed
@@ -199,6 +206,7 @@ class VitouEnv(gymnasium.Env):
         })
         self.action_space = spaces.Discrete(self.num_actions)
         self._over = True  # before reset(), after the end or an illegal "terminate"
+        self._opp_decisions = self._opp_fallbacks = 0  # this episode's (reset())
 
     # ---- the bots ------------------------------------------------------------------------
     def _play_bots(self) -> int:
@@ -210,9 +218,11 @@ class VitouEnv(gymnasium.Env):
                 a = search_action(t, self.bots[player], self._search_rng)
             else:
                 n_legal = K.legal_actions(t.p, t.a, self._legal)
-                a = choose_action(self._pack, self._pi[player], t.p, t.a, player,
-                                  self._bot_rng, self._legal, n_legal, self._keybuf,
-                                  self._iwork)
+                a, fell = decide(self._pack, self._pi[player], t.p, t.a, player,
+                                 self._bot_rng, self._legal, n_legal, self._keybuf,
+                                 self._iwork)
+                self._opp_decisions += 1
+                self._opp_fallbacks += int(fell)
             player = t.apply(int(a))
         return player
 
@@ -242,6 +252,7 @@ class VitouEnv(gymnasium.Env):
         if self._searching:  # a Generator costs tens of us to seed: only when used
             self._search_rng = np.random.default_rng([s, 2])
         skipped = 0
+        self._opp_decisions = self._opp_fallbacks = 0
         while True:
             self.table.new_game()
             if self._play_bots() == self.seat:
@@ -249,7 +260,8 @@ class VitouEnv(gymnasium.Env):
             skipped += 1
         self._over = False
         obs = self._obs()
-        return obs, {"skipped_deals": skipped, "action_mask": obs["action_mask"].copy()}
+        return obs, {"skipped_deals": skipped, "action_mask": obs["action_mask"].copy(),
+                     **self._fallback_info()}
 
     def step(self, action):
         if self._over:
@@ -275,9 +287,15 @@ class VitouEnv(gymnasium.Env):
                                             "stake": deal.stake}
             obs = self._obs()
             info["action_mask"] = obs["action_mask"].copy()
+            info.update(self._fallback_info())
             return obs, float(self.table.returns()[self.seat]), True, False, info
         obs = self._obs()
-        return obs, 0.0, False, False, {"action_mask": obs["action_mask"].copy()}
+        return obs, 0.0, False, False, {"action_mask": obs["action_mask"].copy(),
+                                        **self._fallback_info()}
+
+    def _fallback_info(self) -> dict:
+        return {"opponent_decisions": self._opp_decisions,
+                "opponent_fallbacks": self._opp_fallbacks}
 
     def render(self) -> str | None:
         if self.render_mode is None:

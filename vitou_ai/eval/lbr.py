@@ -93,7 +93,8 @@ per deal; the interval NaN below 30 deals, :mod:`vitou_ai.eval.stats`);
 ``float64[samples]`` weights, for inspection and tests.
 
 Errors (``ValueError``, one line): match mode (LBR is defined on single deals),
-``deals < 2`` or ``samples < 1``, a deal longer than ``MAX_HIST`` nodes, a world
+``deals < 2`` or ``samples < MIN_SAMPLES`` (8: fewer worlds let the deviation tests'
+noise pass for gain, and the bound goes below 0), a deal longer than ``MAX_HIST`` nodes, a world
 that leaves the deal's sequence of nodes or differs from the player's
 information state (guards: neither happens with the kernel's phases), and
 (:func:`sample_worlds`) a history that is not a legal deal of the game ending at
@@ -148,6 +149,11 @@ from .stats import format_interval, interval_note, ratio_interval
 
 EPS = 1e-3
 Z_DEVIATE = 0.5  # standard errors of estimated gain, on each of two fresh samples, to deviate
+#: fewest sampled worlds per LBR decision :func:`local_best_response` takes: below it the
+#: two deviation tests' noise passes for gain, and a near-Nash policy (exploitability 1e-5)
+#: comes out significantly below 0 (1 world: -0.315 [-0.404, -0.226]; 4 worlds:
+#: -0.015 [-0.027, -0.003], vitou_2p 4x2x1; docs/guide/evaluation.md).
+MIN_SAMPLES = 8
 HEUR_DRAWS = 8
 MAX_HIST = 160  # nodes of one deal: chance outcomes (every card dealt) and actions
 
@@ -704,10 +710,10 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
         deals: deals per exploiting team (even pairs on the same cards); the interval
             needs 30 (:mod:`vitou_ai.eval.stats`).
         samples: sampled worlds per LBR decision, for the choice and for each of the
-            two tests of its gain (module docstring).
+            two tests of its gain (module docstring); at least ``MIN_SAMPLES`` (8).
 
     Raises:
-        ValueError: match mode, ``deals < 2`` or ``samples < 1``, a deal longer than
+        ValueError: match mode, ``deals < 2`` or ``samples < MIN_SAMPLES``, a deal longer than
             ``MAX_HIST`` nodes, a policy trained for another game or variant; a search
             bot (:mod:`vitou_ai.search`): the rollouts play the evaluated policy, so they
             would run its search at every rollout decision, thousands per LBR decision.
@@ -717,7 +723,7 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
         >>> import vitou_ai
         >>> params = vitou_ai.VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1)
         >>> lbr = vitou_ai.local_best_response(vitou_ai.load_policy("random"), params,
-        ...                                    deals=40, samples=4)
+        ...                                    deals=40, samples=8)
         >>> lbr.lo <= lbr.value <= lbr.hi, lbr.deals
         (True, 40)
     """
@@ -732,8 +738,12 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
     check_policies([policy], params)
     seed = check_seed(seed, "seed", UINT64_MAX)
     _check_game(params)
-    if deals < 2 or samples < 1:
-        raise ValueError(f"LBR needs deals >= 2 and samples >= 1, got {deals}, {samples}")
+    if deals < 2:
+        raise ValueError(f"LBR needs deals >= 2, got {deals}")
+    if samples < MIN_SAMPLES:
+        raise ValueError(f"LBR needs samples >= {MIN_SAMPLES} worlds per decision, got {samples}: "
+                         "with fewer, the deviation tests' noise passes for gain and the bound "
+                         "comes out below 0")
     params = params.replace(dealer=-1)
     pack = pack_policies([policy], params.signals)
     out = np.zeros((deals, 2))

@@ -56,6 +56,10 @@ Definitions (documented choices; the exact analysis' where it has one):
   :func:`vitou_ai.eval.stats.ratio_interval`; the normal quantile from Python's
   ``statistics.NormalDist``), clipped to ``[0, 1]``. Decisions of one deal are not
   independent; deals are.
+
+One module because the jitted sampler writes the decision table whose column layout
+(``_I_*``, ``_F_*``) the frame, the rate tables and the fallback count read; split, each
+part would need the others' layout.
 """
 
 from __future__ import annotations
@@ -67,13 +71,21 @@ import numpy as np
 import pandas as pd
 
 from .._numba import jit, jit_parallel
-from ..bots.exact import MAX_DRAWS, breakpoints, policy_probs
+from ..bots.exact import MAX_DRAWS, breakpoints, policy_probs_flagged
 from ..bots.policy import IWORK_SIZE, pack_policies
 from ..rng import UINT64_MAX, check_seed, next_float
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import P_HAND, P_PLAYERS
-from ..sim.batch import deal_seed, decision_seed, draw_hands, seen_seed
+from ..sim.batch import (
+    FALLBACK_LIMIT,
+    check_fallback,
+    deal_seed,
+    decision_seed,
+    draw_hands,
+    fallback_report,
+    seen_seed,
+)
 from ..sim.random_play import sample_chance
 
 #: most decisions one deal may take (a four-player deal of three cards takes at most 25)
@@ -162,8 +174,9 @@ def _record(params, state, p, legal, nl, probs, k, row_i, row_f):
 
 @jit
 def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck, keybuf,
-               iwork, script, probs, rng_dec, rng_seen, rng_deal, ints, floats):
-    """Play deal ``k`` to its end and write one row of ``ints`` / ``floats`` per
+               iwork, script, probs, rng_dec, rng_seen, rng_deal, ints, floats, fell):
+    """Play deal ``k`` to its end and write one row of ``ints`` / ``floats`` / ``fell``
+    (1: the policy fell back, :func:`~vitou_ai.bots.exact.policy_probs_flagged`) per
     decision; return the number of decisions (-1: more than ``ints.shape[0]``)."""
     n = params[P_PLAYERS]
     rng_dec[0] = decision_seed(seed, k)
@@ -190,7 +203,8 @@ def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck,
             return -1
         p = K.current_player(params, state)
         nl = K.legal_actions(params, state, legal)
-        policy_probs(pack, 0, params, state, p, legal, nl, bounds, keybuf, iwork, script, probs)
+        fell[m] = policy_probs_flagged(pack, 0, params, state, p, legal, nl, bounds, keybuf,
+                                       iwork, script, probs)
         _record(params, state, p, legal, nl, probs, k, ints[m], floats[m])
         u = next_float(rng_dec)  # the action, drawn from the same probabilities
         a = legal[nl - 1]
@@ -206,7 +220,7 @@ def _play_deal(params, pack, bounds, seed, k, state, legal, chance, hands, deck,
 
 
 @jit_parallel
-def _sample_batch(params, pack, bounds, seed, k0, n_deals, ints, floats, counts):
+def _sample_batch(params, pack, bounds, seed, k0, n_deals, ints, floats, fell, counts):
     """Deals ``k0 .. k0 + n_deals - 1``; deal ``k0 + i`` writes rows ``i * cap ..`` of
     ``ints`` / ``floats`` (``cap = ints.shape[0] // n_deals``) and its decision count in
     ``counts[i]``."""
@@ -232,7 +246,7 @@ def _sample_batch(params, pack, bounds, seed, k0, n_deals, ints, floats, counts)
             counts[i] = _play_deal(params, pack, bounds, seed, k0 + i, state, legal, chance, hands,
                                    deck, keybuf, iwork, script, probs,
                                    rng_dec, rng_seen, rng_deal, ints[lo:lo + cap],
-                                   floats[lo:lo + cap])
+                                   floats[lo:lo + cap], fell[lo:lo + cap])
 
 
 @dataclass(frozen=True)
@@ -246,6 +260,11 @@ class SampledDecisions:
         policy: the policy's name.
         weak_rank: the rank label at and below which a best card is weak.
         seed: the seed of the deals.
+        fallback: the policy's :func:`~vitou_ai.sim.batch.fallback_report` entry:
+            ``decisions``, ``fallbacks`` (decisions where a tabular or abstract policy had
+            no strategy and its fallback's probabilities were recorded, also the frame's
+            ``fell_back`` column), ``share`` and ``fallback_to``; ``None`` where not
+            counted (:mod:`.search_analysis`).
     """
 
     frame: pd.DataFrame
@@ -254,6 +273,7 @@ class SampledDecisions:
     policy: str
     weak_rank: str
     seed: int
+    fallback: dict | None = None
 
 
 def _check(params, policy, n_deals: int, weak_rank: str,
@@ -279,7 +299,7 @@ def _check(params, policy, n_deals: int, weak_rank: str,
 
 
 def sample_decisions(params, policy, n_deals: int, seed: int = 0,
-                     weak_rank: str = "K") -> SampledDecisions:
+                     weak_rank: str = "K", allow_fallback: bool = False) -> SampledDecisions:
     """Play ``n_deals`` deals with ``policy`` at every seat and record every decision.
 
     The dealer of deal ``k`` is seat ``k % players`` when ``params.dealer == -1`` (R1.4's
@@ -293,6 +313,10 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
         n_deals: ``N >= 1``.
         weak_rank: a hand whose best card is this rank or lower is weak (module
             docstring; default ``K``).
+        allow_fallback: analyse a tabular or abstract policy that had no strategy at more
+            than :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` (1%) of its decisions (its
+            fallback's play is then folded into the rates). By default it is refused,
+            after the first block of at most :data:`BLOCK` deals, before the rest.
 
     Returns:
         :class:`SampledDecisions`; its ``frame`` has one row per decision:
@@ -309,12 +333,17 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
         two-player answer's ``accept``, R9.2), ``refuse``, ``play`` (any card),
         ``gesture`` (a gesture other than ``none``), ``other`` (``none``, ``go``,
         ``pass``, ...), ``false_gesture`` (probability of a false gesture), and
-        ``action`` (int16, the action id drawn).
+        ``action`` (int16, the action id drawn), ``fell_back`` (bool: the policy had no
+        strategy here and its fallback's probabilities were recorded); its ``fallback``
+        attribute gives the share.
 
     Raises:
         ValueError: ``n_deals <= 0``; a policy of another game or variant; a neural
             policy; match mode; Willughby's Put; an unknown ``weak_rank``; a deal of
-            more than :data:`MAX_DECISIONS` decisions.
+            more than :data:`MAX_DECISIONS` decisions;
+            :class:`~vitou_ai.sim.batch.FallbackError` (a ``ValueError``): a policy that
+            fell back at more than ``FALLBACK_LIMIT`` of its decisions, unless
+            ``allow_fallback``.
         TypeError: ``params`` not a ``VitouParams``, ``policy`` not a policy.
     """
     _check(params, policy, n_deals, weak_rank)
@@ -325,22 +354,30 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
     block = min(n_deals, BLOCK)
     ints_b = np.zeros((block * cap, _NI), np.int32)
     floats_b = np.zeros((block * cap, _NF), np.float64)
+    fell_b = np.zeros(block * cap, np.int8)
     counts = np.zeros(block, np.int64)
-    parts_i, parts_f = [], []
+    parts_i, parts_f, parts_fell = [], [], []
     arr, bounds = params.to_array(), breakpoints(pack.fparams[0])
     for k0 in range(0, n_deals, block):  # blocks of deals: the scratch stays small
         nb = min(block, n_deals - k0)
         _sample_batch(arr, pack, bounds, np.uint64(seed), np.int64(k0), np.int64(nb),
-                      ints_b[:nb * cap], floats_b[:nb * cap], counts[:nb])
+                      ints_b[:nb * cap], floats_b[:nb * cap], fell_b[:nb * cap], counts[:nb])
         if (counts[:nb] < 0).any():
             raise ValueError(f"a deal took more than MAX_DECISIONS = {cap} decisions")
         keep = (np.arange(cap)[None, :] < counts[:nb, None]).ravel()
         parts_i.append(ints_b[:nb * cap][keep])
         parts_f.append(floats_b[:nb * cap][keep])
+        parts_fell.append(fell_b[:nb * cap][keep])
+        fell = np.concatenate(parts_fell)
+        report = fallback_report([policy], [len(fell)], [int(fell.sum(dtype=np.int64))])
+        if not allow_fallback:  # the first block is the probe: the rest is not played
+            check_fallback(report, k0 + nb, "deal", FALLBACK_LIMIT)
     ints, floats = np.concatenate(parts_i), np.concatenate(parts_f)
-    return SampledDecisions(_frame(params, ints, floats, weak_rank), n_deals, params,
+    frame = _frame(params, ints, floats, weak_rank)
+    frame["fell_back"] = fell.astype(bool)
+    return SampledDecisions(frame, n_deals, params,
                             getattr(policy, "name", type(policy).__name__), weak_rank,
-                            int(seed))
+                            int(seed), report[0])
 
 
 def _frame(params, ints: np.ndarray, floats: np.ndarray, weak_rank: str) -> pd.DataFrame:
@@ -443,7 +480,9 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
         deals in the group's base, or when every such deal has the same rate:
         :mod:`vitou_ai.eval.stats`), ``per_deal`` (the base:
         the denominator's expected decisions per deal, float64), ``decisions`` (int64,
-        sampled decisions in the group).
+        sampled decisions in the group), ``fallback_share`` (float64, the share of those
+        decisions where the policy had no strategy and its fallback played,
+        :attr:`SampledDecisions.fallback`; NaN for a frame without ``fell_back``).
 
     Raises:
         ValueError: an unknown ``rate``, a column of ``by`` the frame does not have, a bad
@@ -452,8 +491,15 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
     from .stats import ratio_interval
 
     by = list(by or [])
+    sums = _deal_sums(sample, rate, by, confidence)  # checks rate, by, confidence first
+    df = sample.frame
+    fell = None
+    if "fell_back" in df.columns:  # the share of the rate's decisions the fallback played
+        d = df[df[RATES[rate][0]]]
+        fell = (d.groupby(by, observed=True)["fell_back"].mean() if by
+                else pd.Series({"all": d["fell_back"].mean()}))
     out = []
-    for key, y, x, n_dec in _deal_sums(sample, rate, by, confidence):
+    for key, y, x, n_dec in sums:
         if x.sum() > 0:
             r, lo, hi = ratio_interval(y, x, confidence)
         else:
@@ -461,8 +507,10 @@ def rate_table(sample: SampledDecisions, rate: str, by: list[str] | None = None,
         # clipped to [0, 1]; NaN (no base) stays NaN (max(0.0, nan) would give 0.0)
         out.append({"_key": key, "rate": r, "low": float(np.clip(lo, 0.0, 1.0)),
                     "high": float(np.clip(hi, 0.0, 1.0)),
-                    "per_deal": x.sum() / sample.deals, "decisions": n_dec})
-    return _grouped(out, by, ["rate", "low", "high", "per_deal", "decisions"])
+                    "per_deal": x.sum() / sample.deals, "decisions": n_dec,
+                    "fallback_share": float("nan") if fell is None else float(fell.loc[key])})
+    return _grouped(out, by, ["rate", "low", "high", "per_deal", "decisions",
+                              "fallback_share"])
 
 
 def _grouped(rows: list[dict], by: list[str], columns: list[str]) -> pd.DataFrame:
@@ -542,7 +590,7 @@ def plot_rates(sample: SampledDecisions, rate: str, by: list[str], ax=None, titl
 
 def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
                    weak_rank: str = "K", rates=("raise", "refuse"),
-                   confidence: float = 0.95) -> pd.DataFrame:
+                   confidence: float = 0.95, allow_fallback: bool = False) -> pd.DataFrame:
     """Rates of several policies at several scores, from each team's view (where a match-objective policy's raise and refusal rates differ from a points policy's).
 
     For each score ``(a, b)`` every policy plays the same ``n_deals`` deals (seed ``seed + k``
@@ -554,15 +602,15 @@ def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
         policies: ``{name: policy}`` made for ``params``' game.
         params: the game (its ``scores`` and ``dealer`` are replaced).
         scores: ``(score0, score1)`` pairs below the target.
-        n_deals, seed, weak_rank, confidence: as :func:`sample_decisions` and
-            :func:`rate_table`.
+        n_deals, seed, weak_rank, confidence, allow_fallback: as :func:`sample_decisions`
+            and :func:`rate_table`.
         rates: keys of :data:`RATES`.
 
     Returns:
         One row per policy, score, team and rate: ``policy`` (str), ``score`` (``"a:b"``,
         the deal's), ``view`` (``"own:other"``, the team's), ``team`` (0 or 1), ``rate``
         (its name), ``value``, ``low``, ``high``, ``per_deal``, ``decisions``
-        (:func:`rate_table`; NaN where the team made no such decision).
+        ``fallback_share`` (:func:`rate_table`; NaN where the team made no such decision).
 
     Raises:
         ValueError: as :func:`sample_decisions` and :func:`rate_table`.
@@ -571,7 +619,8 @@ def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
     for k, (a, b) in enumerate(scores):
         game = params.replace(scores=(int(a), int(b)), dealer=-1, mode="deal")
         for name, pol in policies.items():
-            sample = sample_decisions(game, pol, n_deals, seed=seed + k, weak_rank=weak_rank)
+            sample = sample_decisions(game, pol, n_deals, seed=seed + k, weak_rank=weak_rank,
+                                      allow_fallback=allow_fallback)
             for rate in rates:
                 t = rate_table(sample, rate, ["team"], confidence)
                 for team in (0, 1):
@@ -584,5 +633,7 @@ def rates_by_score(policies, params, scores, n_deals: int, seed: int = 0,
                                  "low": nan if r is None else float(r["low"]),
                                  "high": nan if r is None else float(r["high"]),
                                  "per_deal": 0.0 if r is None else float(r["per_deal"]),
-                                 "decisions": 0 if r is None else int(r["decisions"])})
+                                 "decisions": 0 if r is None else int(r["decisions"]),
+                                 "fallback_share": nan if r is None
+                                 else float(r["fallback_share"])})
     return pd.DataFrame(rows)

@@ -40,6 +40,8 @@ or ``n`` successes in ``n`` already has a width (0 of 30: ``[0, 0.114]``, close 
 the rule of three's 3/n). :func:`interval_note` says why an interval is missing
 (``"n too small (4 pairs; at least 30 needed)"``) and :func:`format_interval`
 prints either the interval or that note; reports and command lines use them.
+Values that are not finite (NaN, inf) are refused (``ValueError``): their mean and
+spread are not numbers, and the NaN bounds would read as "no variation".
 """
 
 from __future__ import annotations
@@ -80,6 +82,15 @@ def as_count(value: int | np.integer, name: str = "count") -> int:
         raise TypeError(f"{name} must be an integer count (int or a NumPy integer), got "
                         f"{value!r} of type {type(value).__name__}")
     return int(value)
+
+
+def _check_finite(**arrays: np.ndarray) -> None:
+    """Refuse NaN or inf in one line: the mean and spread of such values are not numbers,
+    and a NaN bound would otherwise read as "no variation" (:func:`interval_note`)."""
+    for name, a in arrays.items():
+        bad = int(np.count_nonzero(~np.isfinite(a)))
+        if bad:
+            raise ValueError(f"{name} must be finite, got {bad} NaN or inf of {a.size}")
 
 
 def _check_min_n(min_n: int) -> int:
@@ -200,11 +211,13 @@ def mean_interval(values: np.ndarray, confidence: float = 0.95,
         is the same (module docstring).
 
     Raises:
-        ValueError: ``values`` empty or not 1-d, ``min_n < 2``, or a bad ``confidence``.
+        ValueError: ``values`` empty, not 1-d or not finite (NaN, inf), ``min_n < 2``, or
+            a bad ``confidence``.
     """
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"values must be a non-empty 1-d array, got shape {x.shape}")
+    _check_finite(values=x)
     _z(confidence)
     if _check_min_n(min_n) < 2:
         raise ValueError(f"min_n must be at least 2 for a mean, got {min_n}")
@@ -238,12 +251,14 @@ def ratio_interval(y: np.ndarray, x: np.ndarray, confidence: float = 0.95,
         when every unit has the same ratio (no variation: module docstring).
 
     Raises:
-        ValueError: shapes differ, ``sum(x) <= 0``, or ``min_n < 2``.
+        ValueError: shapes differ, a value not finite (NaN, inf), ``sum(x) <= 0``, or
+            ``min_n < 2``.
     """
     y = np.asarray(y, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     if y.shape != x.shape or y.ndim != 1:
         raise ValueError(f"y and x must be 1-d of one shape, got {y.shape} and {x.shape}")
+    _check_finite(y=y, x=x)
     if x.sum() <= 0:
         raise ValueError("sum(x) must be positive")
     z = _z(confidence)
@@ -283,13 +298,15 @@ def ratio_difference_interval(y1: np.ndarray, x1: np.ndarray, y2: np.ndarray,
         when the linearised differences do not vary (module docstring).
 
     Raises:
-        ValueError: shapes differ, a ``sum(x) <= 0``, or ``min_n < 2``.
+        ValueError: shapes differ, a value not finite (NaN, inf), a ``sum(x) <= 0``, or
+            ``min_n < 2``.
     """
     arrs = [np.asarray(a, dtype=np.float64) for a in (y1, x1, y2, x2)]
     if len({a.shape for a in arrs}) != 1 or arrs[0].ndim != 1:
         raise ValueError(f"y1, x1, y2, x2 must be 1-d of one shape, got "
                          f"{[a.shape for a in arrs]}")
     y1, x1, y2, x2 = arrs
+    _check_finite(y1=y1, x1=x1, y2=y2, x2=x2)
     if x1.sum() <= 0 or x2.sum() <= 0:
         raise ValueError("sum(x1) and sum(x2) must be positive")
     z = _z(confidence)

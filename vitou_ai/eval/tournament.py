@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..bots.policy import Policy, describe
+from ..io import json_finite
 from ..rng import check_seed
 from ..rules.params import RULES_VERSION, VitouParams
 from ..sim.batch import (
@@ -179,14 +180,7 @@ class TournamentResult:
         })
 
 
-def _finite(obj: Any) -> Any:
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
-    return obj
+_finite = json_finite  # NaN as null (vitou_ai.io)
 
 
 def unique_names(policies: Sequence[Policy]) -> list[str]:
