@@ -1617,3 +1617,20 @@ def test_search_match_experiment_refuses_a_bad_opponent_item(item, monkeypatch, 
                   "--out", "/nonexistent/never"])
     assert e.value.code == 2
     assert "is not BOT:PAIRS" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["nan", "negative", "shape"])
+def test_damaged_probs_in_a_policy_file_are_refused_naming_the_file(tabular_file, damage):
+    """NaN, negative or wrongly shaped probabilities: the constructor's refusal, prefixed
+    with the file (it used to say only "probs must be finite and non-negative")."""
+    z = dict(np.load(tabular_file, allow_pickle=False))
+    if damage == "nan":
+        z["probs"][0, 0] = np.nan
+    elif damage == "negative":
+        z["probs"][0, 0] = -1.0
+    else:
+        z["probs"] = z["probs"][:10]
+    np.savez(tabular_file, **z)
+    with pytest.raises(ValueError, match="probs must be") as e:
+        TabularPolicy.load(tabular_file)
+    assert str(e.value).startswith(f"{tabular_file}: ")
