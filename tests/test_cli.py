@@ -286,3 +286,34 @@ def test_ctrl_c_waits_while_numba_is_on_the_stack():
     with pytest.raises(KeyboardInterrupt):
         console._on_sigint(signal.SIGINT, SimpleNamespace(
             f_globals={"__name__": "vitou_ai.commands.train"}, f_back=None))
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_sampling_solver_tree_cap_is_what_the_message_and_help_say(tmp_path, monkeypatch,
+                                                                    capsys):
+    """es-mccfr with --exact auto builds at most AUTO_TREE_NODES nodes for the exact
+    evaluation: the note says so and why, and --help names that cap next to the
+    --max-tree-nodes default (it used to say only "at most 2,000,000 nodes")."""
+    from vitou_ai.commands import train as T
+    from vitou_ai.solvers import tree as tree_mod
+    built = []
+
+    def fake_build(params, max_nodes):
+        built.append(max_nodes)
+        raise _Stop
+
+    monkeypatch.setattr(tree_mod, "build_tree", fake_build)
+    with pytest.raises(_Stop):
+        main(["train", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+              "--hand-size", "1", "--solver", "es-mccfr", "--iterations", "10",
+              "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert built == [T.AUTO_TREE_NODES]
+    assert f"at most {T.AUTO_TREE_NODES:,} nodes, for the exact evaluation" in err
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    assert f"at most {T.AUTO_TREE_NODES:,} nodes" in helptext
