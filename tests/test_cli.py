@@ -78,7 +78,7 @@ def test_rule_break_exits_2_with_index_action_rule(tmp_path, capsys):
         (GOOD.replace('"T 9 A", "K Q J"', '"T T A", "T T J"'), "5 cards of rank T"),
         (GOOD.replace('"T 9 A"', '"T 9"'), "2 cards, hand_size is 3"),
         (GOOD.replace('"T 9 A"', '"T 9 X"'), "'X' is not a rank"),
-        (GOOD.replace("dealer = 3", "dealer = 7"), "dealer must be in"),
+        (GOOD.replace("dealer = 3", "dealer = 7"), "dealer must be a seat, 0 to 3, got 7"),
         (GOOD.replace('"p1 refuse"', '"p1 dance"'), "bad action"),
         (GOOD.replace(', "p1 refuse"', ""), "the deal is not over"),
         (GOOD.replace('"p1 refuse"', '"p1 refuse", "p2 play 8"'), "already over"),
