@@ -317,3 +317,13 @@ def test_sampling_solver_tree_cap_is_what_the_message_and_help_say(tmp_path, mon
         main(["train", "--help"])
     helptext = " ".join(capsys.readouterr().out.split())
     assert f"at most {T.AUTO_TREE_NODES:,} nodes" in helptext
+
+
+def test_unrecognized_arguments_point_to_the_subcommands_help(capsys):
+    """An option the subcommand does not have is refused pointing to that subcommand's
+    --help, which lists its options (it used to point to ``vitou-ai --help``)."""
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--profile", "vitou_2p", "--score0", "3"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --score0 3 (see vitou-ai play --help)" in err
