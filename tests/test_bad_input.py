@@ -1634,3 +1634,13 @@ def test_damaged_probs_in_a_policy_file_are_refused_naming_the_file(tabular_file
     with pytest.raises(ValueError, match="probs must be") as e:
         TabularPolicy.load(tabular_file)
     assert str(e.value).startswith(f"{tabular_file}: ")
+
+
+def test_tournament_out_empty_is_refused_as_empty(tmp_path, monkeypatch, capsys):
+    """``--out ''`` is an empty path (Path('') is the current folder): refused as such, not
+    as "--out : not empty"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "earlier.txt").write_text("x")  # the current folder is not empty
+    code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
+                 "--out", ""])
+    one_line_error(capsys, code, "--out is empty")
