@@ -32,7 +32,7 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--policy", default=str(ROOT / "results" / "train_4p" / "policy.npz"))
     ap.add_argument("--bots", default="bluffer", help="comma-separated bot specs")
@@ -42,16 +42,22 @@ def main() -> int:
     ap.add_argument("--profile", default="vitou")
     ap.add_argument("--signals", action="store_true", help="R7 gestures on")
     ap.add_argument("--out", default=str(ROOT / "results" / "lbr_4p"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.deals < 2:
+        ap.error(f"--deals must be at least 2, got {args.deals}")
     if args.samples < MIN_SAMPLES:  # fewer worlds: the deviation tests' noise passes for gain
         ap.error(f"--samples must be at least {MIN_SAMPLES}, got {args.samples}")
-    params = VitouParams(profile=args.profile, dealer=-1, mode="deal", signals=args.signals)
-    entrants = []
-    if args.policy:
-        policy = parse_bot(args.policy)
-        check_fits(policy, params)
-        entrants.append(("policy", policy))
-    entrants += [(b, parse_bot(b)) for b in args.bots.split(",") if b]
+    try:  # every input is checked here, before any deal is played
+        params = VitouParams(profile=args.profile, dealer=-1, mode="deal",
+                             signals=args.signals)
+        entrants = []
+        if args.policy:
+            policy = parse_bot(args.policy)
+            check_fits(policy, params)
+            entrants.append(("policy", policy))
+        entrants += [(b, parse_bot(b)) for b in args.bots.split(",") if b]
+    except (ValueError, TypeError, OSError) as e:
+        ap.error(str(e))
     policy_file = Path(args.policy).resolve() if args.policy else None
     if policy_file is not None and policy_file.is_relative_to(ROOT):
         policy_file = policy_file.relative_to(ROOT)

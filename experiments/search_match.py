@@ -58,8 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     kw = {k: v for k, v in (("ranks", args.ranks), ("copies", args.copies),
                             ("hand_size", args.hand_size)) if v is not None}
-    params = VitouParams(profile=args.profile, **kw)
-    blueprint = parse_bot(args.blueprint)
+    opponents = []  # every BOT:PAIRS item checked before any deal is played
+    for item in args.opponents:
+        spec, colon, pairs = item.rpartition(":")
+        if not colon or not spec or not pairs.isdigit() or int(pairs) < 1:
+            ap.error(f"--opponents: {item!r} is not BOT:PAIRS (a bot spec, a colon and a "
+                     "number of deal pairs of at least 1, e.g. counter:100)")
+        opponents.append((spec, int(pairs)))
+    try:
+        params = VitouParams(profile=args.profile, **kw)
+        blueprint = parse_bot(args.blueprint)
+        opponent_bots = [parse_bot(spec) for spec, _ in opponents]
+    except (ValueError, TypeError, OSError) as e:
+        ap.error(str(e))
     search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,
                           max_iterations=args.iters, epsilon=args.eps, safe=args.safe,
                           name=f"search:{args.blueprint},budget={args.budget},safe={args.safe}")
@@ -77,14 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         searched = searched or any(d["searched"] for d in search.decisions)
         if k + 1 >= args.warmup and searched:
             break
-    for item in args.opponents:
-        spec, _, pairs = item.rpartition(":")
-        opp = parse_bot(spec)
+    for (spec, pairs), opp in zip(opponents, opponent_bots, strict=True):
         for who, bot in (("search", search), ("blueprint", blueprint)):
             if who == "blueprint" and spec == args.blueprint:
                 continue  # the blueprint against itself: 0 by symmetry of the duplicate
             t0 = time.perf_counter()
-            r = duplicate_match(params, bot, opp, int(pairs), seed=args.seed)
+            r = duplicate_match(params, bot, opp, pairs, seed=args.seed)
             r.update({"bot": who, "opponent": spec, "wall": time.perf_counter() - t0})
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",

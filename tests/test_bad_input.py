@@ -1581,3 +1581,67 @@ def test_a_fixed_dealer_policy_refusal_gives_the_share_of_deals(profile, share):
     assert "\n" not in str(e.value) and "--dealer -1" in str(e.value)
     with pytest.raises(ValueError, match="seat 1 deals first"):
         check_fits(policy, VitouParams(**knobs, dealer=1))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--samples", "0"], "--samples must be at least 8"),
+    (["--deals", "1"], "--deals must be at least 2"),
+    (["--policy", "", "--bots", "nosuch"], "unknown bot 'nosuch'"),
+    (["--profile", "vitou_2p"], "pass --profile vitou"),
+    (["--profile", "put_partnership"], "pass --profile vitou"),
+])
+def test_lbr_4p_experiment_refuses_bad_input_in_one_line(argv, words, monkeypatch, capsys):
+    """``experiments/lbr_4p.py`` refuses a bad argument with argparse's one line (exit 2),
+    before any LBR runs (it used to end in a traceback)."""
+    from tests.helpers import experiment
+    mod = experiment("lbr_4p.py")
+    monkeypatch.setattr(mod, "local_best_response",
+                        lambda *a, **k: pytest.fail("LBR ran on bad input"))
+    with pytest.raises(SystemExit) as e:
+        mod.main(argv + ["--out", "/nonexistent/never"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("item", ["counter:0", "counter", ":5", "counter:x"])
+def test_search_match_experiment_refuses_a_bad_opponent_item(item, monkeypatch, capsys):
+    """``experiments/search_match.py --opponents`` items are BOT:PAIRS; a missing or
+    non-positive PAIRS is refused naming that form, before any deal (it used to end in a
+    traceback, or in "unknown bot ''")."""
+    from tests.helpers import experiment
+    mod = experiment("search_match.py")
+    monkeypatch.setattr(mod, "duplicate_match",
+                        lambda *a, **k: pytest.fail("a match ran on bad input"))
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--ranks", "4", "--copies", "2", "--hand-size", "1", "--opponents", item,
+                  "--out", "/nonexistent/never"])
+    assert e.value.code == 2
+    assert "is not BOT:PAIRS" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["nan", "negative", "shape"])
+def test_damaged_probs_in_a_policy_file_are_refused_naming_the_file(tabular_file, damage):
+    """NaN, negative or wrongly shaped probabilities: the constructor's refusal, prefixed
+    with the file (it used to say only "probs must be finite and non-negative")."""
+    z = dict(np.load(tabular_file, allow_pickle=False))
+    if damage == "nan":
+        z["probs"][0, 0] = np.nan
+    elif damage == "negative":
+        z["probs"][0, 0] = -1.0
+    else:
+        z["probs"] = z["probs"][:10]
+    np.savez(tabular_file, **z)
+    with pytest.raises(ValueError, match="probs must be") as e:
+        TabularPolicy.load(tabular_file)
+    assert str(e.value).startswith(f"{tabular_file}: ")
+
+
+def test_tournament_out_empty_is_refused_as_empty(tmp_path, monkeypatch, capsys):
+    """``--out ''`` is an empty path (Path('') is the current folder): refused as such, not
+    as "--out : not empty"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "earlier.txt").write_text("x")  # the current folder is not empty
+    code = main(["tournament", *SMALL_2P, "--bots", "random", "counter", "--deals", "10",
+                 "--out", ""])
+    one_line_error(capsys, code, "--out is empty")

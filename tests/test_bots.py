@@ -310,7 +310,8 @@ def test_bot_specs():
     assert parse_bot("heuristic").params == HeuristicParams()
     for bad, msg in (("nobody", "unknown bot"), ("counter:nope=1", "unknown heuristic"),
                      ("counter:bluff=2", r"\[0, 1\]"), ("counter:bluff", "name=value"),
-                     ("random:bluff=0.1", "no parameters"), ("counter:bluff=x", "number")):
+                     ("random:bluff=0.1", "no parameters"), ("counter:bluff=x", "number"),
+                     ("counter:bluff=0.2,bluff=0.3", "bluff is given twice")):
         with pytest.raises(ValueError, match=msg):
             parse_bot(bad)
     with pytest.raises(ValueError):

@@ -78,7 +78,7 @@ def test_rule_break_exits_2_with_index_action_rule(tmp_path, capsys):
         (GOOD.replace('"T 9 A", "K Q J"', '"T T A", "T T J"'), "5 cards of rank T"),
         (GOOD.replace('"T 9 A"', '"T 9"'), "2 cards, hand_size is 3"),
         (GOOD.replace('"T 9 A"', '"T 9 X"'), "'X' is not a rank"),
-        (GOOD.replace("dealer = 3", "dealer = 7"), "dealer must be in"),
+        (GOOD.replace("dealer = 3", "dealer = 7"), "dealer must be a seat, 0 to 3, got 7"),
         (GOOD.replace('"p1 refuse"', '"p1 dance"'), "bad action"),
         (GOOD.replace(', "p1 refuse"', ""), "the deal is not over"),
         (GOOD.replace('"p1 refuse"', '"p1 refuse", "p2 play 8"'), "already over"),
@@ -286,3 +286,44 @@ def test_ctrl_c_waits_while_numba_is_on_the_stack():
     with pytest.raises(KeyboardInterrupt):
         console._on_sigint(signal.SIGINT, SimpleNamespace(
             f_globals={"__name__": "vitou_ai.commands.train"}, f_back=None))
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_sampling_solver_tree_cap_is_what_the_message_and_help_say(tmp_path, monkeypatch,
+                                                                    capsys):
+    """es-mccfr with --exact auto builds at most AUTO_TREE_NODES nodes for the exact
+    evaluation: the note says so and why, and --help names that cap next to the
+    --max-tree-nodes default (it used to say only "at most 2,000,000 nodes")."""
+    from vitou_ai.commands import train as T
+    from vitou_ai.solvers import tree as tree_mod
+    built = []
+
+    def fake_build(params, max_nodes):
+        built.append(max_nodes)
+        raise _Stop
+
+    monkeypatch.setattr(tree_mod, "build_tree", fake_build)
+    with pytest.raises(_Stop):
+        main(["train", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+              "--hand-size", "1", "--solver", "es-mccfr", "--iterations", "10",
+              "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert built == [T.AUTO_TREE_NODES]
+    assert f"at most {T.AUTO_TREE_NODES:,} nodes, for the exact evaluation" in err
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    assert f"at most {T.AUTO_TREE_NODES:,} nodes" in helptext
+
+
+def test_unrecognized_arguments_point_to_the_subcommands_help(capsys):
+    """An option the subcommand does not have is refused pointing to that subcommand's
+    --help, which lists its options (it used to point to ``vitou-ai --help``)."""
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--profile", "vitou_2p", "--score0", "3"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --score0 3 (see vitou-ai play --help)" in err

@@ -1105,3 +1105,25 @@ def test_grid_frame_refuses_a_non_string_argument_in_one_line(kwargs):
 
     with pytest.raises(TypeError, match=r"^(history|sort|filt) must be a string, got "):
         grid_frame("no/such/run", **kwargs)
+
+
+def test_a_policy_file_in_the_current_folder_is_named_by_its_folder(runs, monkeypatch):
+    """``explore policy.npz`` run inside the run's folder: the name is ``a/policy.npz``,
+    not ``/policy.npz`` (the folder of a relative path is '.', whose name is empty)."""
+    from vitou_ai.explore import load_strategy
+
+    monkeypatch.chdir(runs["a"])
+    assert load_strategy("policy.npz").name == "a/policy.npz"
+
+
+def test_a_policy_with_no_rows_is_refused_saying_so(tmp_path):
+    from vitou_ai.bots.tabular import TabularPolicy
+    from vitou_ai.explore import load_strategy
+    from vitou_ai.explore.model import ExploreError
+    from vitou_ai.rules import layout as L
+
+    path = tmp_path / "empty.npz"
+    TabularPolicy(np.zeros((0, L.KEY_SIZE), np.int8), np.zeros((0, L.NUM_ACTIONS), np.float32),
+                  name="e", params=VitouParams(**SMALL)).save(path)
+    with pytest.raises(ExploreError, match="has no rows"):
+        load_strategy(path)

@@ -154,3 +154,18 @@ def test_put_games_speak_their_own_words():
     assert play_match(profile="truc_1912", seed=1, inp=io.StringIO("quit\n"), out=out,
                       ranks=4, copies=4, hand_size=2) == 0
     assert out.getvalue().startswith("French Truc of 1912 (truc_1912), a match to")
+
+
+def test_deal_mode_reports_the_deals_points_not_a_match_score():
+    """``play --deal``: one deal (R8.1) moves no match score, so the deal's end shows its
+    points; it used to print "your team scores 3. Score: you 0 - them 0"."""
+    out = io.StringIO()
+    code = play_match(profile="vitou_2p", seed=1, ranks=4, copies=2, hand_size=1, deal=True,
+                      inp=script([], "1"), out=out)
+    text = out.getvalue()
+    assert code == 0
+    m = re.search(r"--- Deal over .*: (.*)\. Points this deal: you (\d+) - them (\d+)\.", text)
+    assert m, text
+    ours, theirs = int(m[2]), int(m[3])
+    assert (ours > 0) != (theirs > 0) or m[1] == "nobody scores"
+    assert f"({ours - theirs:+d} points)" in text

@@ -345,3 +345,14 @@ def test_search_blueprint_lbr_and_environments_check_the_domain(files):
 
     with pytest.raises(ValueError, match="a match from 0:0"):
         VitouEnv(**TINY, mode="match", dealer=-1, opponents=[str(files["p00"])])
+
+
+def test_a_domain_with_no_rows_is_refused_as_having_no_rows():
+    """A tabular policy with zero rows is refused saying so, not with empty score and
+    dealer lists ("trained for single deals at scores , dealer seats ;") and a training
+    command for another dealer."""
+    params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
+    empty = PolicyDomain("deal", frozenset(), frozenset(), "teams", frozenset())
+    msg = empty.refusal(params, "policy 'p' (p.npz)", params)
+    assert msg is not None and "has no rows" in msg
+    assert "scores ," not in msg and "--dealer" not in msg

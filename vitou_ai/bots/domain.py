@@ -148,6 +148,9 @@ class PolicyDomain:
         if not gap:
             return None
         play = "play at random" if fallback == "random" else f"fall back on {fallback}"
+        if self.covered() == set():  # no row at all: no score or dealer to name
+            return (f"{where}: has no rows (no strategy at any state; an empty or damaged "
+                    f"policy file), so it would {play} everywhere: train it again")
         trained_for = f"{where}: trained for {self.describe(trained.players)}"
         need_scores = sorted({s[1:] for s in self.required(params)})
         gap_scores = sorted({s[1:] for s in gap})

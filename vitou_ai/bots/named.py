@@ -149,6 +149,8 @@ def parse_bot(spec: str) -> Policy:
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"bot {spec!r}: expected name=value, got {item!r}")
+        if key.strip() in changes:  # which one was meant? (search: specs refuse it too)
+            raise ValueError(f"bot {spec!r}: the option {key.strip()} is given twice")
         try:
             changes[key.strip()] = float(value)
         except ValueError:

@@ -302,8 +302,11 @@ class TabularPolicy:
             mode = read_mode(str(z["domain"]) if "domain" in z else None)
         except ValueError as e:
             raise ValueError(f"{path}: {e}") from None
-        policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params,
-                     mode=mode)
+        try:  # damaged arrays (NaN or negative probs, a wrong shape): name the file
+            policy = cls(z["keys"], z["probs"], name=name, fallback=fallback, params=params,
+                         mode=mode)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
         policy.path = str(path)
         return policy
 

@@ -346,7 +346,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(refusal, file=sys.stderr)
                 return 2
             parser, subs = build_parser()
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # named by the subcommand's parser, whose --help lists its options
+                (subs.get(getattr(args, "command", None)) or parser).error(
+                    f"unrecognized arguments: {' '.join(extra)}")
             args.argv = argv  # the command as typed, for run records
             with run_locks():  # the run folders a command claims, let go however it ends
                 return _dispatch(args, subs)

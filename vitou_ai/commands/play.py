@@ -329,8 +329,12 @@ class TerminalMatch:
             what = "nobody scores"
         else:
             what = f"{self.team_name(d.winner)} scores {d.points[d.winner]}"
-        self.say(f"--- Deal over ({d.end.replace('_', ' ')}, stake {d.stake}): {what}. "
-                 f"Score: you {ours} - them {theirs}.")
+        if self.params.mode == "deal":  # one deal (R8.1): no match score moves, only points
+            ours, theirs = (d.points[0], d.points[1]) if me == 0 else (d.points[1], d.points[0])
+            tally = f"Points this deal: you {ours} - them {theirs}."
+        else:
+            tally = f"Score: you {ours} - them {theirs}."
+        self.say(f"--- Deal over ({d.end.replace('_', ' ')}, stake {d.stake}): {what}. {tally}")
 
     def run(self) -> int:
         """Play to the end of the match; return the exit code (0; 130 on Ctrl-C)."""

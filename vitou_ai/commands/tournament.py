@@ -197,6 +197,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                                  "mode (--deals N): it re-solves the deal's public subgame "
                                  "(R8.1)")
         name_by_file(policies, specs)
+        if args.out is not None and not args.out.strip():  # Path('') is the current folder
+            raise ValueError("--out is empty: give a folder, or leave --out out")
         check_writable(args.out if args.out is not None else "runs")  # before the run
         if (args.out is not None and not getattr(args, "force", False)
                 and Path(args.out).is_dir() and any(Path(args.out).iterdir())):

@@ -92,6 +92,10 @@ OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel
 SOLVERS = NATIVE + PUBLIC + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
+#: the largest tree a sampling solver builds with ``--exact auto`` (only for the exact
+#: evaluation, so only trees quick to build; ``--exact yes`` builds to ``--max-tree-nodes``)
+AUTO_TREE_NODES = 2_000_000
+
 #: The settings that make a run, with their defaults: the game, the solver, the evaluation.
 #: ``--resume`` takes them from the run's ``run.json``; a flag giving another value is
 #: refused. The length of the run (``--iterations``, ``--time``), ``--eval-every``,
@@ -210,7 +214,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="iterations between evaluations (default: iterations / 10; with "
                    "--resume: the run's)")
     p.add_argument("--max-tree-nodes", type=int, default=30_000_000,
-                   help="largest game tree to build")
+                   help="largest game tree to build; a sampling solver (es-/os-mccfr) "
+                   f"with --exact auto builds one of at most {AUTO_TREE_NODES:,} nodes (it "
+                   "only serves the exact evaluation), or none")
     p.add_argument("--out", default=None,
                    help="run folder (default: a new runs/<profile>-<solver>-<time>)")
     p.add_argument("--resume", action="store_true",
@@ -766,9 +772,13 @@ def _build_tree(plan: _Plan):
                             "fewer") from None
         return None
     # with a sampling solver, "auto" only builds trees that are quick to build
-    limit = plan.max_tree_nodes if need or s["exact"] == "yes" else min(
-        plan.max_tree_nodes, 2_000_000)
-    note("train", f"building the game tree (at most {limit:,} nodes)...")
+    if need or s["exact"] == "yes":
+        limit, why = plan.max_tree_nodes, "--max-tree-nodes"
+    else:
+        limit = min(plan.max_tree_nodes, AUTO_TREE_NODES)
+        why = ("for the exact evaluation; --exact auto with a sampling solver builds only a "
+               "quick tree, --exact yes builds up to --max-tree-nodes")
+    note("train", f"building the game tree (at most {limit:,} nodes, {why})...")
     try:
         return build_tree(plan.params, max_nodes=limit)
     except ValueError as e:

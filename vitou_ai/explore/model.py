@@ -266,7 +266,12 @@ def load_strategy(source: str | Path, name: str | None = None,
         why = str(e).splitlines()[0].split(": pass ")[0]
         raise ExploreError(f"{source}: a policy of another game than its run.json's "
                            f"({params.profile}): {why}") from None
-    label = name or (path.name if path.is_dir() else f"{path.parent.name}/{path.name}")
+    if hasattr(policy, "__len__") and len(policy) == 0:  # a table (plain or mapped)
+        raise ExploreError(f"{source}: the policy has no rows (no strategy at any state; an "
+                           "empty or damaged policy file)")
+    # the file and its folder (a relative path's folder is '.', whose name is '')
+    folder = path.resolve().parent.name
+    label = name or (path.name if path.is_dir() or not folder else f"{folder}/{path.name}")
     out = Strategy(policy, params, label, str(source), values_budget=values_budget)
     out.objective = str(record.get("objective", "points")) if record else "points"
     return out

@@ -177,6 +177,14 @@ class HandHistory:
         try:
             params = VitouParams(profile=data.get("profile", "vitou"), dealer=dealer, **knobs)
         except (ValueError, TypeError) as e:
+            try:  # a seat past the last: name the seats, not VitouParams's -1 (a drawn dealer)
+                seats = VitouParams(profile=data.get("profile", "vitou"), dealer=0,
+                                    **knobs).players
+            except (ValueError, TypeError):
+                seats = None
+            if seats is not None and dealer >= seats:
+                raise HistoryError(f"dealer must be a seat, 0 to {seats - 1}, got {dealer}") \
+                    from None
             cited = re.search(r"RULES_family\.md ([A-Z][0-9.]*)", str(e))
             raise HistoryError(f"bad parameters: {e}", rule=cited.group(1) if cited else None) \
                 from None
