@@ -77,6 +77,18 @@ def parse_then_stop(self, args=None, namespace=None):
     print("README-COMMAND-PARSED")
     raise SystemExit(0)
 argparse.ArgumentParser.parse_args = parse_then_stop
+real_known = argparse.ArgumentParser.parse_known_args
+def known_then_stop(self, args=None, namespace=None):
+    # the command line parses with parse_known_args and names leftovers by the subcommand;
+    # a subcommand's own parser (prog "vitou-ai train", ...) is called inside the top one's
+    ns, extra = real_known(self, args, namespace)
+    if self.prog != "vitou-ai":
+        return ns, extra
+    if extra:
+        self.error("unrecognized arguments: " + " ".join(extra))
+    print("README-COMMAND-PARSED")
+    raise SystemExit(0)
+argparse.ArgumentParser.parse_known_args = known_then_stop
 sys.argv = ["vitou-ai", *argv]
 sys.exit(getattr(importlib.import_module(module), func)())
 """
