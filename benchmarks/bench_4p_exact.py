@@ -8,7 +8,7 @@ For each variant (``RANKS,COPIES,HAND`` of ``vitou``, dealer 0) and each budget 
 policy is evaluated exactly on the public tree: NashConv (OpenSpiel's definition) and,
 for each team, the bracket on what a best-responding team gains against the other
 team's policy (alternating partners' best response: lower bound; pooled partners who
-see both hands: upper bound; :func:`vitou_ai.solvers.public_team.team_bracket`), the
+see both hands: upper bound; :func:`vitou_ai.solvers.public.team.team_bracket`), the
 calls of ``experiments/team_exploitability.py`` (its ``evaluate``), in points per deal.
 
 One training run per budget, not one run checkpointed at each budget: the trainer sets
@@ -235,8 +235,8 @@ def evaluate_child(args: argparse.Namespace) -> int:
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.solvers import public_cfr as PC
     from vitou_ai.solvers import public_team as PT
-    from vitou_ai.solvers.public_export import bot_policy
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.export import bot_policy
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     spec, out = args._evaluate, Path(args.out)
     pending = json.loads(Path(args.pending).read_text())
@@ -396,7 +396,7 @@ def check(args: argparse.Namespace) -> None:
     """Every input, before any work (the counts below take seconds)."""
     from vitou_ai.capabilities import UnsupportedGameError, require
     from vitou_ai.commands.console import check_writable
-    from vitou_ai.solvers.public_tree import count_public_tree
+    from vitou_ai.solvers.public.tree import count_public_tree
 
     for spec in args.variants:
         params = variant(spec)

@@ -105,8 +105,8 @@ def table_scaling(iterations: int = 30) -> dict:
     from vitou_ai.explore import load_strategy
     from vitou_ai.explore.views import node_view
     from vitou_ai.rules.params import VitouParams
-    from vitou_ai.solvers.public_cfr import PublicCFR
-    from vitou_ai.solvers.public_export import to_tabular_policy
+    from vitou_ai.solvers.public.cfr import PublicCFR
+    from vitou_ai.solvers.public.export import to_tabular_policy
 
     params = VitouParams(profile="vitou_2p", ranks=6)  # 3-card hands, dealer 0 as the full game
     solver = PublicCFR(params, "dcfr")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR  # noqa: E402
 
 
 def main() -> int:

@@ -4,7 +4,7 @@ variant, same run, both through the one solver interface
 from 1 to 2 numba threads; the public tree's array layout (``layout="visit"``,
 the walks' order, against ``"expansion"``, the build stack's order) at the same
 thread count; and the last card of a deal valued inline by its parent's frame
-against a frame of its own (:data:`~vitou_ai.solvers.public_kernels.FORCED_LAST`),
+against a frame of its own (:data:`~vitou_ai.solvers.public.kernels.FORCED_LAST`),
 the same tree, the same thread count, in the same interleaved repeats. (An experimental
 stored-policy walk was compared here too; it was slower and left the package: its
 figure is in docs/results/speed.md.)
@@ -42,9 +42,9 @@ from vitou_ai.commands.console import check_writable  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_kernels as PK  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
-from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 
 
 def timed(fn, iterations: int) -> tuple[float, float]:

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 import vitou_ai  # noqa: E402,F401
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import exploitability  # noqa: E402
-from vitou_ai.solvers.mccfr import MCCFR  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import exploitability  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr import MCCFR  # noqa: E402
 
 
 def rates(contenders: dict, repeats: int) -> dict[str, float]:

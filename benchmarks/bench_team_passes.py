@@ -3,14 +3,14 @@ dealer 0, every seat playing ``random``), same run, interleaved repeats.
 
 Per variant: wall seconds (medians) of
 - a team's value and one seat's best response by the single-seat range passes
-  (:class:`~vitou_ai.solvers.public_cfr.PublicPasses`, both cores; what
-  :func:`~vitou_ai.solvers.public_team.team_value` and ``seat_best_response`` use)
+  (:class:`~vitou_ai.solvers.public.cfr.PublicPasses`, both cores; what
+  :func:`~vitou_ai.solvers.public.team.team_value` and ``seat_best_response`` use)
   against the same by the team passes over pairs of hands (``MODE_VALUE``,
   ``MODE_SEAT``, one thread: the baseline);
 - the pooled team best response with a decision's terminal children valued
   together (the default) against entering each terminal (``merge_terminals=False``,
   the baseline);
-- one team's whole bracket (:func:`~vitou_ai.solvers.public_team.team_bracket`);
+- one team's whole bracket (:func:`~vitou_ai.solvers.public.team.team_bracket`);
 with nodes, entries, hands and peak RSS, and the seconds per million nodes that the
 extrapolation to the full deck (``8,4,2``, 117,981,097 nodes) uses. Writes
 ``results/bench_team_passes.json``.
@@ -36,8 +36,8 @@ from vitou_ai.bots.named import named_bot  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import public_team as PT  # noqa: E402
-from vitou_ai.solvers.public_export import bot_policy  # noqa: E402
-from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
+from vitou_ai.solvers.public.export import bot_policy  # noqa: E402
+from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 
 
 def seconds(fn) -> float:

@@ -1,10 +1,10 @@
 """The information abstraction's cost, measured exactly where the game tree fits.
 
 For each game and abstraction, the abstract game (the real tree with its
-information sets merged by abstract key, ``vitou_ai.solvers.abstract_tree``) is
+information sets merged by abstract key, ``vitou_ai.solvers.sampling.abstract_tree``) is
 solved by DCFR, its average policy is lifted to the real game, and its
 exploitability there is measured with the exact best response of
-``vitou_ai.solvers.evaluate`` (two players) or the team best responses (four
+``vitou_ai.solvers.flat.evaluate`` (two players) or the team best responses (four
 players: NashConv and each team's alternating-partners gain). The real game
 solved by the same DCFR iterations is the baseline, so the difference is the
 abstraction's cost, not the solver's.
@@ -34,10 +34,10 @@ from vitou_ai.abstraction import AbstractionConfig  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules.params import RULES_VERSION  # noqa: E402
-from vitou_ai.solvers.abstract_tree import abstract_tree, lift  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import exploitability, nash_conv, team_best_response  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import exploitability, nash_conv, team_best_response  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.sampling.abstract_tree import abstract_tree, lift  # noqa: E402
 
 GAMES = {
     "vitou_2p, 32 cards, 2-card hands": VitouParams(profile="vitou_2p", hand_size=2, dealer=-1),

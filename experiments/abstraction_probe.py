@@ -20,7 +20,7 @@ from vitou_ai.abstraction import AbstractionConfig  # noqa: E402
 from vitou_ai.bots.named import NAMED_BOTS, named_bot  # noqa: E402
 from vitou_ai.rules.params import VitouParams  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
-from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR  # noqa: E402
 
 
 def main() -> int:

@@ -39,10 +39,10 @@ from vitou_ai.eval.tournament import run_tournament  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import exploitability, uniform_policy  # noqa: E402
-from vitou_ai.solvers.mccfr import MCCFR  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import exploitability, uniform_policy  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr import MCCFR  # noqa: E402
 
 # The dealer is drawn by chance so that every policy is a bot for either seat
 # (tournaments rotate the dealer).

@@ -47,7 +47,7 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.sim.batch import simulate  # noqa: E402
-from vitou_ai.solvers.mccfr import MCCFR  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr import MCCFR  # noqa: E402
 
 VARIANT = dict(profile="vitou", hand_size=2, dealer=-1)
 

@@ -25,10 +25,10 @@ import vitou_ai  # noqa: E402,F401
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.openspiel.game import game_string  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import exploitability  # noqa: E402
-from vitou_ai.solvers.mccfr import MCCFR  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import exploitability  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.sampling.mccfr import MCCFR  # noqa: E402
 
 VARIANT = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
 

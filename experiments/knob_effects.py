@@ -26,13 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.evaluate import (  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import (  # noqa: E402
     exploitability,
     nash_conv,
     value_by_position,
 )
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 
 
 def solve(params: VitouParams, variant: str, iterations: int) -> dict:

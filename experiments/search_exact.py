@@ -25,9 +25,9 @@ from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_exact import mix_by_seat, search_policy
 from vitou_ai.rules.params import RULES_VERSION
-from vitou_ai.solvers.public_cfr import PublicCFR, expected_returns, nash_conv
-from vitou_ai.solvers.public_export import bot_policy
-from vitou_ai.solvers.public_tree import build_public_tree
+from vitou_ai.solvers.public.cfr import PublicCFR, expected_returns, nash_conv
+from vitou_ai.solvers.public.export import bot_policy
+from vitou_ai.solvers.public.tree import build_public_tree
 
 
 def main(argv: list[str] | None = None) -> int:

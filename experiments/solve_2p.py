@@ -1,6 +1,6 @@
 """Solve two-player Vitou (``vitou_2p``, deal mode, 0:0) with native full-width CFR.
 
-By default on the deal's *public tree* (range vectors, :mod:`vitou_ai.solvers.public_cfr`);
+By default on the deal's *public tree* (range vectors, :mod:`vitou_ai.solvers.public.cfr`);
 ``--tree flat`` runs the flat game tree instead (the cross-check: same iterates,
 about ten times the memory); both through the one solver interface
 (:func:`vitou_ai.solvers.protocol.make_solver`). Runs CFR / CFR+ / DCFR (DCFR's
@@ -51,16 +51,16 @@ from vitou_ai.commands.console import check_writable, interrupts_outside_numba  
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers import cfr, public_cfr  # noqa: E402
-from vitou_ai.solvers.cfr import VARIANTS  # noqa: E402
 from vitou_ai.solvers.checkpoint import (  # noqa: E402
     CheckpointError,
     check_config,
     load_checkpoint,
     params_record,
 )
+from vitou_ai.solvers.flat.cfr import VARIANTS  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
-from vitou_ai.solvers.public_tree import build_public_tree  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 
 # DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did better
 # on 5 ranks x 4 copies, 3-card hands (README, "solved game")

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vitou_ai.io import write_atomic  # noqa: E402
-from vitou_ai.solvers.cfr import CheckpointError  # noqa: E402
+from vitou_ai.solvers.flat.cfr import CheckpointError  # noqa: E402
 from vitou_ai.solvers.protocol import Solver  # noqa: E402
 
 

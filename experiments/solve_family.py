@@ -1,6 +1,6 @@
 """Solve a two-player game of the Truc / Put family (``put``, ``truc_catalan_2p``) with the
 native full-width DCFR, on the deal's public tree (``--tree public``, the default: range
-vectors, :mod:`vitou_ai.solvers.public_cfr`) or its flat tree (``--tree flat``), and report
+vectors, :mod:`vitou_ai.solvers.public.cfr`) or its flat tree (``--tree flat``), and report
 its value, exploitability and (flat tree) equilibrium raise (put / truc) rates by hand
 strength.
 
@@ -51,14 +51,14 @@ from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
 from vitou_ai.rules.game import action_to_string  # noqa: E402
+from vitou_ai.solvers.flat.tree import KIND_CHANCE, KIND_DECISION, build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
-from vitou_ai.solvers.public_tree import (  # noqa: E402
+from vitou_ai.solvers.public.tree import (  # noqa: E402
     build_public_tree,
     check_public_params,
     entry_dtype,
     enumerate_hands,
 )
-from vitou_ai.solvers.tree import KIND_CHANCE, KIND_DECISION, build_tree  # noqa: E402
 
 
 @jit

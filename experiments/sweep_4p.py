@@ -2,11 +2,11 @@
 the exact benchmark (issue 23, item 2).
 
 Each configuration is the abstract ES-MCCFR of ``vitou-ai train`` (the four-player
-default, :class:`vitou_ai.solvers.mccfr_abstract.AbstractMCCFR`) on a ``vitou`` variant
+default, :class:`vitou_ai.solvers.sampling.mccfr_abstract.AbstractMCCFR`) on a ``vitou`` variant
 (``RANKS,COPIES,HAND``, dealer 0), trained for ``--time`` seconds of solver time with
 one worker thread, then evaluated exactly on the public tree: NashConv (OpenSpiel's
 definition, points per deal) and team 0's value; with ``--bracket`` also both teams'
-gain brackets (:func:`vitou_ai.solvers.public_team.team_bracket`). Equal solver time,
+gain brackets (:func:`vitou_ai.solvers.public.team.team_bracket`). Equal solver time,
 equal thread count: NashConv at equal time is what the sweep ranks.
 
 A configuration is ``NAME=KNOBS``, ``KNOBS`` a comma-separated list of
@@ -124,7 +124,7 @@ def write_rows(path: Path, rows: list[dict]) -> None:
 
 def train(params: VitouParams, abstraction: str, mccfr: dict, seconds: float, seed: int,
           max_infosets: int):
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     solver = AbstractMCCFR(
         params, parse_abstraction(abstraction), seed=seed, max_infosets=max_infosets,
@@ -194,8 +194,8 @@ def eval_stage(args, params, configs, tag: str, path: Path) -> None:
     from vitou_ai.bots.abstract import AbstractPolicy
     from vitou_ai.solvers import public_cfr as PC
     from vitou_ai.solvers import public_team as PT
-    from vitou_ai.solvers.public_export import bot_policy
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.export import bot_policy
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     t = time.perf_counter()
     tree = build_public_tree(params)

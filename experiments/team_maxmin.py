@@ -7,10 +7,10 @@ and each policy played by all four seats (named bots, and trained policies given
 team's part of the policy, points per deal (R8.1):
 
 - ``alternating``: partners' best responses in turn (a joint pure plan found by local
-  search: a lower bound), :func:`vitou_ai.solvers.evaluate.team_bracket`;
+  search: a lower bound), :func:`vitou_ai.solvers.flat.evaluate.team_bracket`;
 - ``exact`` and ``exact_bound``: the best joint plan of partners who do not see each
   other's cards but agree on the plan before the deal (the team-maxmin-with-correlation
-  best response), by an integer program, :mod:`vitou_ai.solvers.team_maxmin`; within
+  best response), by an integer program, :mod:`vitou_ai.solvers.flat.team_maxmin`; within
   ``--time-limit`` HiGHS may stop with a plan (``exact``, measured again on the tree)
   and a proven upper bound (``exact_bound``) that differ, ``optimal`` says which;
 - ``pooled``: partners who see both hands (an upper bound).
@@ -42,14 +42,14 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.bots.named import parse_bot  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.evaluate import team_bracket, uniform_policy  # noqa: E402
-from vitou_ai.solvers.public_export import flat_bot_policy  # noqa: E402
-from vitou_ai.solvers.team_maxmin import (  # noqa: E402
+from vitou_ai.solvers.flat.evaluate import team_bracket, uniform_policy  # noqa: E402
+from vitou_ai.solvers.flat.team_maxmin import (  # noqa: E402
     TeamMaxminError,
     program_size,
     team_maxmin_best_response,
 )
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.public.export import flat_bot_policy  # noqa: E402
 
 COLUMNS = ["profile", "variant", "dealer", "policy", "team", "value", "alternating",
            "exact", "exact_bound", "pooled", "optimal", "position", "gain_alternating",

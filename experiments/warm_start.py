@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.match_equity import two_player as M  # noqa: E402
 from vitou_ai.rules import RULES_VERSION  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.payoffs import KIND_TERMINAL  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
 
 STARTS = ("cold", "full", "regrets", "regrets_t", "scaled", "adaptive")
 

@@ -9,9 +9,9 @@ from vitou_ai.eval import analysis as A
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.params import game_name
-from vitou_ai.solvers.cfr import TabularCFR
-from vitou_ai.solvers.evaluate import uniform_policy
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.cfr import TabularCFR
+from vitou_ai.solvers.flat.evaluate import uniform_policy
+from vitou_ai.solvers.flat.tree import build_tree
 
 TINY_2P = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
 
@@ -280,7 +280,7 @@ def test_infoset_table_refuses_a_policy_of_another_tree(solved_small):
 def test_a_bot_laid_on_a_tree_of_another_profile_is_refused(solved_small):
     """``flat_bot_policy`` compared only the knobs, the differences from each profile's
     defaults: a vitou_2p 4x2x1 table passed on a truc_catalan_2p 4x2x1 tree."""
-    from vitou_ai.solvers.public_export import flat_bot_policy
+    from vitou_ai.solvers.public.export import flat_bot_policy
 
     _, tab = solved_small
     truc = VitouParams(profile="truc_catalan_2p", ranks=4, copies=2, hand_size=1)

@@ -381,11 +381,11 @@ def test_team_exploitability_evaluates_a_variant_named_twice_once(tmp_path):
 def test_team_exploitability_profile_evaluates_a_family_game(tmp_path):
     """``--profile trut`` evaluates Trut's tree (the script was Vitou's only): its rows
     name the profile, and the uniform policy's NashConv and each team's alternating
-    response equal the flat tree's (:mod:`vitou_ai.solvers.evaluate`)."""
+    response equal the flat tree's (:mod:`vitou_ai.solvers.flat.evaluate`)."""
     import csv
 
     from vitou_ai.solvers import evaluate as E
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     mod = _team_exploitability()
     assert mod.main(["--profile", "trut", "--variants", "3,2,1", "--bots", "random",
@@ -518,7 +518,7 @@ def _fake_checkpoint(folder, **changes):
     before the tree is built)."""
     from vitou_ai.rules import RULES_VERSION
     from vitou_ai.solvers.checkpoint import params_record, save_checkpoint
-    from vitou_ai.solvers.public_cfr import CHECKPOINT_FORMAT
+    from vitou_ai.solvers.public.cfr import CHECKPOINT_FORMAT
 
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
     meta = {"format": CHECKPOINT_FORMAT, "rules_version": RULES_VERSION, "variant": "dcfr",
@@ -636,7 +636,7 @@ def test_make_solver_names_the_mistake():
     tree of another game than ``params`` was accepted (the policy and checkpoint then
     carry the wrong game); an unknown discount was a TypeError and NaN was taken."""
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
     tree = build_public_tree(params)
@@ -668,8 +668,8 @@ def test_team_passes_compile_one_overload_of_the_recursive_walk():
     kernels came from numba's cache."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.solvers import public_team as PT
-    from vitou_ai.solvers.public_export import bot_policy
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.export import bot_policy
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
                                          dealer=0))
@@ -1196,8 +1196,8 @@ def test_public_tree_policy_arrays_are_checked_for_length_and_finiteness():
     taking ``float64[num_entries]`` now refuses another length, NaN, inf and < 0."""
     from vitou_ai.solvers import public_cfr as PC
     from vitou_ai.solvers import public_team as PT
-    from vitou_ai.solvers.public_export import policy_table
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.export import policy_table
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=3, hand_size=1,
                                          dealer=0))
@@ -1509,7 +1509,7 @@ def test_team_exploitability_takes_1912_on_the_flat_tree_and_refuses_its_counts(
     import csv
 
     from vitou_ai.solvers import evaluate as E
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     mod = _team_exploitability()
     with pytest.raises(SystemExit) as info:

@@ -323,7 +323,7 @@ def test_bot_specs():
 def test_solver_tree_keys_index_the_table():
     """A policy given in the solvers' compact form (GameTree infosets) becomes a table
     whose keys are exactly the information states the simulator meets."""
-    tree_mod = pytest.importorskip("vitou_ai.solvers.tree")
+    tree_mod = pytest.importorskip("vitou_ai.solvers.flat.tree")
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
     tree = tree_mod.build_tree(params)
     m = tree.num_infosets

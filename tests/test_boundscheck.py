@@ -120,9 +120,9 @@ def test_simulator_and_bots_on_every_profile(profile):
     from vitou_ai.abstraction import AbstractionConfig
     from vitou_ai.bots.named import named_bot
     from vitou_ai.sim.batch import simulate
-    from vitou_ai.solvers.mccfr import MCCFR
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
     from vitou_ai.solvers.protocol import _flat_tabular
+    from vitou_ai.solvers.sampling.mccfr import MCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     params = _full(profile)
     mc = MCCFR(params, "outcome", seed=1, max_infosets=1 << 16)
@@ -155,7 +155,7 @@ def test_tabular_mccfr_on_every_profile(profile):
     """External sampling on the small variant, outcome sampling on the whole deck: the
     tables are ``action_width`` columns (6 for truc_1912)."""
     from vitou_ai.rules.game import max_legal_actions
-    from vitou_ai.solvers.mccfr import MCCFR
+    from vitou_ai.solvers.sampling.mccfr import MCCFR
 
     for params, sampling, n in ((_small(profile), "external", 50), (_full(profile), "outcome", 200)):
         s = MCCFR(params, sampling, seed=2, max_infosets=1 << 16)
@@ -174,9 +174,9 @@ def test_abstract_trainer_on_every_profile(profile):
     merges only information sets with equal legal actions)."""
     from vitou_ai.abstraction import AbstractionConfig
     from vitou_ai.rules.game import max_legal_actions
-    from vitou_ai.solvers.abstract_tree import abstract_tree
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
+    from vitou_ai.solvers.sampling.abstract_tree import abstract_tree
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     params = _full(profile)
     if not cell(profile, "abstract").works:  # refused before any work, with its reason
@@ -200,9 +200,9 @@ def test_tree_solvers_on_every_profile(profile):
     it takes the game (all but truc_1912), its one-line refusal there; and the flat
     tree's refusal, before any work, of a game whose decisions are wider than its tables."""
     from vitou_ai.rules.game import max_legal_actions
+    from vitou_ai.solvers.flat.tree import MAX_INFOSET_ACTIONS, build_tree
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.public_tree import build_public_tree, count_public_tree
-    from vitou_ai.solvers.tree import MAX_INFOSET_ACTIONS, build_tree
+    from vitou_ai.solvers.public.tree import build_public_tree, count_public_tree
 
     params = _small(profile)
     tree = build_tree(params)
@@ -239,10 +239,10 @@ def test_willughby_simulator_bots_and_refusals(players):
     from vitou_ai.bots.named import named_bot
     from vitou_ai.rules.game import max_legal_actions
     from vitou_ai.sim.batch import F_SEAT_RETURN0, simulate
-    from vitou_ai.solvers.mccfr import MCCFR
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
-    from vitou_ai.solvers.public_tree import build_public_tree
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
+    from vitou_ai.solvers.public.tree import build_public_tree
+    from vitou_ai.solvers.sampling.mccfr import MCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     params = VitouParams(profile="put_willughby", players=players, dealer=-1)
     most = _widest_decision(params, 400)

@@ -87,8 +87,8 @@ def _play(game):
 
 
 def _flat_tree(game):
+    from vitou_ai.solvers.flat.tree import build_tree
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.tree import build_tree
 
     params = small(game)
     solver = make_solver("cfr+", params, tree=build_tree(params))
@@ -99,9 +99,9 @@ def _flat_tree(game):
 
 
 def _public_tree(game):
+    from vitou_ai.solvers.flat.tree import build_tree
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.public_tree import build_public_tree
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     params = small(game)
     solver = make_solver("public-cfr+", params, tree=build_public_tree(params))
@@ -114,8 +114,8 @@ def _public_tree(game):
 
 
 def _mccfr(game):
+    from vitou_ai.solvers.flat.tree import build_tree
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.tree import build_tree
 
     params = small(game)
     solver = make_solver("es-mccfr", params, tree=build_tree(params), seed=1)
@@ -125,7 +125,7 @@ def _mccfr(game):
 
 
 def _abstract(game):
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     s = AbstractMCCFR(small(game), seed=3, threads=1, max_infosets=1 << 14)
     s.iterate(300)
@@ -144,11 +144,11 @@ def _lbr(game):
 def _team_bracket(game):
     from vitou_ai.solvers import public_cfr as PC
     from vitou_ai.solvers import public_team as PT
-    from vitou_ai.solvers.public_tree import build_public_tree
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     if not C.MATRIX[game, "public_tree"].works:  # the flat tree's brackets (1912, P6)
         from vitou_ai.solvers import evaluate as E
-        from vitou_ai.solvers.tree import build_tree
+        from vitou_ai.solvers.flat.tree import build_tree
 
         tree = build_tree(small(game))
         for team in (0, 1):
@@ -200,8 +200,8 @@ def _match_equity(game):
 
 def _bluff_analysis(game):
     from vitou_ai.eval.analysis import infoset_table, raise_frequencies
+    from vitou_ai.solvers.flat.tree import build_tree
     from vitou_ai.solvers.protocol import make_solver
-    from vitou_ai.solvers.tree import build_tree
 
     params = small(game)
     tree = build_tree(params)
@@ -219,7 +219,7 @@ def _explore(game):
     from vitou_ai.bots.named import named_bot
     from vitou_ai.explore import Strategy
     from vitou_ai.explore.views import node_view
-    from vitou_ai.solvers.public_tree import KIND_DECISION
+    from vitou_ai.solvers.public.tree import KIND_DECISION
 
     s = Strategy(named_bot("cautious"), small(game), values_budget=0)
     node = s.root
@@ -255,24 +255,24 @@ def _entry(tool, game):
         return VitouParams(profile="vint")
     params = small(game)
     if tool == "flat_tree":
-        from vitou_ai.solvers.tree import build_tree
+        from vitou_ai.solvers.flat.tree import build_tree
 
         return build_tree(params)
     if tool == "public_tree":
-        from vitou_ai.solvers.public_tree import build_public_tree
+        from vitou_ai.solvers.public.tree import build_public_tree
 
         return build_public_tree(params)
     if tool == "mccfr":
-        from vitou_ai.solvers.mccfr import MCCFR
+        from vitou_ai.solvers.sampling.mccfr import MCCFR
 
         return MCCFR(params)
     if tool == "abstract":
-        from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+        from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
         return AbstractMCCFR(params, threads=1, max_infosets=1 << 10)
     if tool == "team_bracket":
         from vitou_ai.solvers import public_team as PT
-        from vitou_ai.solvers.public_tree import build_public_tree
+        from vitou_ai.solvers.public.tree import build_public_tree
 
         return PT.TeamPasses(build_public_tree(params))
     if tool == "match_equity":

@@ -4,7 +4,7 @@ Issue 14, item 8: the score sweep took ``(dealer + 1) % players`` with
 ``dealer=-1``, i.e. seat 0, whose value averaged over the draw is 0 in two
 players, where the README's figure for the dealer's left is -0.19951. Every
 place that computes a seat from ``dealer`` either averages over the draw
-(:func:`~vitou_ai.solvers.evaluate.value_by_position`, the score sweep, the
+(:func:`~vitou_ai.solvers.flat.evaluate.value_by_position`, the score sweep, the
 experiments) or takes the seat drawn (:func:`~vitou_ai.rules.history.record`), or
 refuses (:meth:`~vitou_ai.rules.history.HandHistory.deal_sequence`).
 """
@@ -21,13 +21,13 @@ from tests.helpers import experiment, play_random
 from vitou_ai.eval import analysis as A
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules.history import HandHistory, HistoryError, record, replay
-from vitou_ai.solvers.evaluate import (
+from vitou_ai.solvers.flat.evaluate import (
     expected_returns,
     exploitability,
     uniform_policy,
     value_by_position,
 )
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_2P = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)

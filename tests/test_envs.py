@@ -594,7 +594,7 @@ def test_opponent_fallbacks_are_counted_in_info(tmp_path):
     """An opponent from a table missing half its rows played at random without a word;
     now info counts its decisions and those its fallback played (none for a full table)."""
     from vitou_ai.bots.tabular import TabularPolicy
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     params = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
     tree = build_tree(params)

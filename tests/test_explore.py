@@ -17,7 +17,7 @@ import pytest
 
 from tests.helpers import needs_extra
 from vitou_ai.rules.params import VitouParams
-from vitou_ai.solvers.public_tree import KIND_DEAL, KIND_DECISION, build_public_tree
+from vitou_ai.solvers.public.tree import KIND_DEAL, KIND_DECISION, build_public_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
@@ -26,8 +26,8 @@ SMALL = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
 def make_run(folder: Path, params: VitouParams, iterations: int = 40, name: str = "run") -> Path:
     """A run folder as ``vitou-ai train --solver public-dcfr`` writes it (policy.npz and
     run.json with its params), without the training command's evaluations."""
-    from vitou_ai.solvers.public_cfr import PublicCFR
-    from vitou_ai.solvers.public_export import to_tabular_policy
+    from vitou_ai.solvers.public.cfr import PublicCFR
+    from vitou_ai.solvers.public.export import to_tabular_policy
 
     solver = PublicCFR(params, "dcfr")
     solver.iterate(iterations)
@@ -61,7 +61,7 @@ class Reference:
     """The policy over the built tree's entries (bot_policy) and a walk by node ids."""
 
     def __init__(self, strategy):
-        from vitou_ai.solvers.public_export import bot_policy
+        from vitou_ai.solvers.public.export import bot_policy
 
         self.tree = t = build_public_tree(strategy.params)
         self.pol = bot_policy(t, strategy.policy)
@@ -150,7 +150,7 @@ def test_grid_is_the_policy_with_card_removal(strategy):
 
 
 def test_values_add_up_to_the_game_value(strategy):
-    from vitou_ai.solvers.public_cfr import expected_returns
+    from vitou_ai.solvers.public.cfr import expected_returns
 
     V = strategy.values()
     assert V is not None

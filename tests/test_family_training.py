@@ -21,8 +21,8 @@ from vitou_ai.commands.train_abstract import match_label
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
-from vitou_ai.solvers.abstract_tree import abstract_tree, infoset_keys
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.sampling.abstract_tree import abstract_tree, infoset_keys
 
 CATALAN = VitouParams(profile="truc_catalan", dealer=0)
 T1912 = VitouParams(profile="truc_1912", dealer=0)

@@ -53,6 +53,9 @@ SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "e
 #: pairs of modules allowed to import each other, with the reason; each must still exist
 KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
+#: a folder of the package holds at most this many modules (its ``__init__`` not counted)
+MAX_MODULES_PER_FOLDER = 12
+
 #: a module longer than this says why it is one module, with this phrase in its docstring
 LONG_MODULE = 600
 WHY_ONE_MODULE = "One module because"
@@ -235,3 +238,92 @@ def test_no_tracker_numbers_in_the_product():
              for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(line)]
     assert not found, "tracker numbers: " + "; ".join(found)
+
+
+def private_imports(path: Path, modules: dict[str, Path], source: str | None = None) -> list[str]:
+    """Underscore names ``path`` imports from a module of another folder of the package
+    (``from ..solvers.public.tree import _set_hand``), and underscore modules of another
+    folder (``from ..explore import _kernels``). The root's plumbing module ``_numba`` is
+    the package's own and open to every folder; dunders (``__version__``) are public.
+    ``source``: the text to read as ``path``'s (default: the file's)."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(source if source is not None else path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            target = ".".join(package[:len(package) - node.level + 1]
+                              + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        if not target.startswith("vitou_ai"):
+            continue
+        for a in node.names:
+            sub = f"{target}.{a.name}"
+            module = sub if sub in modules else target
+            if module not in modules:
+                continue
+            folder = module if modules[module].name == "__init__.py" else module.rpartition(".")[0]
+            if folder == ".".join(package):
+                continue
+            leaf = module.rpartition(".")[2]
+            private_module = leaf.startswith("_") and not leaf.startswith("__") and leaf != "_numba"
+            private_name = (module == target and a.name.startswith("_")
+                            and not a.name.startswith("__"))
+            if private_module or private_name:
+                found.append(f"{name} imports {module}.{a.name if module == target else ''}")
+    return found
+
+
+def test_no_private_name_is_imported_across_folders():
+    """A folder's contract with the others is its public names (with docstrings): what
+    another folder needs gets a public name, so a module's private layout can change in
+    that module alone."""
+    modules = {module_name(p): p for p in PKG.rglob("*.py")}
+    found = [f for p in sorted(PKG.rglob("*.py")) for f in private_imports(p, modules)]
+    assert not found, "private names imported across folders: " + "; ".join(found)
+
+
+def test_the_private_import_rule_sees_a_private_import():
+    """The rule above finds what it is for (it is not vacuous): a private name of another
+    folder is caught, a public one and one of the same folder pass."""
+    modules = {module_name(p): p for p in PKG.rglob("*.py")}
+    text = ("from ..solvers.public.tree import _something\n"
+            "from ..rules.history import parse_actor\n"
+            "from ._kernels import anything\n")
+    found = private_imports(PKG / "explore" / "model.py", modules, source=text)
+    assert found == ["vitou_ai.explore.model imports vitou_ai.solvers.public.tree._something"]
+
+
+def test_no_folder_is_a_warehouse():
+    """Big families get their own folders (``solvers/flat``, ``solvers/public``,
+    ``solvers/sampling``): a folder holds at most :data:`MAX_MODULES_PER_FOLDER` modules."""
+    crowded = {}
+    for init in PKG.rglob("__init__.py"):
+        n = sum(1 for p in init.parent.glob("*.py") if p.name != "__init__.py")
+        if n > MAX_MODULES_PER_FOLDER:
+            crowded[str(init.parent.relative_to(PKG.parent))] = n
+    assert not crowded, f"folders over {MAX_MODULES_PER_FOLDER} modules: {crowded}"
+
+
+def test_old_solver_paths_still_import_with_a_warning():
+    """The flat layout's module paths forward to the family folders' modules (the same
+    objects), with a DeprecationWarning naming the new path."""
+    import importlib
+    import warnings
+
+    from vitou_ai.solvers import MOVED
+    from vitou_ai.solvers.flat.cfr import TabularCFR
+
+    for old in MOVED:
+        assert not (PKG / "solvers" / f"{old}.py").exists()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = importlib.import_module("vitou_ai.solvers.cfr")
+        from vitou_ai.solvers.public_tree import build_public_tree
+    assert old.TabularCFR is TabularCFR
+    from vitou_ai.solvers.public.tree import build_public_tree as new_build
+    assert build_public_tree is new_build
+    messages = [str(w.message) for w in caught if w.category is DeprecationWarning]
+    assert any("vitou_ai.solvers.flat.cfr" in m for m in messages), messages

@@ -19,10 +19,10 @@ from vitou_ai.rules import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.observe import infostate_key
-from vitou_ai.solvers.cfr import TabularCFR
-from vitou_ai.solvers.evaluate import exploitability, uniform_policy
+from vitou_ai.solvers.flat.cfr import TabularCFR
+from vitou_ai.solvers.flat.evaluate import exploitability, uniform_policy
+from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import make_solver
-from vitou_ai.solvers.tree import build_tree
 
 # every profile with two players (params._PLAYERS), small enough for an exact best
 # response; vitou_2p at 0:0 has its blind window (R9.2) before the deal

@@ -11,7 +11,7 @@ import pytest
 
 from vitou_ai.match_equity import two_player as M
 from vitou_ai.rules.params import VitouParams
-from vitou_ai.solvers.tree import MAX_INFOSET_ACTIONS, GameTree
+from vitou_ai.solvers.flat.tree import MAX_INFOSET_ACTIONS, GameTree
 
 SMALL = dict(ranks=4, copies=2, hand_size=1)
 
@@ -149,7 +149,7 @@ def test_bad_scores_and_config_one_line():
 
 
 def test_mirror_keys_give_the_seat_swapped_states_keys():
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     cfg = M.EquityConfig(target=3, **SMALL)
     for (a, b, d) in ((1, 2, 0), (0, 2, 1)):
@@ -162,7 +162,7 @@ def test_train_objective_match_covers_every_score_and_dealer(tmp_path, capsys, m
     from vitou_ai.bots.tabular import TabularPolicy
     from vitou_ai.commands.cli import main
     from vitou_ai.match_equity import sweep
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     monkeypatch.setattr(sweep, "ray_available", lambda: False)  # serial: tests/test_sweep.py
 

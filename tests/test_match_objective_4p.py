@@ -26,7 +26,7 @@ from vitou_ai.match_equity.objective_4p import (
 from vitou_ai.match_equity.two_player import MatchEquityError, table_csv
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
-from vitou_ai.solvers.mccfr_abstract import terminal_value
+from vitou_ai.solvers.sampling.mccfr_abstract import terminal_value
 
 BUCKETS = AbstractionConfig(scores=True, score_buckets="stakes")
 EXACT_SCORES = AbstractionConfig(scores=True)
@@ -348,7 +348,7 @@ def _probs(pol, key):
 
 
 def test_warm_start_rows_begin_at_the_points_policy():
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     params = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1)
     points = AbstractMCCFR(params, AbstractionConfig(), seed=1, max_infosets=1 << 14, threads=1)

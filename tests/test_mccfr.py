@@ -14,10 +14,10 @@ import pytest
 
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules.game import max_deal_decisions, max_game_decisions
-from vitou_ai.solvers.cfr import CheckpointError
-from vitou_ai.solvers.evaluate import exploitability, nash_conv, uniform_policy
-from vitou_ai.solvers.mccfr import MCCFR, TableFullError
-from vitou_ai.solvers.tree import KIND_DECISION, build_tree
+from vitou_ai.solvers.flat.cfr import CheckpointError
+from vitou_ai.solvers.flat.evaluate import exploitability, nash_conv, uniform_policy
+from vitou_ai.solvers.flat.tree import KIND_DECISION, build_tree
+from vitou_ai.solvers.sampling.mccfr import MCCFR, TableFullError
 
 TINY_2P = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
 TINY_4P = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1)
@@ -110,7 +110,7 @@ def test_outcome_sampling_episodes_longer_than_128_decisions():
     code = (
         "import json\n"
         "from vitou_ai.rules import VitouParams\n"
-        "from vitou_ai.solvers.mccfr import MCCFR\n"
+        "from vitou_ai.solvers.sampling.mccfr import MCCFR\n"
         f"s = MCCFR(VitouParams(**{DEEP_MATCH!r}), 'outcome', seed=1)\n"
         "s.iterate(10)\n"
         "print(json.dumps([s.deepest, s.num_infosets]))\n"

@@ -1,4 +1,4 @@
-"""Abstract ES-MCCFR (vitou_ai.solvers.mccfr_abstract), the abstract policy bot
+"""Abstract ES-MCCFR (vitou_ai.solvers.sampling.mccfr_abstract), the abstract policy bot
 and LBR (vitou_ai.eval.lbr): convergence on a small game where the exact
 exploitability is known, checkpoint round trip, bad input refused in one line,
 LBR bounded by the exact best response, duplicate deals."""
@@ -18,11 +18,11 @@ from vitou_ai.bots.tabular import check_fits
 from vitou_ai.eval.lbr import local_best_response
 from vitou_ai.rules import VitouParams
 from vitou_ai.sim.batch import simulate
-from vitou_ai.solvers.abstract_tree import policy_on_tree
-from vitou_ai.solvers.cfr import CheckpointError
-from vitou_ai.solvers.evaluate import exploitability, nash_conv, uniform_policy
-from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.cfr import CheckpointError
+from vitou_ai.solvers.flat.evaluate import exploitability, nash_conv, uniform_policy
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.sampling.abstract_tree import policy_on_tree
+from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
 TINY_2P = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1)
 SMALL_4P = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1)

@@ -21,8 +21,8 @@ from vitou_ai.openspiel.game import game_string
 from vitou_ai.rng import row_seed
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import kernel as K
-from vitou_ai.solvers.evaluate import exploitability
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.evaluate import exploitability
+from vitou_ai.solvers.flat.tree import build_tree
 
 SMALL = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
 

@@ -15,8 +15,8 @@ nbclient = pytest.importorskip("nbclient")
 from vitou_ai.bots.tabular import TabularPolicy  # noqa: E402
 from vitou_ai.rules import VitouParams  # noqa: E402
 from vitou_ai.rules import layout as L  # noqa: E402
-from vitou_ai.solvers.cfr import TabularCFR  # noqa: E402
-from vitou_ai.solvers.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "bluff_frequencies.ipynb"
@@ -97,7 +97,7 @@ def _small_4p_run(folder: Path, signals: bool, scores=((0, 0),)) -> Path:
     ``bluffer``'s exact probabilities laid on its flat tree), its rows copied to each
     score of ``scores`` (a policy is refused at a score it has no rows for)."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.solvers.public_export import flat_bot_policy
+    from vitou_ai.solvers.public.export import flat_bot_policy
 
     params = VitouParams(profile="vitou", ranks=2 if signals else 4, copies=2, hand_size=1,
                          signals=signals, dealer=-1)

@@ -43,7 +43,7 @@ def test_an_edit_outside_the_kernels_keeps_the_key(pkg):
 
 
 @pytest.mark.parametrize("module", ["rules/kernel.py", "rules/layout.py", "rng.py",
-                                    "bots/policy.py", "solvers/cfr_kernels.py"])
+                                    "bots/policy.py", "solvers/flat/kernels.py"])
 def test_an_edit_to_a_kernel_or_what_it_imports_changes_the_key(pkg, module):
     before = _numba.cache_key(pkg)
     _edit(pkg / module)

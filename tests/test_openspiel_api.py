@@ -21,7 +21,7 @@ import pytest
 import vitou_ai  # noqa: F401  (registers python_vitou)
 from vitou_ai.openspiel.game import VitouState
 from vitou_ai.rules import layout as L
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
 
 api_test = pytest.importorskip("open_spiel.integration_tests.api_test")
 
@@ -54,7 +54,7 @@ class _FullTree(api_test.EnforceAPIOnFullTreeBase):
     ``test_number_of_nodes`` and ``test_game_is_perfect_recall`` check OpenSpiel's
     recorded counts for its own games (``TOTAL_NUM_STATES``,
     ``PERFECT_RECALL_NUM_STATES``); for ``python_vitou`` the counts come from the
-    flat game tree built straight from the kernel (:mod:`vitou_ai.solvers.tree`),
+    flat game tree built straight from the kernel (:mod:`vitou_ai.solvers.flat.tree`),
     which is a check of the OpenSpiel adapter against an independent traversal.
     """
 

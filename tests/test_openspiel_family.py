@@ -157,8 +157,8 @@ def test_flat_tree_fresh_deal_comes_from_the_rest_of_the_deck():
     from open_spiel.python.algorithms import expected_game_score
 
     from vitou_ai.rules import layout as L
-    from vitou_ai.solvers.evaluate import expected_returns, uniform_policy
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.evaluate import expected_returns, uniform_policy
+    from vitou_ai.solvers.flat.tree import build_tree
 
     params = VitouParams(profile="truc_1912", dealer=0, ranks=2, copies=4, hand_size=1,
                          target=3)

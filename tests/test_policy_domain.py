@@ -27,8 +27,8 @@ from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.sim import batch as B
 from vitou_ai.sim.batch import FallbackError, simulate
+from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import make_solver
-from vitou_ai.solvers.tree import build_tree
 
 TINY = dict(profile="vitou_2p", ranks=4, copies=2, hand_size=1)
 FLAGS = ["--profile", "vitou_2p", "--ranks", "4", "--copies", "2", "--hand-size", "1"]
@@ -132,7 +132,7 @@ def test_abstract_scores_in_need_buckets_read_from_the_published_match_policy():
 
 def test_abstract_policy_with_scores_trained_at_one_score_is_refused_elsewhere():
     from vitou_ai.abstraction.config import AbstractionConfig
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     params = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1,
                          target=9, scores=(3, 5))

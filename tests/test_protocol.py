@@ -12,9 +12,9 @@ import pytest
 from vitou_ai.bots.tabular import TabularPolicy
 from vitou_ai.commands.cli import main
 from vitou_ai.rules import VitouParams
+from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import Solver, make_solver
-from vitou_ai.solvers.public_tree import build_public_tree
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.public.tree import build_public_tree
 
 TINY = ["--ranks", "3", "--copies", "2", "--hand-size", "1", "--eval-deals", "200",
         "--no-progress", "--bots", "random"]

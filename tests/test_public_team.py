@@ -16,10 +16,10 @@ from vitou_ai.rules import layout as L
 from vitou_ai.rules.observe import infostate_key
 from vitou_ai.solvers import public_cfr as PC
 from vitou_ai.solvers import public_team as PT
-from vitou_ai.solvers.evaluate import best_response, team_best_response
-from vitou_ai.solvers.public_export import entry_children, from_flat_policy
-from vitou_ai.solvers.public_tree import build_public_tree, infoset_table
-from vitou_ai.solvers.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.flat.evaluate import best_response, team_best_response
+from vitou_ai.solvers.flat.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.public.export import entry_children, from_flat_policy
+from vitou_ai.solvers.public.tree import build_public_tree, infoset_table
 
 SMALL = [
     VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1),
@@ -153,7 +153,7 @@ def test_seat_and_alternating_responses_agree_with_the_flat_tree(params):
 def test_flat_pooled_team_response_equals_the_public_trees(params):
     """The flat tree's pooled team best response (for truc_1912, which has no public
     tree, F2.3) equals the public tree's pooled pass on a random policy."""
-    from vitou_ai.solvers.evaluate import pooled_team_best_response
+    from vitou_ai.solvers.flat.evaluate import pooled_team_best_response
 
     pt, ft = build_public_tree(params), build_tree(params)
     rng = np.random.default_rng(5)
@@ -169,7 +169,7 @@ def test_flat_pooled_team_response_equals_the_public_trees(params):
 def test_flat_pooled_team_response_of_1912_bounds_the_alternating_one():
     """truc_1912 (fresh deal, F2.3): alternating <= pooled on the flat tree, and a team
     pooled at a fixed policy gains at least what one seat gains."""
-    from vitou_ai.solvers.evaluate import expected_returns, pooled_team_best_response
+    from vitou_ai.solvers.flat.evaluate import expected_returns, pooled_team_best_response
 
     ft = build_tree(VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1, target=3))
     rng = np.random.default_rng(5)
@@ -235,7 +235,7 @@ def test_bad_inputs():
     VitouParams(profile="vitou", ranks=4, copies=3, hand_size=2),
 ], ids=["4p-drawn", "2p-drawn", "4p-4x3-2cards"])
 def test_count_equals_the_built_tree(params):
-    from vitou_ai.solvers.public_tree import count_public_tree
+    from vitou_ai.solvers.public.tree import count_public_tree
 
     pt = build_public_tree(params)
     c = count_public_tree(params)
@@ -303,7 +303,7 @@ def test_bot_policy_values_match_simulation():
     simulated mean (duplicate-free, 300,000 deals, 4.5 standard errors)."""
     from vitou_ai.bots.named import named_bot
     from vitou_ai.sim.batch import simulate
-    from vitou_ai.solvers.public_export import bot_policy
+    from vitou_ai.solvers.public.export import bot_policy
 
     params = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=2)
     pt = build_public_tree(params)
@@ -323,7 +323,7 @@ def test_random_bot_fast_path_equals_the_kernel_replay(params):
     replay (any policy's path) gives the same probabilities, and they are uniform over
     each hand's legal actions at the decisions the flat tree reaches."""
     from vitou_ai.bots.named import named_bot
-    from vitou_ai.solvers.public_export import _replayed_policy, bot_policy, flat_slots
+    from vitou_ai.solvers.public.export import _replayed_policy, bot_policy, flat_slots
 
     pt = build_public_tree(params)
     bot = named_bot("random")
@@ -390,7 +390,7 @@ def test_flat_bot_policy_and_flat_bracket_equal_the_public_trees(bot):
     is checked.)"""
     from vitou_ai.bots.named import named_bot
     from vitou_ai.solvers import evaluate as E
-    from vitou_ai.solvers.public_export import bot_policy, flat_bot_policy
+    from vitou_ai.solvers.public.export import bot_policy, flat_bot_policy
 
     params = VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1, dealer=-1)
     pt, ft = build_public_tree(params), build_tree(params)

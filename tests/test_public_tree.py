@@ -9,14 +9,15 @@ import pytest
 
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers import public_kernels as PK
-from vitou_ai.solvers.cfr import CheckpointError, TabularCFR
-from vitou_ai.solvers.evaluate import expected_returns, exploitability, nash_conv
-from vitou_ai.solvers.public_cfr import PublicCFR, best_response_value, entry_policy
-from vitou_ai.solvers.public_cfr import expected_returns as p_returns
-from vitou_ai.solvers.public_cfr import exploitability as p_exploitability
-from vitou_ai.solvers.public_cfr import nash_conv as p_nash_conv
-from vitou_ai.solvers.public_export import flat_slots, from_flat_policy, to_tabular_policy
-from vitou_ai.solvers.public_tree import (
+from vitou_ai.solvers.flat.cfr import CheckpointError, TabularCFR
+from vitou_ai.solvers.flat.evaluate import expected_returns, exploitability, nash_conv
+from vitou_ai.solvers.flat.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.public.cfr import PublicCFR, best_response_value, entry_policy
+from vitou_ai.solvers.public.cfr import expected_returns as p_returns
+from vitou_ai.solvers.public.cfr import exploitability as p_exploitability
+from vitou_ai.solvers.public.cfr import nash_conv as p_nash_conv
+from vitou_ai.solvers.public.export import flat_slots, from_flat_policy, to_tabular_policy
+from vitou_ai.solvers.public.tree import (
     KIND_TERMINAL,
     build_public_tree,
     enumerate_hands,
@@ -24,7 +25,6 @@ from vitou_ai.solvers.public_tree import (
     joint_deal_probability,
     pair_deal_probabilities,
 )
-from vitou_ai.solvers.tree import build_tree, enumerate_deals
 
 # small variants where the flat tree fits: both families, both dealer settings
 AGREEMENT = [

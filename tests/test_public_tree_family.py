@@ -10,20 +10,20 @@ import pytest
 
 from vitou_ai.rules import VitouParams
 from vitou_ai.solvers import public_tree as PTree
-from vitou_ai.solvers.cfr import TabularCFR
-from vitou_ai.solvers.evaluate import best_response, expected_returns, exploitability
+from vitou_ai.solvers.flat.cfr import TabularCFR
+from vitou_ai.solvers.flat.evaluate import best_response, expected_returns, exploitability
+from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import make_solver
-from vitou_ai.solvers.public_cfr import PublicCFR, best_response_value
-from vitou_ai.solvers.public_cfr import expected_returns as p_returns
-from vitou_ai.solvers.public_export import flat_slots, from_flat_policy
-from vitou_ai.solvers.public_tree import (
+from vitou_ai.solvers.public.cfr import PublicCFR, best_response_value
+from vitou_ai.solvers.public.cfr import expected_returns as p_returns
+from vitou_ai.solvers.public.export import flat_slots, from_flat_policy
+from vitou_ai.solvers.public.tree import (
     build_public_tree,
     check_public_params,
     count_public_tree,
     entry_dtype,
     enumerate_hands,
 )
-from vitou_ai.solvers.tree import build_tree
 
 # small variants where the flat tree fits: two and four players, drawn dealer, three-card
 # hands, one point from the end (C5.1 for one side, C5.3 for both), the Vitou regression.
@@ -163,9 +163,9 @@ def test_public_export_strings_are_the_flat_trees_in_a_deck_of_more_than_8_ranks
     string the observer never makes. Now it holds the flat tree's (which the
     OpenSpiel tests check against the observer)."""
     from vitou_ai.solvers import export, public_export
-    from vitou_ai.solvers.public_cfr import entry_policy
-    from vitou_ai.solvers.public_tree import build_public_tree
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
+    from vitou_ai.solvers.public.cfr import entry_policy
+    from vitou_ai.solvers.public.tree import build_public_tree
 
     params = VitouParams(profile="put", ranks=10, copies=1, hand_size=1, dealer=-1)
     public = build_public_tree(params)

@@ -217,10 +217,10 @@ def test_seeds_of_the_solvers_and_samplers():
     from vitou_ai.abstraction.config import AbstractionConfig
     from vitou_ai.eval.lbr import sample_worlds
     from vitou_ai.sim.random_play import random_games
-    from vitou_ai.solvers.mccfr import MCCFR
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
-    from vitou_ai.solvers.public_tree import count_public_tree
-    from vitou_ai.solvers.tree import sample_deals
+    from vitou_ai.solvers.flat.tree import sample_deals
+    from vitou_ai.solvers.public.tree import count_public_tree
+    from vitou_ai.solvers.sampling.mccfr import MCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     four = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1, dealer=0)
     calls = [lambda s: MCCFR(SMALL, seed=s, max_infosets=16),
@@ -299,7 +299,7 @@ def test_tournament_help_says_four_matches(capsys):
 def test_an_abstract_policy_in_the_tabular_loader_names_the_sampled_analysis(tmp_path):
     from vitou_ai.abstraction.config import AbstractionConfig
     from vitou_ai.bots.tabular import TabularPolicy
-    from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
+    from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
     four = VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1, dealer=0)
     s = AbstractMCCFR(four, AbstractionConfig(), seed=0, max_infosets=1 << 12, threads=1)

@@ -14,8 +14,8 @@ from vitou_ai.eval import analysis as A
 from vitou_ai.eval import sampled_analysis as S
 from vitou_ai.rules import VitouParams
 from vitou_ai.rules import layout as L
-from vitou_ai.solvers.public_export import flat_bot_policy
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.public.export import flat_bot_policy
 
 #: four players, one card each of T T 9 9 A A K K: the flat tree exists (R4.2: the first
 #: three to play may raise, the next answers, R4.3)

@@ -10,15 +10,15 @@ from vitou_ai import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers import public_kernels as PK
-from vitou_ai.solvers.public_cfr import PublicCFR, PublicPasses, entry_policy, nash_conv
-from vitou_ai.solvers.public_tree import KIND_DECISION, KIND_TERMINAL, build_public_tree
-from vitou_ai.solvers.subgame import (
+from vitou_ai.solvers.public.cfr import PublicCFR, PublicPasses, entry_policy, nash_conv
+from vitou_ai.solvers.public.subgame import (
     SubgameSolver,
     bayes_reach,
     build_subgame,
     find_node,
     range_posterior,
 )
+from vitou_ai.solvers.public.tree import KIND_DECISION, KIND_TERMINAL, build_public_tree
 
 TINY = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2, dealer=0)
 
@@ -232,7 +232,7 @@ def test_gadget_alternatives_are_the_whole_trees_values(after, hands, alternativ
     node, gives the same, to 1e-12; and the blueprint replayed from the subgame's state
     (``bot_policy(start=)``) is the whole tree's on the subgame's entries."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.solvers.public_export import bot_policy
+    from vitou_ai.solvers.public.export import bot_policy
 
     counter = parse_bot("counter")
     full = build_public_tree(TINY)
@@ -267,7 +267,7 @@ def _opponent_gain(full, pol, sub, solver, x, emap, iterations):
     the solve's: (the opponent's best-response value against it minus against ``pol``, the
     gadget's violation ``sum_h max(0, -margin(h))`` over hands of positive reach)."""
     from vitou_ai.eval.search_exact import mix_by_seat
-    from vitou_ai.solvers.public_cfr import best_response_value
+    from vitou_ai.solvers.public.cfr import best_response_value
 
     solver.iterate(iterations)
     se = int(sub.tree.player[0])
@@ -372,7 +372,7 @@ TOY = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=0)
 def toy_blueprint():
     """A blueprint that, leading trick 1 (seat 1), raises with T 90% of the time, with 9
     50%, with A 10%; uniform elsewhere."""
-    from vitou_ai.solvers.public_export import to_tabular_policy
+    from vitou_ai.solvers.public.export import to_tabular_policy
 
     tree = build_public_tree(TOY)
     x = find_node(tree, [L.A_PASS, L.A_PASS])
@@ -481,7 +481,7 @@ def test_search_size_check_before_the_build(monkeypatch):
     public history and other hands share their key, other histories do not."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.search.bot import SearchPolicy
-    from vitou_ai.solvers.subgame import public_key
+    from vitou_ai.solvers.public.subgame import public_key
 
     counter = parse_bot("counter")
     bot = SearchPolicy(counter, budget=0.05, max_nodes=10)
@@ -678,11 +678,11 @@ def test_search_four_player_joint_ranges_checked_before_the_build(monkeypatch):
     falls back for that reason and later decisions still search."""
     from vitou_ai.bots.named import parse_bot
     from vitou_ai.search import bot as B
-    from vitou_ai.solvers.subgame import _deal_tables, root_ranges
+    from vitou_ai.solvers.public.subgame import deal_tables, root_ranges
 
     counter = parse_bot("counter")
     st = _dealt(TINY4, [[0, 1], [1, 2], [2, 3], [0, 3]], blind=())
-    lens = [len(r) for r in root_ranges(TINY4, st, _deal_tables(TINY4)[1])]
+    lens = [len(r) for r in root_ranges(TINY4, st, deal_tables(TINY4)[1])]
     monkeypatch.setattr(B, "MAX_JOINT_RANGES", int(np.prod(lens)) - 1)
     built = []
     real = B.build_subgame

@@ -135,7 +135,7 @@ def test_fallback_counts_equal_the_twin():
     """A tabular policy with every other row removed (and one row without mass on any
     action): each seat's decisions and fallbacks, row by row, as the twin counts them from
     Python lookups, and the report's share their sum's ratio."""
-    from vitou_ai.solvers.tree import build_tree
+    from vitou_ai.solvers.flat.tree import build_tree
 
     params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
     tree = build_tree(params)

@@ -23,9 +23,9 @@ from vitou_ai.commands.cli import main
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.params import FAMILY_PROFILES
-from vitou_ai.solvers.mccfr import MCCFR
-from vitou_ai.solvers.mccfr_abstract import AbstractMCCFR
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.sampling.mccfr import MCCFR
+from vitou_ai.solvers.sampling.mccfr_abstract import AbstractMCCFR
 
 T1912 = VitouParams(profile="truc_1912", dealer=-1)
 

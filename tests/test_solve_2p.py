@@ -13,8 +13,8 @@ import pytest
 
 from tests.helpers import experiment
 from vitou_ai.rules import VitouParams
+from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import make_solver
-from vitou_ai.solvers.tree import build_tree
 
 SMALL = ["--ranks", "3", "--copies", "2", "--hand-size", "2", "--eval-every", "10"]
 

@@ -14,11 +14,11 @@ import pytest
 
 from tests.helpers import experiment
 from vitou_ai.rules import VitouParams
-from vitou_ai.solvers.cfr import TabularCFR
-from vitou_ai.solvers.evaluate import expected_returns, exploitability
-from vitou_ai.solvers.public_cfr import PublicCFR
-from vitou_ai.solvers.public_tree import build_public_tree
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.cfr import TabularCFR
+from vitou_ai.solvers.flat.evaluate import expected_returns, exploitability
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.public.cfr import PublicCFR
+from vitou_ai.solvers.public.tree import build_public_tree
 
 SMALL = ["--profile", "truc_catalan_2p", "--ranks", "3", "--copies", "2", "--hand-size", "2",
          "--eval-every", "10"]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vitou_ai.rules import Game, VitouParams
-from vitou_ai.solvers.cfr import CheckpointError, TabularCFR
-from vitou_ai.solvers.evaluate import (
+from vitou_ai.solvers.flat.cfr import CheckpointError, TabularCFR
+from vitou_ai.solvers.flat.evaluate import (
     best_response,
     expected_returns,
     exploitability,
@@ -16,7 +16,7 @@ from vitou_ai.solvers.evaluate import (
     team_best_response,
     uniform_policy,
 )
-from vitou_ai.solvers.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.flat.tree import build_tree, enumerate_deals
 
 SMALL_2P = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2)
 TINY_2P = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)

@@ -11,16 +11,16 @@ import pytest
 
 import vitou_ai  # noqa: F401  (registers python_vitou)
 from vitou_ai.rules import VitouParams
-from vitou_ai.solvers.cfr import TabularCFR
-from vitou_ai.solvers.evaluate import (
+from vitou_ai.solvers.flat.cfr import TabularCFR
+from vitou_ai.solvers.flat.evaluate import (
     expected_returns,
     exploitability,
     nash_conv,
     uniform_policy,
 )
-from vitou_ai.solvers.export import from_openspiel_table, to_openspiel_dict
-from vitou_ai.solvers.sequence_form import game_value
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.export import from_openspiel_table, to_openspiel_dict
+from vitou_ai.solvers.flat.sequence_form import game_value
+from vitou_ai.solvers.flat.tree import build_tree
 
 VARIANTS = {
     "2p": dict(profile="vitou_2p", ranks=3, copies=1, hand_size=1),

@@ -11,14 +11,14 @@ import pytest
 
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
-from vitou_ai.solvers.evaluate import best_response, team_bracket, uniform_policy
-from vitou_ai.solvers.public_export import flat_bot_policy
-from vitou_ai.solvers.team_maxmin import (
+from vitou_ai.solvers.flat.evaluate import best_response, team_bracket, uniform_policy
+from vitou_ai.solvers.flat.team_maxmin import (
     TeamMaxminError,
     program_size,
     team_maxmin_best_response,
 )
-from vitou_ai.solvers.tree import build_tree
+from vitou_ai.solvers.flat.tree import build_tree
+from vitou_ai.solvers.public.export import flat_bot_policy
 
 
 @pytest.fixture(scope="module")

@@ -298,7 +298,7 @@ def test_openspiel_cfr_plus_refuses_resume_before_any_work(tmp_path, capsys, mon
     assert main(["train", "--solver", "openspiel-cfr+", "--iterations", "2", "--eval-every",
                  "2", "--out", str(out), *TINY]) == 0
     assert not (out / "checkpoint.npz").exists()
-    import vitou_ai.solvers.tree as tree_module
+    import vitou_ai.solvers.flat.tree as tree_module
 
     def no_work(*a, **k):
         raise AssertionError("built a tree before refusing")
@@ -312,7 +312,7 @@ def test_openspiel_cfr_plus_refuses_resume_before_any_work(tmp_path, capsys, mon
 
 def test_a_damaged_openspiel_checkpoint_is_refused(tmp_path):
     from vitou_ai.rules import VitouParams
-    from vitou_ai.solvers.cfr import CheckpointError
+    from vitou_ai.solvers.flat.cfr import CheckpointError
     from vitou_ai.solvers.openspiel_solvers import OpenSpielSolver
 
     params = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1, dealer=-1)

@@ -5,7 +5,7 @@ and time budgets (finite, positive, at most :data:`MAX_SECONDS`).
 A count of ``10**11`` deals used to end in NumPy's ``MemoryError`` traceback after the
 run folder was made, and a budget of ``1e308`` seconds in an ``OverflowError``; the
 checks here refuse them in one line before any work, as
-:func:`vitou_ai.solvers.tree.build_tree` refuses a tree over its node limit. Plumbing:
+:func:`vitou_ai.solvers.flat.tree.build_tree` refuses a tree over its node limit. Plumbing:
 imports nothing of the package, so every layer may use it.
 """
 

@@ -1,6 +1,6 @@
 """Abstract policies: action probabilities indexed by abstract information state.
 
-What :class:`vitou_ai.solvers.mccfr_abstract.AbstractMCCFR` exports: for each
+What :class:`vitou_ai.solvers.sampling.mccfr_abstract.AbstractMCCFR` exports: for each
 stored abstract key (:func:`vitou_ai.abstraction.key.abstract_key`, with bit
 63 set), the probabilities of its legal actions in ascending action-id order.
 At play time the bot computes the key of its information state, looks it up
@@ -35,7 +35,7 @@ from ..abstraction.config import AbstractionConfig
 from ..rules.game import max_legal_actions
 from ..rules.params import RULES_VERSION, VitouParams, check_rules_version
 from .heuristic import HeuristicParams
-from .tabular import _capacity, read_npz, signals_mismatch
+from .tabular import hash_capacity, read_npz, signals_mismatch
 
 FORMAT = "vitou_ai-abstract-policy-1"
 MAX_ACTIONS = 5  # the fewest columns of ``probs`` (the Vitou profiles' width)
@@ -126,7 +126,7 @@ class AbstractPolicy:
         if m and ((keys & _MARK) == 0).any():
             raise ValueError("abstract policy: every key must have bit 63 set")
         abstraction.check_game(params)
-        slots = np.full(_capacity(m), -1, np.int32)
+        slots = np.full(hash_capacity(m), -1, np.int32)
         dup = build_slots(keys, slots)
         if dup >= 0:
             raise ValueError(f"abstract policy: key of row {dup} appears twice")

@@ -418,7 +418,7 @@ def tree_inputs(tree) -> tuple[np.ndarray, np.ndarray]:
     """The information-state tensors and legal masks of a game tree's infosets.
 
     Args:
-        tree: a :class:`vitou_ai.solvers.tree.GameTree` (deal mode).
+        tree: a :class:`vitou_ai.solvers.flat.tree.GameTree` (deal mode).
 
     Returns:
         ``(x float32[num_infosets, tensor size], mask bool[num_infosets, A])`` (``A =

@@ -93,7 +93,7 @@ def lookup(slots, slot0, cap, keys, row0, key):
 
 
 @jit
-def _build_slots(keys, slots):
+def build_slots(keys, slots):
     """Insert every row; return the first duplicated row, or -1."""
     cap = slots.shape[0]
     for r in range(keys.shape[0]):
@@ -112,7 +112,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return v
 
 
-def _capacity(m: int) -> int:
+def hash_capacity(m: int) -> int:
     """Slots of an open-addressing hash table for ``m`` keys: the least power of two
     at least ``2 m`` (load at most 1/2; shared with :mod:`vitou_ai.bots.abstract`)."""
     cap = 1
@@ -157,8 +157,8 @@ class TabularPolicy:
                              f"got {list(probs.shape)}")
         if not np.isfinite(probs).all() or (probs < 0).any():
             raise ValueError("probs must be finite and non-negative")
-        slots = np.full(_capacity(keys.shape[0]), -1, dtype=np.int32)
-        dup = _build_slots(keys, slots)
+        slots = np.full(hash_capacity(keys.shape[0]), -1, dtype=np.int32)
+        dup = build_slots(keys, slots)
         if dup >= 0:
             raise ValueError(f"key of row {dup} appears twice in the table")
         if mode is not None and mode not in ("deal", "match"):

@@ -109,9 +109,9 @@ def _check_tree_size(config, max_nodes: int) -> None:
     from .console import note
 
     if config.solver == "public":
-        from ..solvers.public_tree import build_public_tree as build
+        from ..solvers.public.tree import build_public_tree as build
     else:
-        from ..solvers.tree import build_tree as build
+        from ..solvers.flat.tree import build_tree as build
     note("match-equity", f"checking the deal's {config.solver} tree (at most {max_nodes:,} "
          "nodes)...")
     from ..resources import ResourceError

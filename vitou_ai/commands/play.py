@@ -56,7 +56,7 @@ def help_text(params: VitouParams) -> str:
     the game's own rank labels and verbs (its raise names, concede, rest, ...)."""
     if not params.family:
         return HELP
-    from ..rules.game import _FAMILY_VERBS, RAISE_NAMES
+    from ..rules.game import FAMILY_VERBS, RAISE_NAMES
 
     labels = params.rank_labels
     named = [w for w in params.ladder_labels if w in RAISE_NAMES]
@@ -67,7 +67,7 @@ def help_text(params: VitouParams) -> str:
         + "   raise the stake one step (or re-raise an opponent's raise)",
         "  accept | refuse  answer a raise",
         *(["  discard R       lay a card away, face down (P6.3)"] if params.partnership else []),
-        f"  {' | '.join(_FAMILY_VERBS)}   the game's other decisions, where offered "
+        f"  {' | '.join(FAMILY_VERBS)}   the game's other decisions, where offered "
         "(docs/RULES_family.md)",
         "  help            this text",
         "  quit            leave the match"])

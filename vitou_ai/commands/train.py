@@ -638,7 +638,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         raise _BadInput(str(e)) from None
     s["target"] = params.target  # the profile's default made explicit, for --resume
     if s["solver"] in PUBLIC:
-        from ..solvers.public_tree import check_public_params
+        from ..solvers.public.tree import check_public_params
 
         try:
             check_public_params(params)
@@ -680,7 +680,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _BadInput(str(e)) from None
     try:  # the memory the counts allocate, before the tree is built or the folder made
         if s["solver"] in ("es-mccfr", "os-mccfr"):
-            from ..solvers.mccfr import table_bytes
+            from ..solvers.sampling.mccfr import table_bytes
 
             check_memory(table_bytes(params, s["max_infosets"]),
                          f"--max-infosets {s['max_infosets']:,}",
@@ -747,7 +747,7 @@ def _build_tree(plan: _Plan):
     not fit in ``--max-tree-nodes``."""
     s = plan.settings
     if s["solver"] in PUBLIC:
-        from ..solvers.public_tree import build_public_tree
+        from ..solvers.public.tree import build_public_tree
 
         note("train", f"building the public tree (at most {plan.max_tree_nodes:,} nodes)...")
         try:
@@ -758,7 +758,7 @@ def _build_tree(plan: _Plan):
     need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
     if not need and s["exact"] == "no":
         return None
-    from ..solvers.tree import build_tree, check_tree_actions
+    from ..solvers.flat.tree import build_tree, check_tree_actions
 
     try:  # decisions wider than the tree's tables (truc_1912, F3.3): refused before the build
         check_tree_actions(plan.params)
@@ -965,7 +965,7 @@ def _advance(adapter: Solver, n: int, limit: float | None) -> int:
 
 def _resume(adapter: Solver, folder: Path) -> list[dict[str, Any]]:
     """Load the checkpoint; the curve rows up to it. Raises :class:`_BadInput`."""
-    from ..solvers.cfr import CheckpointError
+    from ..solvers.flat.cfr import CheckpointError
 
     try:
         adapter.load(folder / "checkpoint.npz")

@@ -1,5 +1,5 @@
 """``vitou-ai train --profile vitou``: the four-player strategy, trained by
-abstract ES-MCCFR (:mod:`vitou_ai.solvers.mccfr_abstract`) on the information
+abstract ES-MCCFR (:mod:`vitou_ai.solvers.sampling.mccfr_abstract`) on the information
 abstraction of :mod:`vitou_ai.abstraction`, on a wall-time budget.
 
 The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.train`):
@@ -109,7 +109,7 @@ def parse_abstraction(text: str | None) -> AbstractionConfig:
 
 def schedule(budget: float | None, pruning: str = "off", discount_intervals: int = 20
              ) -> dict[str, float]:
-    """:class:`~vitou_ai.solvers.mccfr_abstract.AbstractMCCFR`'s schedule keywords for a
+    """:class:`~vitou_ai.solvers.sampling.mccfr_abstract.AbstractMCCFR`'s schedule keywords for a
     ``--time`` budget in solver seconds (``None``: an ``--iterations`` run): regret-based
     pruning (``pruning="on"``) after 10% of the budget (60 s without one; Pluribus, Brown &
     Sandholm 2019), linear-CFR discounting at intervals of ``budget / 40`` (30 s without
@@ -232,9 +232,9 @@ def run(args, params: VitouParams, out=None) -> int:
     """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``, with
     :data:`vitou_ai.commands.train.ABSTRACT_OPTIONS` filled in); returns the exit code (0 done, 2
     bad input or table full, 130 interrupted)."""
-    from ..solvers.cfr import CheckpointError
-    from ..solvers.mccfr import TableFullError
-    from ..solvers.mccfr_abstract import AbstractMCCFR
+    from ..solvers.flat.cfr import CheckpointError
+    from ..solvers.sampling.mccfr import TableFullError
+    from ..solvers.sampling.mccfr_abstract import AbstractMCCFR
     from .console import interrupted_line, interrupts_deferred
     from .runs import _git_commit, _versions, curve_rows, outputs_agree, reconcile_note
 
@@ -301,7 +301,7 @@ def run(args, params: VitouParams, out=None) -> int:
     if seed_error(args.seed):
         return bad(seed_error(args.seed))
     try:  # the memory the counts allocate, before the run folder is made
-        from ..solvers.mccfr_abstract import table_bytes
+        from ..solvers.sampling.mccfr_abstract import table_bytes
 
         check_memory(table_bytes(params, args.max_infosets),
                      f"--max-infosets {args.max_infosets:,}",

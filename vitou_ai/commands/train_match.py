@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, defaults: dict, out=None) -> int:
         task_keys,
     )
     from ..rules.params import RULES_VERSION, VitouParams
-    from ..solvers.tree import build_tree
+    from ..solvers.flat.tree import build_tree
     from .console import check_writable, claim_run_folder, new_folder, note
 
     try:

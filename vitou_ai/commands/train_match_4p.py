@@ -1,12 +1,12 @@
 """``vitou-ai train --profile vitou --objective match``: a four-player strategy that plays
 for the match (``vitou_cason`` too).
 
-The abstract ES-MCCFR of :mod:`vitou_ai.solvers.mccfr_abstract` with the score in the key
+The abstract ES-MCCFR of :mod:`vitou_ai.solvers.sampling.mccfr_abstract` with the score in the key
 (abstraction ``scores=on``, by default ``score_buckets=stakes``: each team's need
 ``T - score`` in 5 buckets) and match-equity payoffs: each traversal draws a score state
 and dealer uniformly (:func:`vitou_ai.match_equity.objective_4p.training_states`) and
 values a terminal by the change of team 0's match equity under the current table
-(:func:`vitou_ai.solvers.mccfr_abstract.terminal_value`). Rounds of *policy -> table ->
+(:func:`vitou_ai.solvers.sampling.mccfr_abstract.terminal_value`). Rounds of *policy -> table ->
 policy* (:func:`vitou_ai.match_equity.objective_4p.iterate`): train ``--time`` solver
 seconds, estimate the table of the average policy in all four seats
 (:mod:`vitou_ai.match_equity.four_player`, ``--table-deals`` deals per state and dealer,
@@ -17,7 +17,7 @@ or ``--rounds``.
 ``--warm-policy PATH`` (e.g. the points policy) starts every new row of the table from
 that policy's probabilities at the same state under its own abstraction (regrets ``p/T``,
 10 visits of prior in the average policy:
-:meth:`~vitou_ai.solvers.mccfr_abstract.AbstractMCCFR.set_warm_start`).
+:meth:`~vitou_ai.solvers.sampling.mccfr_abstract.AbstractMCCFR.set_warm_start`).
 
 The first table: ``--table PATH`` (e.g. the points policy's,
 ``results/match_equity/vitou_4p.csv``), else the *coin-flip* table (every deal scores
@@ -114,7 +114,7 @@ def _settings(args: argparse.Namespace) -> dict:
         abstraction.check_game(params)
         # the memory the counts allocate, before the run folder is made
         from ..resources import check_memory
-        from ..solvers.mccfr_abstract import table_bytes
+        from ..solvers.sampling.mccfr_abstract import table_bytes
         from .console import check_simulation_memory
 
         check_memory(table_bytes(params, s["max_infosets"]),
@@ -246,8 +246,8 @@ def run(args: argparse.Namespace, out=None) -> int:
     from ..match_equity.sweep import Sweep, SweepError
     from ..rules.params import RULES_VERSION, VitouParams
     from ..solvers.checkpoint import CheckpointError
-    from ..solvers.mccfr import TableFullError
-    from ..solvers.mccfr_abstract import AbstractMCCFR
+    from ..solvers.sampling.mccfr import TableFullError
+    from ..solvers.sampling.mccfr_abstract import AbstractMCCFR
     from .console import check_writable, claim_run_folder, new_folder, note
     from .train_abstract import schedule
 

@@ -47,7 +47,7 @@ from .._numba import jit
 from ..capabilities import require
 from ..rules import layout as L
 from ..rules.params import game_name
-from ..solvers.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
+from ..solvers.flat.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL, GameTree
 
 #: most share of a tabular policy's own decisions (reach-weighted, :func:`tabular_coverage`)
 #: that may fall back to uniform play at information sets its table lacks before
@@ -384,7 +384,7 @@ def _laid_out(tree: GameTree, tabular) -> tuple[np.ndarray, np.ndarray]:
     """(``float64[num_infosets, width]`` policy, ``bool[num_infosets]`` found): the
     table's rows on the tree, uniform where the table has no row or no mass on a legal
     action (not found)."""
-    from ..solvers.evaluate import uniform_policy
+    from ..solvers.flat.evaluate import uniform_policy
 
     out = uniform_policy(tree)
     found = np.zeros(tree.num_infosets, np.bool_)
@@ -502,7 +502,7 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
         One row per score: ``score0``, ``score1``, ``exploitability`` or
         ``nash_conv``, ``value_dealer_left`` (the seat on the dealer's left,
         averaged over the draw when the dealer is drawn:
-        :func:`~vitou_ai.solvers.evaluate.value_by_position`), and the
+        :func:`~vitou_ai.solvers.flat.evaluate.value_by_position`), and the
         reach-weighted rates over the whole deal, each with its base in
         expected decisions per deal: ``raise_rate`` / ``raise_reach``,
         ``refusal_rate`` / ``answer_reach``, ``bluff_share`` / ``raises``.
@@ -517,9 +517,9 @@ def score_sweep(params, scores: list[tuple[int, int]], iterations: int = 300,
                         f"{iterations!r}")
     if iterations < 1:
         raise ValueError(f"iterations must be at least 1, got {iterations}")
-    from ..solvers.cfr import TabularCFR
-    from ..solvers.evaluate import exploitability, nash_conv, value_by_position
-    from ..solvers.tree import build_tree
+    from ..solvers.flat.cfr import TabularCFR
+    from ..solvers.flat.evaluate import exploitability, nash_conv, value_by_position
+    from ..solvers.flat.tree import build_tree
 
     rows = []
     for sc in scores:

@@ -20,7 +20,7 @@ So the two rates of a row rest on the same decisions (paired): where they differ
 the search, not the deals. At a fallback both are the blueprint's, exactly.
 
 Why team 0's seats and not all four: the search bot computes every other seat's range by
-Bayes from the *blueprint's* probabilities (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
+Bayes from the *blueprint's* probabilities (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`).
 With the blueprint at the opponents' seats that model is true (up to its ε of uniform play,
 :data:`~vitou_ai.search.bot.DEFAULT_EPSILON`), as in a match of the search bot against its
 blueprint (:mod:`.search_match`); with search at every seat the opponents' ranges would be

@@ -6,7 +6,7 @@ and its own hand: at a decision of seat ``p`` its root reaches are the blueprint
 other seats (Bayes) and, for ``p``, those of the policy its own earlier searches played.
 :func:`search_policy` computes that policy at every decision of a public tree after the
 deal (the blueprint's before: the 2p blind window, R9.2) by the same subgame build and
-solve as the bot, so the exact tools of :mod:`vitou_ai.solvers.public_cfr` measure it:
+solve as the bot, so the exact tools of :mod:`vitou_ai.solvers.public.cfr` measure it:
 NashConv of every seat searching, and the exact head-to-head value of search against its
 own blueprint (no sampling noise).
 """
@@ -17,22 +17,22 @@ import numpy as np
 
 from ..rules import kernel as K
 from ..rules import layout as L
-from ..solvers.public_tree import (
+from ..solvers.public.subgame import SubgameSolver, build_subgame, check_safe_mode
+from ..solvers.public.tree import (
     KIND_CHANCE,
     KIND_DEAL,
     KIND_DECISION,
     KIND_TERMINAL,
     PublicTree,
-    _set_hand,
+    set_dealt_hand,
 )
-from ..solvers.subgame import SubgameSolver, build_subgame, check_safe_mode
 
 
 def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
     """``int64[sub.num_entries]``: the entry of ``tree`` below ``node`` that is each entry
     of ``sub`` (the same edge by action ids, the same hand), -1 for ``sub``'s root ranges
     (they belong to no action), when ``sub`` is the subgame of ``tree`` at ``node``
-    (:func:`~vitou_ai.solvers.subgame.build_subgame`: node for node the subtree, tested
+    (:func:`~vitou_ai.solvers.public.subgame.build_subgame`: node for node the subtree, tested
     in ``tests/test_search.py``).
 
     Raises:
@@ -75,18 +75,18 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
     Args:
         tree: a public tree (two or four players).
         blueprint: ``float64[num_entries]``, the blueprint as an entry policy (e.g.
-            :func:`~vitou_ai.solvers.public_export.bot_policy`).
+            :func:`~vitou_ai.solvers.public.export.bot_policy`).
         iterations: DCFR iterations per decision (the bot's ``max_iterations``).
         max_nodes: the bot's node cap: above it, the blueprint's action.
         epsilon: the bot's ``epsilon``: the other seats' reaches use ``(1 - epsilon)
             blueprint + epsilon`` uniform over the entries of each (decision, hand) (the
             bot: over the kernel's legal actions; the same but where the public tree
             drops an action no deal allows).
-        safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`): the
+        safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.public.subgame.SAFE_MODES`): the
             gadgets' alternatives are ``blueprint``'s values on each subgame (its
             entries there by :func:`subtree_entries`), from the same root reaches.
         alternative: the gadgets' alternative values
-            (:data:`~vitou_ai.solvers.subgame.ALTERNATIVES`).
+            (:data:`~vitou_ai.solvers.public.subgame.ALTERNATIVES`).
         nested: with a gadget, a seat's alternatives at a decision below one it searched
             come from its previous solve's average policy on the entries the two
             subgames share (the blueprint's elsewhere), not the blueprint's: nested
@@ -95,20 +95,20 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
-            (:func:`~vitou_ai.solvers.subgame.check_safe_mode`).
+            (:func:`~vitou_ai.solvers.public.subgame.check_safe_mode`).
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
         decisions left to the blueprint, "subgame_nodes": total nodes built,
         "worst_violation": with a gadget, the largest over the searched decisions of
         ``sum_h max(0, -margin(h))`` over the opponent's root hands of positive reach
-        (:meth:`~vitou_ai.solvers.subgame.SubgameSolver.safety_margins` of the solved
+        (:meth:`~vitou_ai.solvers.public.subgame.SubgameSolver.safety_margins` of the solved
         policy: how far the solve is from the gadget's guarantee; 0 without)}``).
     """
     check_safe_mode(safe, tree.num_players)
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
-    from ..solvers.public_cfr import entry_policy
+    from ..solvers.public.cfr import entry_policy
 
     out = blueprint.copy()
     model = (1.0 - epsilon) * blueprint + epsilon * entry_policy(tree, np.zeros(tree.num_entries))
@@ -197,7 +197,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             hs = tree.entries[lo:lo + ln].astype(np.int64)
             s2 = st.copy()
             if dealt:
-                _set_hand(p_arr, s2, p, tree.hands[hs[0]], played)
+                set_dealt_hand(p_arr, s2, p, tree.hands[hs[0]], played)
             K.apply_action(p_arr, s2, int(tree.action[c]))
             b2, e2 = r_bp.copy(), r_se.copy()
             if dealt:
@@ -215,8 +215,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
 def mix_by_seat(tree: PublicTree, policies: list[np.ndarray]) -> np.ndarray:
     """``float64[num_entries]``: seat ``s`` plays ``policies[s]`` (entry policies of
     ``tree``), for exact head-to-head values with
-    :func:`~vitou_ai.solvers.public_cfr.expected_returns`."""
-    from ..solvers.public_export import entry_children
+    :func:`~vitou_ai.solvers.public.cfr.expected_returns`."""
+    from ..solvers.public.export import entry_children
 
     parent = np.full(tree.num_nodes, -1, np.int64)
     for d in np.nonzero(tree.kind == KIND_DECISION)[0]:

@@ -1,9 +1,9 @@
 """Jitted helpers of the explorer: the policy of one range at one public node.
 
 Everything here composes the kernel (legal actions), the public tree's hand swap
-(:func:`vitou_ai.solvers.public_tree._set_hand`) and the bots' exact probabilities
+(:func:`vitou_ai.solvers.public.tree.set_dealt_hand`) and the bots' exact probabilities
 (:func:`vitou_ai.bots.exact.policy_probs`), as
-:func:`vitou_ai.solvers.public_export._policy_entries` does over a whole tree; no
+:func:`vitou_ai.solvers.public.export.policy_entries` does over a whole tree; no
 rule is restated.
 """
 
@@ -26,7 +26,7 @@ from ..bots.tabular import lookup
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.observe import infostate_key
-from ..solvers.public_tree import _set_hand
+from ..solvers.public.tree import set_dealt_hand
 
 
 @jit
@@ -50,7 +50,7 @@ def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out,
     row = np.empty(na)
     for i in range(rng.shape[0]):
         if dealt:
-            _set_hand(params, state, p, hands[rng[i]], played)
+            set_dealt_hand(params, state, p, hands[rng[i]], played)
         n_legal = K.legal_actions(params, state, legal)
         policy_probs(pack, pi, params, state, p, legal, n_legal, bounds, keybuf, iwork, script,
                      row)
@@ -81,4 +81,4 @@ def range_policy(params, state, p, hands, rng, dealt, pack, pi, bounds, na, out,
 def set_hand(params, state, seat, hand):
     """Give ``seat`` the hand ``hand`` in ``state`` (public part untouched)."""
     played = np.empty(L.MAX_RANKS, np.int64)
-    _set_hand(params, state, seat, hand, played)
+    set_dealt_hand(params, state, seat, hand, played)

@@ -8,7 +8,7 @@ converted once into an index of three ``.npy`` files, read through ``numpy.memma
 - ``keys.npy`` (``int8[M, KEY_SIZE]``) and ``probs.npy`` (``float32[M, W]``): the file's
   arrays, inflated member by member in chunks (never whole in memory);
 - ``slots.npy`` (``int32[cap]``): the open-addressing hash table of
-  :mod:`vitou_ai.bots.tabular` (same hash, same probing, built by its ``_build_slots``);
+  :mod:`vitou_ai.bots.tabular` (same hash, same probing, built by its ``build_slots``);
 - ``index.json``: the source's size and modification time (a changed file is indexed
   anew), its name and ``params`` record.
 
@@ -199,7 +199,7 @@ def open_mapped(source: str | Path) -> MappedPolicy:
             ``RULES_VERSION`` or ``KEY_SIZE``, a key twice.
         OSError: the file, or the index, cannot be read or written.
     """
-    from ..bots.tabular import _build_slots, _capacity
+    from ..bots.tabular import build_slots, hash_capacity
 
     source = Path(source)
     index = _index_folder(source)
@@ -242,9 +242,9 @@ def open_mapped(source: str | Path) -> MappedPolicy:
         raise ValueError(f"{what}: keys {kshape} / probs {pshape} do not match")
     keys = np.load(index / "keys.npy", mmap_mode="c")
     slots = np.lib.format.open_memmap(index / "slots.npy", mode="w+", dtype=np.int32,
-                                      shape=(_capacity(kshape[0]),))
+                                      shape=(hash_capacity(kshape[0]),))
     slots[:] = -1
-    dup = _build_slots(np.asarray(keys), np.asarray(slots))
+    dup = build_slots(np.asarray(keys), np.asarray(slots))
     slots.flush()
     del slots, keys
     if dup >= 0:

@@ -1,13 +1,13 @@
 """The explorer's data model: a strategy's public tree, read lazily, node by node.
 
 A :class:`Strategy` is a policy file (tabular or abstract, ``vitou_ai.bots``) and its
-game. Its public tree (:mod:`vitou_ai.solvers.public_tree`: one node per public
+game. Its public tree (:mod:`vitou_ai.solvers.public.tree`: one node per public
 history, per seat a range of hands) is never built whole: a :class:`Node` holds one
 kernel state of a representative deal, each seat's range (hand indices, sorted) and
 each hand's reach under the policy (the product of its own action probabilities on
 the way, ``float64``); its children are asked of the kernel when first opened, with
 the public tree builder's own step
-(:func:`vitou_ai.solvers.public_tree._decision_actions`: the actions some hand of the
+(:func:`vitou_ai.solvers.public.tree.decision_actions`: the actions some hand of the
 actor's range may take, kept where card removal leaves a deal). Opening a node costs
 one kernel call per hand of the actor's range, whatever the size of the tree, and the
 nodes opened are kept in an LRU cache (:data:`CACHE_NODES`).
@@ -15,7 +15,7 @@ nodes opened are kept in an LRU cache (:data:`CACHE_NODES`).
 The policy at a node is the file's, exactly as the simulator plays it
 (:func:`vitou_ai.bots.exact.policy_probs`: the row of the hand's information state,
 restricted to its legal actions and renormalised, or the fallback), restricted to the
-node's children and renormalised as :func:`vitou_ai.solvers.public_cfr.entry_policy`
+node's children and renormalised as :func:`vitou_ai.solvers.public.cfr.entry_policy`
 does over a built tree (uniform where the row gives those children nothing).
 
 Numbers (two players; :meth:`Strategy.hand_grid`):
@@ -23,10 +23,10 @@ Numbers (two players; :meth:`Strategy.hand_grid`):
 - the reach of hand ``h`` of the actor ``p`` at a public node, conditional on the
   public history: ``P(h | history) = r_p(h) sum_h' P(h, h') r_o(h') / Z``, ``r`` the
   seats' own reach, ``P`` the exact joint deal probability (card removal:
-  :func:`~vitou_ai.solvers.public_tree.pair_deal_probabilities`), ``Z`` the sum over
+  :func:`~vitou_ai.solvers.public.tree.pair_deal_probabilities`), ``Z`` the sum over
   ``h``; the probability of the public node itself is ``chance * Z``;
 - the value of ``h`` (points per deal for ``p``, given ``h`` and the public history):
-  the public tree's exact value pass (:func:`vitou_ai.solvers.public_kernels.walk`,
+  the public tree's exact value pass (:func:`vitou_ai.solvers.public.kernels.walk`,
   counterfactual values of the subtree under the policy) divided by
   ``sum_h' P(h, h') r_o(h')``. It needs the built tree, so it is given when the
   game's public tree has at most ``values_budget`` nodes (:class:`Values`), else
@@ -60,17 +60,17 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.game import RAISE_NAMES, Game, IllegalActionError, State
 from ..rules.params import P_PLAYERS, VitouParams, game_name
-from ..solvers.public_tree import (
+from ..solvers.public.tree import (
     KIND_CHANCE,
     KIND_DECISION,
     KIND_TERMINAL,
-    _decision_actions,
-    _representative_deal,
     check_public_params,
+    decision_actions,
     entry_dtype,
     enumerate_hands,
     hand_counts,
     pair_deal_probabilities,
+    representative_deal,
 )
 from . import _kernels as XK
 
@@ -368,7 +368,7 @@ class Strategy:
         self.counts = hand_counts(params, self.hands)
         self.pair_p = (pair_deal_probabilities(params, self.hands) if self.n == 2
                        else np.zeros((1, 1)))
-        self.deal0 = _representative_deal(params)
+        self.deal0 = representative_deal(params)
         self.labels = params.rank_labels
         self.hand_labels = [" ".join(self.labels[int(r)] for r in h) for h in self.hands]
         from .mapped import MappedPolicy
@@ -471,7 +471,7 @@ class Strategy:
         played = np.empty(L.MAX_RANKS, np.int64)
         acts = np.empty(self.na, np.int64)
         st = node.state.copy()
-        _decision_actions(self.pa, st, p, self.hands, self.counts, self.params.copies,
+        decision_actions(self.pa, st, p, self.hands, self.counts, self.params.copies,
                           self.pair_p, self.n, H, ent, o, offs, lens, legal, union, keep, played,
                           acts)
         kept = np.nonzero(keep)[0]
@@ -558,11 +558,11 @@ class Strategy:
                 history allows (card removal).
         """
         from ..rules.history import (
-            _PHASE_RULE,
+            PHASE_RULE,
             HistoryError,
-            _check_raise_step,
-            _parse_actor,
-            _verb_only,
+            check_raise_step,
+            parse_actor,
+            verb_only,
         )
 
         rule = "H" if self.params.family else "R10"
@@ -596,14 +596,14 @@ class Strategy:
                     low.split()[1:2] == ["accept"]:
                 continue  # R4.3: in four players `accept` marks the card that follows
             try:
-                seat, verb_text = _parse_actor(low, i, self.params)
+                seat, verb_text = parse_actor(low, i, self.params)
                 if seat != node.player:
                     raise HistoryError(f"item {i} {item!r}: it is seat {node.player}'s turn, "
                                        f"not seat {seat}'s", i, item,
                                        "G1.1" if self.params.family else
-                                       _PHASE_RULE.get(int(node.state[L.S_PHASE]), "R2.1"))
-                _check_raise_step(State(self.game, node.state.copy()), verb_text, item, i)
-                action = self.game.string_action(_verb_only(verb_text))
+                                       PHASE_RULE.get(int(node.state[L.S_PHASE]), "R2.1"))
+                check_raise_step(State(self.game, node.state.copy()), verb_text, item, i)
+                action = self.game.string_action(verb_only(verb_text))
             except HistoryError as e:
                 raise HistorySearchError(str(e).replace("action ", "item ", 1), i, e.rule) \
                     from None
@@ -690,14 +690,14 @@ class Strategy:
         return out
 
     def _other_weights_4p(self, node: Node, p: int) -> tuple[np.ndarray, dict]:
-        from ..solvers.public_cfr import _joint_factors
+        from ..solvers.public.cfr import joint_factors
 
         others = [s for s in range(self.n) if s != p]
         nz = [np.nonzero(node.reach[s] > 0)[0] for s in others]
         combos = math.prod(len(z) for z in nz)
         Rp = len(node.ranges[p])
         if combos <= EXACT_JOINT_LIMIT:  # the documented bound: the three other ranges
-            jf = _joint_factors(self)  # duck-typed: params, counts, num_hands
+            jf = joint_factors(self)  # duck-typed: params, counts, num_hands
             grids = np.meshgrid(*[node.ranges[s][z] for s, z in zip(others, nz, strict=True)],
                                 indexing="ij")
             hs = [g.ravel() for g in grids]
@@ -774,7 +774,7 @@ class Strategy:
         return self._deals
 
     @property
-    def num_hands(self) -> int:  # for _joint_factors
+    def num_hands(self) -> int:  # for joint_factors
         return self.H
 
     def reach_probability(self, node: Node) -> float:
@@ -797,7 +797,7 @@ class Strategy:
             self._values = False
             if self.n != 2 or self.values_budget <= 0:
                 return
-            from ..solvers.public_tree import count_public_tree
+            from ..solvers.public.tree import count_public_tree
 
             if count_public_tree(self.params, probes=400).nodes > self.values_budget:
                 return
@@ -928,10 +928,10 @@ class Strategy:
 class Values:
     """Exact values of a two-player strategy on its built public tree.
 
-    The tree (:func:`~vitou_ai.solvers.public_tree.build_public_tree`) and the policy
-    over its entries (the replay of :func:`~vitou_ai.solvers.public_export.bot_policy`:
+    The tree (:func:`~vitou_ai.solvers.public.tree.build_public_tree`) and the policy
+    over its entries (the replay of :func:`~vitou_ai.solvers.public.export.bot_policy`:
     the same probabilities as :class:`Strategy`'s) are made once; a node's values are one
-    value pass (:func:`~vitou_ai.solvers.public_kernels.walk`, mode ``POLICY_GIVEN``,
+    value pass (:func:`~vitou_ai.solvers.public.kernels.walk`, mode ``POLICY_GIVEN``,
     no update) over its subtree.
 
     Raises:
@@ -939,15 +939,15 @@ class Values:
     """
 
     def __init__(self, strategy: Strategy):
-        from ..solvers.public_cfr import PublicPasses, entry_policy
-        from ..solvers.public_export import _policy_entries
-        from ..solvers.public_tree import build_public_tree
+        from ..solvers.public.cfr import PublicPasses, entry_policy
+        from ..solvers.public.export import policy_entries
+        from ..solvers.public.tree import build_public_tree
 
         self.s = strategy
         self.tree = t = build_public_tree(strategy.params, max_nodes=strategy.values_budget)
         # bot_policy's replay, with the strategy's own pack (a mapped table is no bot)
         raw = np.zeros(t.num_entries)
-        _policy_entries(t.params.to_array(), t.kind, t.player, t.first, t.nchild, t.action,
+        policy_entries(t.params.to_array(), t.kind, t.player, t.first, t.nchild, t.action,
                         t.actor_off, t.actor_len, t.entries, t.hands, t.deal0, strategy.pack, 0,
                         strategy.bounds, t.params.num_actions, np.zeros(0, np.int32), raw)
         self.policy = entry_policy(t, raw)
@@ -983,7 +983,7 @@ class Values:
     def node_values(self, node: Node) -> np.ndarray | None:
         """``float64[R_p]``: the actor's counterfactual values at ``node`` (points per
         deal times the others' reach mass), per hand of its range."""
-        from ..solvers import public_kernels as PK
+        from ..solvers.public import kernels as PK
 
         if node.kind != KIND_DECISION:
             return None

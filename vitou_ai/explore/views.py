@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..solvers.public_tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL
+from ..solvers.public.tree import KIND_CHANCE, KIND_DECISION, KIND_TERMINAL
 from .model import ExploreError, Strategy
 
 KIND_NAMES = {KIND_CHANCE: "chance", KIND_DECISION: "decision", KIND_TERMINAL: "terminal"}

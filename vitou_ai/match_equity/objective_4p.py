@@ -1,7 +1,7 @@
 """Playing for the match with four players (the match objective of ``vitou-ai train --objective match``): the pieces of the
 iteration *policy -> table -> policy*.
 
-The abstract ES-MCCFR (:mod:`vitou_ai.solvers.mccfr_abstract`) trains with the
+The abstract ES-MCCFR (:mod:`vitou_ai.solvers.sampling.mccfr_abstract`) trains with the
 score in its key and values a deal's terminal by the change of team 0's match
 equity it causes, ``E(a', b', d+1) - E(a, b, d)`` (team 1: its negation; the deal
 passes to the left, R1.3; a deal scoring nothing keeps the scores, R5.1), under a

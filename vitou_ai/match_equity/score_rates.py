@@ -64,7 +64,7 @@ def rates_by_score(config: M.EquityConfig, table: dict[tuple[int, int, int], flo
         deals), ``raise_rate``, ``raise_reach``, ``refusal_rate``, ``answer_reach``.
     """
     from ..bots.tabular import TabularPolicy
-    from ..solvers.tree import build_tree
+    from ..solvers.flat.tree import build_tree
 
     rows = []
     states = sorted({(min(a, b), max(a, b)) for a in range(config.target)

@@ -29,8 +29,8 @@ Payoffs: team 0's utility at a terminal is ``E(next) - 1/2`` (zero-sum: seat 1's
 equity is ``1 - E``), so values and exploitabilities are in match-equity units
 (probability of winning the match). The hook that replaces points by equities is
 :func:`vitou_ai.solvers.payoffs.with_terminal_utility`, used alike by the flat-tree
-CFR (:mod:`vitou_ai.solvers.cfr`) and the public-tree CFR
-(:mod:`vitou_ai.solvers.public_cfr`).
+CFR (:mod:`vitou_ai.solvers.flat.cfr`) and the public-tree CFR
+(:mod:`vitou_ai.solvers.public.cfr`).
 
 Seat symmetry: swapping the two seats maps ``(a, b, d)`` to ``(b, a, 1 - d)``, so
 ``E(b, a, d) = 1 - E(a, b, 1 - d)``. With ``mirror=True`` (the default) only the
@@ -136,8 +136,8 @@ class EquityConfig(TableConfig):
             match; OpenSpiel's definition, NashConv / 2) each deal is solved to.
         fixed_point_tol: the fixed point of a state and its redeal partner is
             iterated until its value moves by less than this (probability).
-        solver: ``"flat"`` (:class:`~vitou_ai.solvers.cfr.TabularCFR`) or ``"public"``
-            (:class:`~vitou_ai.solvers.public_cfr.PublicCFR`).
+        solver: ``"flat"`` (:class:`~vitou_ai.solvers.flat.cfr.TabularCFR`) or ``"public"``
+            (:class:`~vitou_ai.solvers.public.cfr.PublicCFR`).
         variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"``.
         batch: CFR iterations between exploitability checks.
         max_iterations: per deal; a deal not at ``tol`` by then is an error.
@@ -264,11 +264,11 @@ class _DealSolve:
         self._term = np.nonzero(self.tree.kind == KIND_TERMINAL)[0]
         self.public = solver == "public"
         if self.public:
-            from ..solvers.public_cfr import PublicCFR
+            from ..solvers.public.cfr import PublicCFR
 
             self.cfr = PublicCFR(self.tree, variant)
         else:
-            from ..solvers.cfr import TabularCFR
+            from ..solvers.flat.cfr import TabularCFR
 
             self.cfr = TabularCFR(self.tree, variant)
 
@@ -280,14 +280,14 @@ class _DealSolve:
     def _value(self) -> float:
         if self.public:
             return float(self.cfr.expected_returns()[0])
-        from ..solvers.evaluate import expected_returns
+        from ..solvers.flat.evaluate import expected_returns
 
         return float(expected_returns(self.tree, self.cfr.average_policy())[0])
 
     def exploitability(self) -> float:
         if self.public:
             return float(self.cfr.exploitability())
-        from ..solvers.evaluate import exploitability
+        from ..solvers.flat.evaluate import exploitability
 
         return float(exploitability(self.tree, self.cfr.average_policy()))
 
@@ -450,9 +450,9 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
     """
     a, b = check_scores(key, config.target)
     if config.solver == "public":
-        from ..solvers.public_tree import build_public_tree as build
+        from ..solvers.public.tree import build_public_tree as build
     else:
-        from ..solvers.tree import build_tree as build
+        from ..solvers.flat.tree import build_tree as build
     games = []
     for d in (0, 1):
         tree = build(config.deal_params((a, b), d))
@@ -765,8 +765,8 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
 
 def _solve_points(tree, variant: str, tol: float, batch: int, max_iterations: int):
     """CFR on the deal in points (R8.1 at the deal's scores) until exploitability <= tol."""
-    from ..solvers.cfr import TabularCFR
-    from ..solvers.evaluate import exploitability
+    from ..solvers.flat.cfr import TabularCFR
+    from ..solvers.flat.evaluate import exploitability
 
     cfr = TabularCFR(tree, variant)
     while True:
@@ -793,7 +793,7 @@ def state_policy(config: EquityConfig, key: tuple[int, int],
             the table's) or ``"points"`` (points per deal, R8.1, to ``points_tol``,
             default ``tol * target``).
     """
-    from ..solvers.tree import build_tree
+    from ..solvers.flat.tree import build_tree
 
     a, b = check_scores(key, config.target)
     trees = [build_tree(config.deal_params((a, b), d)) for d in (0, 1)]

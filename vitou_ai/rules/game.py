@@ -40,8 +40,8 @@ class IllegalActionError(ValueError):
 
 
 #: Family verbs (docs/RULES_family.md H) and the names a raise may be written by.
-_FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP,
-                 "take": L.A_TAKE, "give": L.A_GIVE, "see": L.A_SEE, "fold": L.A_FOLD}
+FAMILY_VERBS = {"concede": L.A_CONCEDE, "rest": L.A_REST, "redeal": L.A_REDEAL, "keep": L.A_KEEP,
+                "take": L.A_TAKE, "give": L.A_GIVE, "see": L.A_SEE, "fold": L.A_FOLD}
 RAISE_NAMES = ("truc", "retruc", "trut", "put")
 
 
@@ -101,7 +101,7 @@ def _family_action_to_string(action: int, chance: bool, labels: tuple[str, ...])
         return f"play {labels[r]}"
     if L.A_DISCARD0 <= action < L.NUM_ACTIONS_PARTNERSHIP and action - L.A_DISCARD0 < len(labels):
         return f"discard {labels[action - L.A_DISCARD0]}"  # P6.3
-    for verb, a in _FAMILY_VERBS.items():
+    for verb, a in FAMILY_VERBS.items():
         if a == action:
             return verb
     if L.A_RAISE <= action < L.NUM_ACTIONS and not L.A_SIGNAL0 <= action < L.A_ABANDON:
@@ -126,14 +126,14 @@ def _family_string_to_action(text: str, chance: bool, labels: tuple[str, ...]) -
         return L.A_DISCARD0 + labels.index(words[1])
     if len(words) == 1 and words[0] in RAISE_NAMES:
         return L.A_RAISE
-    if len(words) == 1 and words[0] in _FAMILY_VERBS:
-        return _FAMILY_VERBS[words[0]]
+    if len(words) == 1 and words[0] in FAMILY_VERBS:
+        return FAMILY_VERBS[words[0]]
     if len(words) == 1 and words[0] in _VERB_IDS and words[0] != "abandon":
         return _VERB_IDS[words[0]]
     raise ValueError(
         f"bad action {text!r}; expected 'play R' or 'discard R' (R in {' '.join(labels)}), raise (or "
         f"{', '.join(RAISE_NAMES)}), or one of accept, refuse, go, pass, decline, agree, reject, "
-        f"{', '.join(_FAMILY_VERBS)}"
+        f"{', '.join(FAMILY_VERBS)}"
     )
 
 
@@ -572,6 +572,6 @@ def max_game_decisions(params: VitouParams) -> int:
     the bound is ``max_deal_decisions * max_deals`` in match mode.
 
     This is ``max_game_length`` of ``python_vitou``, and the depth the sampling
-    solvers size their per-episode buffers by (:class:`vitou_ai.solvers.mccfr.MCCFR`).
+    solvers size their per-episode buffers by (:class:`vitou_ai.solvers.sampling.mccfr.MCCFR`).
     """
     return max_deal_decisions(params) * (params.max_deals if params.mode == "match" else 1)

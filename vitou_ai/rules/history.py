@@ -335,7 +335,8 @@ _FAMILY_DECK_RULE = {"truc_catalan": "C1.3", "truc_catalan_2p": "C1.3", "truc_19
 
 # ---- replay ------------------------------------------------------------------------------------
 
-_PHASE_RULE = {
+#: the rule a history's action breaks when it comes in the wrong phase, by phase
+PHASE_RULE = {
     L.PH_PLAY: "R2.1",
     L.PH_ANSWER: "R9.2",
     L.PH_BLIND: "R9.2",
@@ -402,10 +403,10 @@ def replay(hh: HandHistory) -> State:
                 len(actions), None, None,
             )
         text = actions[i]
-        seat, verb_text = _parse_actor(text, i, hh.params)
+        seat, verb_text = parse_actor(text, i, hh.params)
         player = state.current_player()
         if seat != player:
-            rule = _PHASE_RULE.get(int(state.array[L.S_PHASE]), "R2.1")
+            rule = PHASE_RULE.get(int(state.array[L.S_PHASE]), "R2.1")
             if hh.params.family:  # G3.4: a raise out of turn does not count; G1.1 order of play
                 rule = "G3.4" if verb_text.split()[0] in ("raise", "rest", *RAISE_NAMES) else "G1.1"
             if hh.params.partnership:  # P6: who speaks, who lays away, who plays
@@ -428,9 +429,9 @@ def replay(hh: HandHistory) -> State:
             raise HistoryError(
                 f"action {i} {text!r}: it is seat {player}'s turn, not seat {seat}'s", i, text, rule
             )
-        _check_raise_step(state, verb_text, text, i)
+        check_raise_step(state, verb_text, text, i)
         try:
-            action = game.string_action(_verb_only(verb_text))
+            action = game.string_action(verb_only(verb_text))
         except ValueError as e:
             raise HistoryError(f"action {i} {text!r}: {e}", i, text,
                                "H" if game.params.family else "R10") from None
@@ -484,7 +485,10 @@ def _seen_observer(state: State) -> int:
     return (gesturer + 1 + 2 * int(a[L.S_SIGCH])) % n
 
 
-def _parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
+def parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
+    """``(seat, rest)`` of a history action ``"pS VERB [ARG]"`` (the ``i``-th, for the
+    message). Raises :class:`HistoryError` (R10) on another form or a seat the game
+    ``p`` does not have, and (R7.2) on a chance line ``"c ..."`` where none is due."""
     words = text.split(maxsplit=1)
     if len(words) != 2 or not re.fullmatch(r"p(0|[1-9][0-9]?)", words[0]):
         if words and words[0] == "c":
@@ -499,7 +503,7 @@ def _parse_actor(text: str, i: int, p: VitouParams) -> tuple[int, str]:
     return seat, words[1]
 
 
-def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
+def check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
     """``raise 3|6|12|B`` must name the next step of the ladder (R4.1)."""
     words = verb_text.split()
     if words and words[0] in RAISE_NAMES and len(words) == 1:  # "truc", "put": named steps
@@ -533,7 +537,7 @@ def _check_raise_step(state: State, verb_text: str, text: str, i: int) -> None:
 def action_name(state: State, action: int) -> str:
     """An action of the player to act at ``state`` as the hand histories write it: a
     raise by the game's name for the step it raises to (``truc``, ``retruc``, ``trut``,
-    ``put``; else ``raise``), the inverse of :func:`_check_raise_step`'s named steps;
+    ``put``; else ``raise``), the inverse of :func:`check_raise_step`'s named steps;
     other actions by :meth:`Game.action_string` (the game's rank labels)."""
     if action == L.A_RAISE:
         ladder = state.game.params.ladder_labels
@@ -543,7 +547,9 @@ def action_name(state: State, action: int) -> str:
     return state.game.action_string(action)
 
 
-def _verb_only(text: str) -> str:
+def verb_only(text: str) -> str:
+    """The verb part of an action's text, a raise's stake dropped (``"raise 3"`` ->
+    ``"raise"``): how the legal actions of a history are compared."""
     words = text.split()
     return "raise" if words and words[0] == "raise" else text
 

@@ -1,5 +1,5 @@
 """Real-time search: the ``search`` bot (:mod:`.bot`), which re-solves the public subgame
-(:mod:`vitou_ai.solvers.subgame`) from each of its decisions to the end of the deal.
+(:mod:`vitou_ai.solvers.public.subgame`) from each of its decisions to the end of the deal.
 
 Importing this package registers the ``search:BLUEPRINT[,budget=S]...`` bot spec with
 :func:`vitou_ai.bots.named.register_bot_kind` (``import vitou_ai`` does), so every

@@ -4,22 +4,22 @@ At each of its decisions after the deal the bot
 
 1. sets every seat's range by Bayes from its blueprint's action probabilities along the
    deal, mixed with ``epsilon`` (1%) of uniform play so that an action off the
-   blueprint's support leaves a range (:func:`~vitou_ai.solvers.subgame.bayes_reach`,
+   blueprint's support leaves a range (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`,
    exact card removal); its own
    range at the decisions it searched uses the probabilities of the policy it actually
    solved for there, for every hand (Brown & Sandholm 2019, Pluribus, "the searcher's
    own range is updated by its search strategy"), so that its ranges stay those of the
    policy it plays;
 2. builds the public subgame from the current public state to the end of the deal
-   (:func:`~vitou_ai.solvers.subgame.build_subgame`), refusing it above ``max_nodes``,
+   (:func:`~vitou_ai.solvers.public.subgame.build_subgame`), refusing it above ``max_nodes``,
    after a size check: a public state it already found above ``max_nodes``
-   (:func:`~vitou_ai.solvers.subgame.public_key`) falls back at once, and the build is
+   (:func:`~vitou_ai.solvers.public.subgame.public_key`) falls back at once, and the build is
    capped at the nodes the time left can build (and, with a gadget, replay the
    blueprint over) at the recent median rates;
-3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.subgame.SubgameSolver`),
+3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.public.subgame.SubgameSolver`),
    unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
    (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
-   over the subgame, :func:`~vitou_ai.solvers.public_export.bot_policy` from the
+   over the subgame, :func:`~vitou_ai.solvers.public.export.bot_policy` from the
    subgame's state, give each opponent hand its alternative value), until the
    per-decision budget is nearly spent or ``max_iterations`` are done, and plays its
    hand's average policy at the root.
@@ -62,14 +62,14 @@ import numpy as np
 from ..rules import kernel as K
 from ..rules import layout as L
 from ..rules.params import VitouParams
-from ..solvers.subgame import (
+from ..solvers.public.subgame import (
     SubgameSolver,
     SubgameTooLarge,
-    _deal_tables,
     bayes_reach,
     build_subgame,
     check_safe_mode,
     check_subgame_state,
+    deal_tables,
     public_key,
     root_policy,
     root_ranges,
@@ -82,7 +82,7 @@ DEFAULT_MAX_NODES = 200_000
 #: default most DCFR iterations per decision (small subgames stop there, not at the budget)
 DEFAULT_MAX_ITERATIONS = 1000
 #: default share of uniform play mixed into the blueprint's probabilities for the Bayes
-#: ranges (:func:`~vitou_ai.solvers.subgame.bayes_reach`)
+#: ranges (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`)
 DEFAULT_EPSILON = 0.01
 #: four players: the largest product of the four root range sizes searched (the terminal
 #: values sum over the other three ranges, ``public_kernels._terminal_value_n``: one
@@ -105,7 +105,7 @@ BUILD_RATE_WINDOW = 50
 BUILD_RATE_MIN_SAMPLES = 5
 #: public states whose subgame size the bot remembers (then forgets them all)
 MAX_KNOWN_SIZES = 100_000
-#: default safe re-solving technique (:data:`~vitou_ai.solvers.subgame.SAFE_MODES`)
+#: default safe re-solving technique (:data:`~vitou_ai.solvers.public.subgame.SAFE_MODES`)
 DEFAULT_SAFE = "none"
 
 
@@ -118,9 +118,9 @@ class SearchPolicy:
         max_nodes: the largest subgame searched, >= 1.
         max_iterations: the most DCFR iterations per decision, >= 1.
         epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
-            share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.subgame.bayes_reach`).
-        safe: one of :data:`~vitou_ai.solvers.subgame.SAFE_MODES` (the gadget of
-            :class:`~vitou_ai.solvers.subgame.SubgameSolver`, with its default
+            share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`).
+        safe: one of :data:`~vitou_ai.solvers.public.subgame.SAFE_MODES` (the gadget of
+            :class:`~vitou_ai.solvers.public.subgame.SubgameSolver`, with its default
             best-response alternatives; default ``"none"``, why in
             ``docs/results/search.md``, "The defaults"); a gadget in a game of four
             players is refused at the first decision (:meth:`act`) and by
@@ -276,7 +276,7 @@ class SearchPolicy:
                 # short of it would keep the rates from ever being measured again (the
                 # quotient is capped before int(): a long budget over a fast rate is inf)
                 cap = min(cap, max(int(min(left / per_node, cap)), BUILD_RATE_MIN_NODES))
-        hands, counts, _ = _deal_tables(params)
+        hands, counts, _ = deal_tables(params)
         if params.players == 4:
             # the joint root hands from the cards played, before any build (the first
             # trick of the 3-card deal: about 120 hands a seat, known without building)
@@ -308,7 +308,7 @@ class SearchPolicy:
         info["nodes"] = sub.num_nodes
         bp = None
         if self.safe != "none":
-            from ..solvers.public_export import bot_policy
+            from ..solvers.public.export import bot_policy
 
             tb = self.clock()
             bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
@@ -447,7 +447,7 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
         ValueError: as said, one line naming the bot.
     """
     from ..bots.named import check_bot_fits
-    from ..solvers.public_tree import check_public_params
+    from ..solvers.public.tree import check_public_params
 
     check_bot_fits(policy.blueprint, params)
     try:

@@ -120,8 +120,8 @@ def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
 
 class RegretTableCheckpoints:
     """:meth:`save` / :meth:`load` of a full-width CFR's two tables, ``regrets`` and
-    ``cum_policy`` (:class:`~vitou_ai.solvers.cfr.TabularCFR` on the flat tree,
-    :class:`~vitou_ai.solvers.public_cfr.PublicCFR` on the public tree).
+    ``cum_policy`` (:class:`~vitou_ai.solvers.flat.cfr.TabularCFR` on the flat tree,
+    :class:`~vitou_ai.solvers.public.cfr.PublicCFR` on the public tree).
 
     The record is the solver's configuration (:meth:`_config`: ``format``,
     ``rules_version``, variant, DCFR's ``alpha`` / ``beta`` / ``gamma``, the game's

@@ -1,7 +1,7 @@
 """Terminal payoffs other than points per deal, for the flat and the public tree alike.
 
-Both :class:`vitou_ai.solvers.tree.GameTree` and
-:class:`vitou_ai.solvers.public_tree.PublicTree` keep team 0's return at each
+Both :class:`vitou_ai.solvers.flat.tree.GameTree` and
+:class:`vitou_ai.solvers.public.tree.PublicTree` keep team 0's return at each
 terminal node in one array, ``util`` (points per deal, R8.1), and every solver,
 best response and evaluation reads the payoffs from there and nowhere else. So a
 game with other payoffs — match equity in place of points — is the same

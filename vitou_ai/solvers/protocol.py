@@ -6,13 +6,13 @@ tabular bot (``policy.npz``), evaluate it exactly where the game tree is at hand
 and checkpoint. :func:`make_solver` builds one from a ``vitou-ai train`` solver
 name; the families behind it:
 
-- ``cfr`` / ``cfr+`` / ``dcfr``: :class:`~vitou_ai.solvers.cfr.TabularCFR` on the flat
+- ``cfr`` / ``cfr+`` / ``dcfr``: :class:`~vitou_ai.solvers.flat.cfr.TabularCFR` on the flat
   game tree (:class:`FlatTreeSolver`);
 - ``public-cfr`` / ``public-cfr+`` / ``public-dcfr``: range-vector CFR on the public tree
-  (:class:`~vitou_ai.solvers.public_cfr.PublicCFR`, :class:`PublicTreeSolver`); four
+  (:class:`~vitou_ai.solvers.public.cfr.PublicCFR`, :class:`PublicTreeSolver`); four
   players also get the pooled team best response
-  (:mod:`vitou_ai.solvers.public_team`);
-- ``es-mccfr`` / ``os-mccfr``: :class:`~vitou_ai.solvers.mccfr.MCCFR` on the kernel
+  (:mod:`vitou_ai.solvers.public.team`);
+- ``es-mccfr`` / ``os-mccfr``: :class:`~vitou_ai.solvers.sampling.mccfr.MCCFR` on the kernel
   (:class:`MCCFRSolver`);
 - ``openspiel-*``: OpenSpiel's C++ solvers on ``python_vitou``
   (:class:`OpenSpielTreeSolver`).
@@ -84,13 +84,13 @@ class Solver(Protocol):
         """Write a checkpoint atomically."""
 
     def load(self, path: str | Path) -> None:
-        """Resume from a checkpoint (:class:`~vitou_ai.solvers.cfr.CheckpointError` if it
+        """Resume from a checkpoint (:class:`~vitou_ai.solvers.flat.cfr.CheckpointError` if it
         belongs to another game or solver)."""
 
 
 def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
-    from .evaluate import (
-        _Work,
+    from .flat.evaluate import (
+        EvaluationBuffers,
         best_response,
         expected_returns,
         nash_conv,
@@ -100,7 +100,7 @@ def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
 
     if tree.num_players == 2:
         u = expected_returns(tree, policy)
-        work = _Work(tree)
+        work = EvaluationBuffers(tree)
         conv = sum(best_response(tree, policy, p, work)[0] - u[p] for p in range(2))
         return {"exploitability": float(conv) / 2, "game_value": float(u[0])}
     u = expected_returns(tree, policy)
@@ -162,10 +162,10 @@ class _Common:
 
 
 class FlatTreeSolver(_Common):
-    """CFR / CFR+ / DCFR on the flat game tree (:class:`~vitou_ai.solvers.tree.GameTree`)."""
+    """CFR / CFR+ / DCFR on the flat game tree (:class:`~vitou_ai.solvers.flat.tree.GameTree`)."""
 
     def __init__(self, name: str, params: VitouParams, tree, **discounts: float):
-        from .cfr import TabularCFR
+        from .flat.cfr import TabularCFR
 
         self.name, self.params, self.tree = name, params, tree
         self.solver = TabularCFR(tree, name, **discounts)
@@ -181,22 +181,22 @@ class FlatTreeSolver(_Common):
 
 class PublicTreeSolver(_Common):
     """Range-vector CFR / CFR+ / DCFR on the public tree
-    (:class:`~vitou_ai.solvers.public_tree.PublicTree`)."""
+    (:class:`~vitou_ai.solvers.public.tree.PublicTree`)."""
 
     def __init__(self, name: str, params: VitouParams, tree, **discounts: float):
-        from .public_cfr import PublicCFR
+        from .public.cfr import PublicCFR
 
         self.name, self.params, self.tree = name, params, tree
         self.solver = PublicCFR(tree, name.removeprefix("public-"), **discounts)
         self._team = None
 
     def tabular_policy(self, name: str):
-        from .public_export import to_tabular_policy
+        from .public.export import to_tabular_policy
 
         return to_tabular_policy(self.tree, self.solver.average_policy(), name=name)
 
     def exact_evaluation(self) -> dict[str, float] | None:
-        from . import public_team as PT
+        from .public import team as PT
 
         s = self.solver
         if self.tree.num_players == 2:
@@ -219,7 +219,7 @@ class MCCFRSolver(_Common):
     (a flat tree) when one is given."""
 
     def __init__(self, name: str, params: VitouParams, tree, seed: int, max_infosets: int):
-        from .mccfr import MCCFR
+        from .sampling.mccfr import MCCFR
 
         self.name, self.params, self.tree = name, params, tree
         self.solver = MCCFR(params, "external" if name == "es-mccfr" else "outcome",
@@ -253,7 +253,7 @@ class OpenSpielTreeSolver(_Common):
         self.resumable = name in RESUMABLE
 
     def _policy(self) -> np.ndarray:
-        from .export import from_openspiel_table
+        from .flat.export import from_openspiel_table
 
         return from_openspiel_table(self.tree, self.solver.average_policy_table())
 
@@ -312,7 +312,7 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
             raise ValueError(f"unknown DCFR discount {k!r}; expected alpha, beta or gamma")
         if not math.isfinite(v):
             raise ValueError(f"DCFR discount {k} must be a finite number, got {v}")
-    from .public_tree import PublicTree
+    from .public.tree import PublicTree
 
     public = isinstance(tree, PublicTree)
     if tree is not None and name in FLAT + PUBLIC and tree.params != params:
@@ -347,7 +347,7 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
 
 def tree_summary(tree) -> tuple[dict[str, int], str]:
     """(record, text) describing a flat or public tree for ``run.json`` and the log."""
-    from .public_tree import PublicTree
+    from .public.tree import PublicTree
 
     if isinstance(tree, PublicTree):
         return ({"public_nodes": tree.num_nodes, "entries": tree.num_entries},

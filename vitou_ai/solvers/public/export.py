@@ -14,23 +14,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import jit
-from ..bots.exact import MAX_DRAWS, policy_probs
-from ..bots.policy import IWORK_SIZE
-from ..rules import kernel as K
-from ..rules import layout as L
-from .public_tree import (
+from ..._numba import jit
+from ...bots.exact import MAX_DRAWS, policy_probs
+from ...bots.policy import IWORK_SIZE
+from ...rules import kernel as K
+from ...rules import layout as L
+from ..flat.tree import KIND_DECISION as FLAT_DECISION
+from ..flat.tree import GameTree, replay_children
+from ..flat.tree import replay_start as flat_replay_start
+from .tree import (
     KIND_DECISION,
     PublicTree,
     _replay_push,
-    _replay_start,
-    _set_hand,
     check_entry_array,
     infoset_table,
+    replay_start,
+    set_dealt_hand,
 )
-from .tree import KIND_DECISION as FLAT_DECISION
-from .tree import GameTree, _replay_children
-from .tree import _replay_start as _flat_replay_start
 
 
 def entry_children(tree: PublicTree) -> np.ndarray:
@@ -63,7 +63,7 @@ def policy_table(tree: PublicTree, policy: np.ndarray) -> tuple[np.ndarray, np.n
 def to_tabular_policy(tree: PublicTree, policy: np.ndarray, name: str = "public-cfr"):
     """The policy as a simulator bot (:class:`vitou_ai.bots.tabular.TabularPolicy`),
     the ``policy.npz`` format of ``vitou-ai train``."""
-    from ..bots.tabular import TabularPolicy
+    from ...bots.tabular import TabularPolicy
 
     keys, probs = policy_table(tree, policy)
     return TabularPolicy(keys, probs.astype(np.float32), name=name, params=tree.params)
@@ -71,8 +71,8 @@ def to_tabular_policy(tree: PublicTree, policy: np.ndarray, name: str = "public-
 
 def to_openspiel_dict(tree: PublicTree, policy: np.ndarray) -> dict[str, list[tuple[int, float]]]:
     """``{information-state string: [(action id, probability), ...]}``, the form
-    ``pyspiel.TabularPolicy(dict)`` takes (as :func:`vitou_ai.solvers.export.to_openspiel_dict`)."""
-    from ..openspiel.game import infostate_string
+    ``pyspiel.TabularPolicy(dict)`` takes (as :func:`vitou_ai.solvers.flat.export.to_openspiel_dict`)."""
+    from ...openspiel.game import infostate_string
 
     keys, probs = policy_table(tree, policy)
     p = tree.params
@@ -122,7 +122,7 @@ def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) 
     """A flat-tree policy (``float64[num_infosets, width]``, the flat tree's
     ``is_actions`` width) as a policy over the public tree's entries; information sets
     no deal reaches get the uniform policy."""
-    from .public_cfr import entry_policy
+    from .cfr import entry_policy
 
     width = flat.is_actions.shape[1]
     if flat_policy.shape != (flat.num_infosets, width):
@@ -136,15 +136,15 @@ def from_flat_policy(tree: PublicTree, flat: GameTree, flat_policy: np.ndarray) 
 
 
 @jit
-def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
+def policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent, hands, deal0,
                     pack, pi, bounds, na, start, out):
     """Replay the tree on the kernel (as ``public_tree._infoset_keys``) and write, for each
     entry, policy ``pi``'s probability of the entry's action for the entry's hand
     (``na``: the game's action ids, ``params.num_actions``). ``start``: the root's kernel
-    state (``int32[STATE_SIZE]``: a subgame's, :mod:`vitou_ai.solvers.subgame`), or
+    state (``int32[STATE_SIZE]``: a subgame's, :mod:`vitou_ai.solvers.public.subgame`), or
     ``int32[0]`` for the initial state."""
     H = hands.shape[0]
-    st_states, st_node = _replay_start(params)
+    st_states, st_node = replay_start(params)
     if start.shape[0] == L.STATE_SIZE:
         K.copy_state(start, st_states[0])
     sp = 1
@@ -176,7 +176,7 @@ def _policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent
                     hh = ent[e]
                     if not done[hh]:
                         if hh < H:
-                            _set_hand(params, state, p, hands[hh], played)
+                            set_dealt_hand(params, state, p, hands[hh], played)
                         n_legal = K.legal_actions(params, state, legal)
                         policy_probs(pack, pi, params, state, p, legal, n_legal, bounds, keybuf,
                                      iwork, script, row)
@@ -192,7 +192,7 @@ def _check_made_for(tree, policy) -> None:
     """Refuse a policy made for other game parameters than ``tree``'s (ValueError): the
     profile and every knob (``knobs()`` alone are the differences from each profile's
     defaults, equal for a 4x2x1 ``vitou_2p`` and a 4x2x1 ``truc_catalan_2p``)."""
-    from ..rules.params import game_name
+    from ...rules.params import game_name
 
     own = getattr(policy, "params", None)
     if own is not None and hasattr(own, "knobs") and (
@@ -209,7 +209,7 @@ def bot_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.
     enumerated, not sampled), played by every seat.
 
     ``start``: ``int32[STATE_SIZE]``, the kernel state of the tree's root when the tree
-    is a subgame (:attr:`vitou_ai.solvers.subgame.Subgame.state`); ``None``: a whole tree.
+    is a subgame (:attr:`vitou_ai.solvers.public.subgame.Subgame.state`); ``None``: a whole tree.
 
     Returns:
         ``float64[num_entries]``, normalised per information set.
@@ -217,8 +217,8 @@ def bot_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.
     Raises:
         ValueError: a neural policy; a policy for other game parameters.
     """
-    from ..bots.policy import RandomPolicy
-    from .public_cfr import entry_policy
+    from ...bots.policy import RandomPolicy
+    from .cfr import entry_policy
 
     _check_made_for(tree, policy)
     if isinstance(policy, RandomPolicy):
@@ -232,13 +232,13 @@ def bot_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.
 def _replayed_policy(tree: PublicTree, policy, start: np.ndarray | None = None) -> np.ndarray:
     """:func:`bot_policy` by replaying the tree on the kernel, for any policy
     :func:`~vitou_ai.bots.exact.policy_probs` handles."""
-    from ..bots.exact import breakpoints
-    from ..bots.policy import pack_policies
-    from .public_cfr import entry_policy
+    from ...bots.exact import breakpoints
+    from ...bots.policy import pack_policies
+    from .cfr import entry_policy
 
     pack = pack_policies([policy], signals=tree.params.signals)
     out = np.zeros(tree.num_entries)
-    _policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
+    policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
                     tree.action, tree.actor_off, tree.actor_len, tree.entries, tree.hands,
                     tree.deal0, pack, 0, breakpoints(pack.fparams[0]), tree.params.num_actions,
                     np.zeros(0, np.int32) if start is None
@@ -251,12 +251,12 @@ def _replayed_policy(tree: PublicTree, policy, start: np.ndarray | None = None) 
 def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, deal_hands,
                       pack, pi, bounds, na, out):
     """Replay the flat tree on the kernel (children in the builder's order, as
-    :func:`vitou_ai.solvers.evaluate._pooled_infosets`) and write, at the first node
+    :func:`vitou_ai.solvers.flat.evaluate._pooled_infosets`) and write, at the first node
     of each information set reached, policy ``pi``'s probability of each of the set's
     actions into ``out[infoset, slot]``."""
     n = kind.shape[0]
     done = np.zeros(out.shape[0], np.bool_)
-    st_states, st_node, state, acts, probs = _flat_replay_start(params)
+    st_states, st_node, state, acts, probs = flat_replay_start(params)
     sp = 1
     legal = np.empty(na, np.int64)
     row = np.empty(na)
@@ -280,7 +280,7 @@ def _flat_policy_rows(params, kind, player, infoset, first, nchild, is_actions, 
                 for c in range(m):
                     out[iset, c] = row[is_actions[iset, c]]
                 done[iset] = True
-        sp, st_states, st_node = _replay_children(
+        sp, st_states, st_node = replay_children(
             params, state, kind[node] == FLAT_DECISION, infoset[node], m, f, is_actions,
             deal_hands, acts, probs, st_states, st_node, sp)
     return done
@@ -290,7 +290,7 @@ def flat_bot_policy(tree: GameTree, policy) -> np.ndarray:
     """A simulator policy (random, heuristic, tabular or abstract; ``vitou_ai.bots``) as
     a policy over the flat tree's information sets, with its exact action probabilities
     (:func:`vitou_ai.bots.exact.policy_probs`), played by every seat: the flat-tree twin
-    of :func:`bot_policy`, e.g. for :func:`vitou_ai.solvers.evaluate.team_bracket` of a
+    of :func:`bot_policy`, e.g. for :func:`vitou_ai.solvers.flat.evaluate.team_bracket` of a
     named bot in the games the public tree does not take.
 
     Returns:
@@ -300,11 +300,11 @@ def flat_bot_policy(tree: GameTree, policy) -> np.ndarray:
     Raises:
         ValueError: a neural policy; a policy for other game parameters.
     """
-    from ..bots.exact import breakpoints
-    from ..bots.policy import pack_policies
+    from ...bots.exact import breakpoints
+    from ...bots.policy import pack_policies
 
     _check_made_for(tree, policy)
-    from .tree import enumerate_deals
+    from ..flat.tree import enumerate_deals
 
     pack = pack_policies([policy], signals=tree.params.signals)
     out = np.zeros(tree.is_actions.shape, np.float64)

@@ -20,7 +20,7 @@ Farina & Sandholm ICML 2023, are the scalable ones):
   positive and ``w >= x_A + x_B - 1`` where it is negative (exact for binary ``x``);
 - maximise ``sum c w`` with HiGHS through :func:`scipy.optimize.milp`.
 
-Its value lies between the two bounds of :func:`vitou_ai.solvers.evaluate.team_bracket`:
+Its value lies between the two bounds of :func:`vitou_ai.solvers.flat.evaluate.team_bracket`:
 at least the alternating partners' best responses (a joint pure plan, found by a local
 search) and at most the pooled best response (partners who see both hands). Within a
 time limit HiGHS may stop before proving optimality; then :class:`TeamMaxminResult`
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import jit
+from ..._numba import jit
 from .evaluate import _check_policy, expected_returns
 from .tree import KIND_CHANCE, KIND_TERMINAL, GameTree
 
@@ -67,7 +67,7 @@ class TeamMaxminResult:
         team: 0 (seats 0 and 2) or 1 (seats 1 and 3).
         value: the team's expected return under the policy itself (points per deal).
         best: the value of the best joint pure plan found, measured again on the tree
-            (:func:`~vitou_ai.solvers.evaluate.expected_returns`): a lower bound on the
+            (:func:`~vitou_ai.solvers.flat.evaluate.expected_returns`): a lower bound on the
             exact team best response, equal to it when ``optimal``.
         bound: HiGHS's proven upper bound on it (``best`` up to the solver's
             tolerances when ``optimal``).
@@ -162,7 +162,7 @@ def _terminal_terms(kind, player, infoset, first, nchild, prob, util, policy, te
 def _check(tree: GameTree, policy: np.ndarray, team: int) -> None:
     if not isinstance(tree, GameTree):
         raise TeamMaxminError(f"the team best response runs on the flat game tree "
-                              f"(vitou_ai.solvers.tree.build_tree), not {type(tree).__name__}")
+                              f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
     if tree.num_players != 4:
         raise TeamMaxminError(f"a team best response needs four players (two teams of two); "
                               f"the tree has {tree.num_players}")
@@ -306,7 +306,7 @@ def team_maxmin_best_response(tree: GameTree, policy: np.ndarray, team: int,
     mixed-integer program (module docstring).
 
     Args:
-        tree: a four-player flat tree (:func:`~vitou_ai.solvers.tree.build_tree`).
+        tree: a four-player flat tree (:func:`~vitou_ai.solvers.flat.tree.build_tree`).
         policy: ``float64[tree.num_infosets, 5]``, every seat's policy (the other team's
             rows are what is responded to).
         team: 0 (seats 0, 2) or 1 (seats 1, 3).
@@ -323,8 +323,8 @@ def team_maxmin_best_response(tree: GameTree, policy: np.ndarray, team: int,
 
     Examples:
         >>> from vitou_ai import VitouParams
-        >>> from vitou_ai.solvers.tree import build_tree
-        >>> from vitou_ai.solvers.evaluate import team_bracket, uniform_policy
+        >>> from vitou_ai.solvers.flat.tree import build_tree
+        >>> from vitou_ai.solvers.flat.evaluate import team_bracket, uniform_policy
         >>> tree = build_tree(VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1,
         ...                               dealer=0))
         >>> pol = uniform_policy(tree)

@@ -12,7 +12,7 @@ which their own cards came (``docs/kernel_interface.md``), the rest of the
 state depends only on the multisets, so this tree has the same information
 sets, the same values and the same CFR iterates as dealing card by card,
 with up to ``(h!)^n`` times fewer nodes. A French Truc fresh deal (F2.3) is dealt
-card by card from the rest of the deck (:func:`_first_deal`).
+card by card from the rest of the deck (:func:`first_deal`).
 """
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .._numba import jit
-from ..capabilities import require
-from ..resources import check_memory
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.game import max_legal_actions
-from ..rules.observe import infostate_key
-from ..rules.params import VitouParams
-from .infoset_table import pack_key
+from ..._numba import jit
+from ...capabilities import require
+from ...resources import check_memory
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.game import max_legal_actions
+from ...rules.observe import infostate_key
+from ...rules.params import VitouParams
+from ..arrays import TreeArrays, grow1, grow2
+from ..infoset_table import pack_key
 
 KIND_CHANCE = 0
 KIND_DECISION = 1
@@ -110,7 +111,7 @@ def sample_deals(params: VitouParams, k: int, seed: int = 0) -> np.ndarray:
     Raises:
         ValueError, TypeError: a seed that is not a whole number in ``0 .. 2**64-1``.
     """
-    from ..rng import UINT64_MAX, check_seed
+    from ...rng import UINT64_MAX, check_seed
 
     seed = check_seed(seed, "seed", UINT64_MAX)
     ways = _deal_counter(params)
@@ -182,25 +183,7 @@ def enumerate_deals(params: VitouParams) -> tuple[np.ndarray, np.ndarray]:
 
 
 @jit
-def _grow1(a, n):
-    if n <= a.shape[0]:
-        return a
-    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@jit
-def _grow2(a, n):
-    if n <= a.shape[0]:
-        return a
-    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@jit
-def _first_deal(state):
+def first_deal(state):
     """Whether ``state`` is at the deal's first card, the chance node that deals the
     joint hands enumerated from the whole deck (:func:`enumerate_deals`). A French Truc
     fresh deal (docs/RULES_family.md F2.3, ``S_REDEAL == 2``) is not: it comes from the
@@ -212,17 +195,17 @@ def _first_deal(state):
 
 
 @jit
-def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands, acts, probs,
+def replay_children(params, state, decision, iset, m, f, is_actions, deal_hands, acts, probs,
                      st_states, st_node, sp):
     """Push the ``m`` children of a built flat tree's node (``f`` its first child) onto a
-    replay stack of :func:`_replay_start`, in the builder's order (:func:`_build`): at a
+    replay stack of :func:`replay_start`, in the builder's order (:func:`_build`): at a
     decision of information set ``iset``, its actions; at a chance node, the enumerated
-    deals (the first deal, :func:`_first_deal`) or the kernel's chance outcomes.
+    deals (the first deal, :func:`first_deal`) or the kernel's chance outcomes.
     ``acts``, ``probs``: the chance buffers. Returns ``(sp, st_states, st_node)``, the new
     stack size and the stack, grown if needed."""
     if sp + m > st_states.shape[0]:
-        st_states = _grow2(st_states, sp + m)
-        st_node = _grow1(st_node, sp + m)
+        st_states = grow2(st_states, sp + m)
+        st_node = grow1(st_node, sp + m)
     if decision:
         for c in range(m):
             K.copy_state(state, st_states[sp])
@@ -230,7 +213,7 @@ def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands
             st_node[sp] = f + c
             sp += 1
         return sp, st_states, st_node
-    merged = _first_deal(state)
+    merged = first_deal(state)
     if not merged:
         K.chance_outcomes(params, state, acts, probs)
     for c in range(m):
@@ -245,12 +228,12 @@ def _replay_children(params, state, decision, iset, m, f, is_actions, deal_hands
 
 
 @jit
-def _replay_start(params):
+def replay_start(params):
     """A replay of a built flat tree on the kernel (the twin of
-    :func:`vitou_ai.solvers.public_tree._replay_start`): the stack, ``int32[cap,
+    :func:`vitou_ai.solvers.public.tree.replay_start`): the stack, ``int32[cap,
     STATE_SIZE]`` states and ``int64[cap]`` nodes holding one entry (the root's initial
-    state, node 0), that :func:`_replay_children` pushes on; ``state``, an
-    ``int32[STATE_SIZE]`` buffer for the entry popped; and :func:`_replay_children`'s
+    state, node 0), that :func:`replay_children` pushes on; ``state``, an
+    ``int32[STATE_SIZE]`` buffer for the entry popped; and :func:`replay_children`'s
     chance buffers ``acts`` (``int64``) and ``probs`` (``float64[MAX_CHANCE_OUTCOMES]``).
     Returns ``(st_states, st_node, state, acts, probs)``; the stack size is 1."""
     st_states = np.empty((4096, L.STATE_SIZE), np.int32)
@@ -317,7 +300,7 @@ def _build(params, deal_hands, deal_probs, max_nodes):
             kind[node] = KIND_CHANCE
             player[node] = -1
             infoset[node] = -1
-            merged = _first_deal(state)
+            merged = first_deal(state)
             m = deal_probs.shape[0] if merged else K.chance_outcomes(params, state, acts, probs)
         else:
             p = K.current_player(params, state)
@@ -334,11 +317,11 @@ def _build(params, deal_hands, deal_probs, max_nodes):
                 iset = n_infosets
                 n_infosets += 1
                 if iset >= is_player.shape[0]:
-                    is_player = _grow1(is_player, iset + 1)
-                    is_nact = _grow1(is_nact, iset + 1)
-                    is_depth = _grow1(is_depth, iset + 1)
-                    is_actions = _grow2(is_actions, iset + 1)
-                    is_keys = _grow2(is_keys, iset + 1)
+                    is_player = grow1(is_player, iset + 1)
+                    is_nact = grow1(is_nact, iset + 1)
+                    is_depth = grow1(is_depth, iset + 1)
+                    is_actions = grow2(is_actions, iset + 1)
+                    is_keys = grow2(is_keys, iset + 1)
                 table[pk] = iset
                 is_player[iset] = p
                 is_nact[iset] = m
@@ -354,17 +337,17 @@ def _build(params, deal_hands, deal_probs, max_nodes):
                 n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
         if n_nodes + m > kind.shape[0]:
             need = n_nodes + m
-            kind = _grow1(kind, need)
-            player = _grow1(player, need)
-            infoset = _grow1(infoset, need)
-            first = _grow1(first, need)
-            nchild = _grow1(nchild, need)
-            prob = _grow1(prob, need)
-            util = _grow1(util, need)
+            kind = grow1(kind, need)
+            player = grow1(player, need)
+            infoset = grow1(infoset, need)
+            first = grow1(first, need)
+            nchild = grow1(nchild, need)
+            prob = grow1(prob, need)
+            util = grow1(util, need)
         if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
-            st_depth = _grow2(st_depth, sp + m)
+            st_states = grow2(st_states, sp + m)
+            st_node = grow1(st_node, sp + m)
+            st_depth = grow2(st_depth, sp + m)
         dec = kind[node] == KIND_DECISION
         for k in range(m):
             child = n_nodes + k
@@ -387,29 +370,6 @@ def _build(params, deal_hands, deal_probs, max_nodes):
         n_nodes += m
     return n_nodes, kind, player, infoset, first, nchild, prob, util, \
         n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
-
-
-class TreeArrays:
-    """What the flat :class:`GameTree` and the public tree
-    (:class:`~vitou_ai.solvers.public_tree.PublicTree`) share: sizes read off their
-    arrays. A subclass names its arrays in ``ARRAYS`` (those :attr:`nbytes` counts)."""
-
-    ARRAYS: tuple[str, ...] = ()
-    params: VitouParams
-    kind: np.ndarray
-
-    @property
-    def num_nodes(self) -> int:
-        return int(self.kind.shape[0])
-
-    @property
-    def num_players(self) -> int:
-        return self.params.players
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the arrays named in ``ARRAYS``."""
-        return sum(getattr(self, f).nbytes for f in self.ARRAYS)
 
 
 @dataclass
@@ -506,7 +466,7 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
 
     Examples:
         >>> from vitou_ai import VitouParams
-        >>> from vitou_ai.solvers.tree import build_tree
+        >>> from vitou_ai.solvers.flat.tree import build_tree
         >>> params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
         >>> build_tree(params).num_nodes
         6059

@@ -15,25 +15,30 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .._numba import jit
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.observe import infostate_key
-from . import cfr_kernels as CK
-from .infoset_table import pack_key
-from .public_team import TeamBracket
+from ..._numba import jit
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.observe import infostate_key
+from ..arrays import grow1
+from ..infoset_table import pack_key
+from ..public.team import TeamBracket
+from . import kernels as CK
 from .tree import (
     KIND_DECISION,
     KIND_TERMINAL,
     MAX_INFOSET_ACTIONS,
     GameTree,
-    _grow1,
-    _replay_children,
-    _replay_start,
+    replay_children,
+    replay_start,
 )
 
 
-class _Work:
+class EvaluationBuffers:
+    """The work arrays of one exact evaluation of a flat tree, sized from it: reach
+    probabilities ``reach_p`` / ``reach_o`` and values ``value`` (``float64[num_nodes]``),
+    the best response's action ``br_action`` (``int64[num_infosets]``) and action values
+    ``q`` (``float64[num_infosets, MAX_INFOSET_ACTIONS]``). Reused across calls."""
+
     def __init__(self, tree: GameTree):
         n = tree.num_nodes
         self.reach_p = np.empty(n)
@@ -62,7 +67,7 @@ def expected_returns(tree: GameTree, policy: np.ndarray) -> np.ndarray:
 
 
 def best_response(tree: GameTree, policy: np.ndarray, player: int,
-                  work: _Work | None = None) -> tuple[float, np.ndarray]:
+                  work: EvaluationBuffers | None = None) -> tuple[float, np.ndarray]:
     """A best response of ``player`` to everybody else playing ``policy``.
 
     Returns:
@@ -70,7 +75,7 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int,
         ``policy`` with ``player``'s rows replaced by the pure best response.
     """
     _check_policy(tree, policy)
-    w = work or _Work(tree)
+    w = work or EvaluationBuffers(tree)
     v = CK.best_response(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild,
                          tree.prob, tree.util, tree.num_players, tree.is_player, tree.is_nact,
                          tree.is_depth, policy, player, w.reach_p, w.reach_o, w.value,
@@ -85,7 +90,7 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int,
 def nash_conv(tree: GameTree, policy: np.ndarray) -> float:
     """Sum over players of what a unilateral best response gains (0 at equilibrium)."""
     u = expected_returns(tree, policy)
-    work = _Work(tree)
+    work = EvaluationBuffers(tree)
     return float(sum(best_response(tree, policy, p, work)[0] - u[p]
                      for p in range(tree.num_players)))
 
@@ -119,7 +124,7 @@ def team_best_response(tree: GameTree, policy: np.ndarray, team: int,
     base = float(expected_returns(tree, policy)[team])
     current = policy.copy()
     value = base
-    work = _Work(tree)
+    work = EvaluationBuffers(tree)
     rounds = 0
     for r in range(max_rounds):
         v, current = best_response(tree, current, seats[r % len(seats)], work)
@@ -147,7 +152,7 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
     table = Dict.empty(key_type=_pooled_key, value_type=types.int64)
     owner = np.empty(1024, np.int64)
     k_out = 0
-    st_states, st_node, state, acts, probs = _replay_start(params)
+    st_states, st_node, state, acts, probs = replay_start(params)
     sp = 1
     key = np.empty(L.KEY_SIZE, np.int8)
     for i in range(n):
@@ -173,11 +178,11 @@ def _pooled_infosets(params, kind, player, infoset, first, nchild, is_actions, d
                     j = k_out
                     table[t] = j
                     if j >= owner.shape[0]:
-                        owner = _grow1(owner, j + 1)
+                        owner = grow1(owner, j + 1)
                     owner[j] = iset
                     k_out += 1
                 pooled[node] = num_infosets + j
-        sp, st_states, st_node = _replay_children(
+        sp, st_states, st_node = replay_children(
             params, state, kind[node] == KIND_DECISION, infoset[node], m, f, is_actions,
             deal_hands, acts, probs, st_states, st_node, sp)
     return owner[:k_out].copy()
@@ -187,7 +192,7 @@ def pooled_team_best_response(tree: GameTree, policy: np.ndarray, team: int) -> 
     """Value of team ``team``'s pooled best response on the flat tree: the partners act as
     one player who knows both partners' information (hands, and in 1912 the hands each
     threw in, F2.3) against the other team playing ``policy``; an upper bound on what
-    the team can get (as :func:`vitou_ai.solvers.public_team.pooled_best_response_value`
+    the team can get (as :func:`vitou_ai.solvers.public.team.pooled_best_response_value`
     on the public tree; equal in the tests). Points per deal, team ``team``'s return.
 
     The best response of one player whose information sets are the pooled ones
@@ -218,26 +223,26 @@ def team_bracket(tree: GameTree, policy: np.ndarray, team: int,
     """Team ``team``'s value under ``policy`` on the flat tree, and the alternating
     (lower) and pooled (upper) bounds on its best response to the other team's part of
     ``policy``: the flat-tree twin of
-    :func:`vitou_ai.solvers.public_team.team_bracket`, for the four-player games the
+    :func:`vitou_ai.solvers.public.team.team_bracket`, for the four-player games the
     public tree does not take (``truc_1912``'s fresh deal, F2.3; partnership Put's
     hand-over, P6.2-P6.3) and for checking the public tree on small variants.
 
     Args:
-        tree: a four-player flat tree (:func:`~vitou_ai.solvers.tree.build_tree`).
+        tree: a four-player flat tree (:func:`~vitou_ai.solvers.flat.tree.build_tree`).
         policy: ``float64[tree.num_infosets, 5]``, every seat's policy (e.g. a solver's
             average policy, or :func:`uniform_policy`).
         team: 0 (seats 0, 2) or 1 (seats 1, 3).
         max_rounds: rounds of the alternating partners' best responses.
 
     Returns:
-        :class:`~vitou_ai.solvers.public_team.TeamBracket`, in points per deal.
+        :class:`~vitou_ai.solvers.public.team.TeamBracket`, in points per deal.
 
     Raises:
         ValueError: a tree of two players; ``team`` not 0 or 1; a policy of another shape.
 
     Examples:
         >>> from vitou_ai import VitouParams
-        >>> from vitou_ai.solvers.tree import build_tree
+        >>> from vitou_ai.solvers.flat.tree import build_tree
         >>> tree = build_tree(VitouParams(profile="truc_1912", ranks=2, copies=4, hand_size=1,
         ...                               target=3, dealer=0))
         >>> b = team_bracket(tree, uniform_policy(tree), team=0)
@@ -332,8 +337,8 @@ def value_by_position(tree: GameTree, policy: np.ndarray) -> np.ndarray:
     Raises:
         ValueError: ``policy`` is not a distribution of ``tree``'s shape.
     """
-    from ..rules import kernel as K
-    from ..rules import layout as L
+    from ...rules import kernel as K
+    from ...rules import layout as L
 
     _check_policy(tree, policy)
     p = tree.params

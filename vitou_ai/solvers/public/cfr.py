@@ -1,9 +1,9 @@
 """CFR, CFR+ and DCFR on the public tree (range vectors), and exact evaluation.
 
 The same three variants, alternating updates and averaging weights as the flat
-solver (:mod:`vitou_ai.solvers.cfr`, whose docstring cites the papers), so
+solver (:mod:`vitou_ai.solvers.flat.cfr`, whose docstring cites the papers), so
 that at equal iterations both give the same average policy up to rounding; the
-passes are :mod:`vitou_ai.solvers.public_kernels` (vector-form CFR, Johanson et
+passes are :mod:`vitou_ai.solvers.public.kernels` (vector-form CFR, Johanson et
 al. 2012; public-tree best response, Johanson et al. 2011).
 
 Tables are ``float64[num_entries]``, one slot per (information set, action)
@@ -27,12 +27,12 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from ..rules.params import VitouParams
-from . import public_kernels as PK
-from .cfr import VARIANTS
-from .cfr_kernels import RM_TOLERANCE
-from .checkpoint import RegretTableCheckpoints
-from .public_tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
+from ...rules.params import VitouParams
+from ..checkpoint import RegretTableCheckpoints
+from ..flat.cfr import VARIANTS
+from ..flat.kernels import RM_TOLERANCE
+from . import kernels as PK
+from .tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
 
@@ -46,9 +46,9 @@ def tree_fingerprint(tree: PublicTree) -> str:
     return h.hexdigest()
 
 
-def _joint_factors(tree: PublicTree) -> np.ndarray:
+def joint_factors(tree: PublicTree) -> np.ndarray:
     """Factors of the exact joint deal probability for four seats
-    (:func:`~vitou_ai.solvers.public_tree.joint_deal_probability` rearranged):
+    (:func:`~vitou_ai.solvers.public.tree.joint_deal_probability` rearranged):
     ``P = joint[2,0] * prod_s joint[1, h_s] * prod_r joint[0, K_r]`` with ``K_r``
     the copies of rank ``r`` over the four hands."""
     p = tree.params
@@ -79,7 +79,7 @@ class PublicPasses:
         self.tree = t = tree
         n, H1 = t.num_players, t.num_hands + 1
         self.util = t.util
-        self.joint = _joint_factors(t) if n == 4 else np.zeros((3, 1))
+        self.joint = joint_factors(t) if n == 4 else np.zeros((3, 1))
         threads = numba.get_num_threads()
         target = 64 * threads if frontier_size is None else frontier_size
         sizes = PK.subtree_sizes(t.kind, t.first, t.nchild)
@@ -186,13 +186,13 @@ class PublicCFR(RegretTableCheckpoints):
 
     Args:
         game: a :class:`VitouParams` (its public tree is built) or a built tree.
-        variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.cfr.TabularCFR`).
+        variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.flat.cfr.TabularCFR`).
         alpha, beta, gamma: DCFR's discount exponents.
         frontier_size: see :class:`PublicPasses`.
 
     Raises:
         ValueError: unknown variant; a game without a public tree
-            (:func:`~vitou_ai.solvers.public_tree.check_public_params`).
+            (:func:`~vitou_ai.solvers.public.tree.check_public_params`).
     """
 
     checkpoint_format = CHECKPOINT_FORMAT  # a flat-tree checkpoint is refused by its format
@@ -218,7 +218,7 @@ class PublicCFR(RegretTableCheckpoints):
         """``(weight, dpos, dneg, davg, clip)`` of iteration ``iteration`` (1-based): the
         averaging weight, the discounts of positive and negative regrets and of the
         cumulative policy, and CFR+'s floor at 0 (the walk's update,
-        :mod:`~vitou_ai.solvers.public_kernels`)."""
+        :mod:`~vitou_ai.solvers.public.kernels`)."""
         it = float(iteration)
         weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
         if self.variant == "cfr+":
@@ -234,7 +234,7 @@ class PublicCFR(RegretTableCheckpoints):
 
         ``hook(player, after, discounts)``, if given, is called before (``after`` False)
         and after (True) each player's pass, with :meth:`discounts` of the iteration: a
-        subgame's gadget (:class:`~vitou_ai.solvers.subgame.SubgameSolver`) sets the root
+        subgame's gadget (:class:`~vitou_ai.solvers.public.subgame.SubgameSolver`) sets the root
         reaches before a pass and reads the root values after it."""
         start = time.perf_counter()
         ps = self.passes

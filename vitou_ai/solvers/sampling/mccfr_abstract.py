@@ -44,17 +44,17 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .._numba import jit, jit_parallel
-from ..abstraction.config import N_CFG, AbstractionConfig
-from ..abstraction.key import abstract_key
-from ..bots.abstract import lookup_row
-from ..capabilities import require
-from ..resources import check_memory
-from ..rng import UINT64_MAX, check_seed, next_float, row_seed
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.game import max_game_decisions
-from ..rules.params import (
+from ..._numba import jit, jit_parallel
+from ...abstraction.config import N_CFG, AbstractionConfig
+from ...abstraction.key import abstract_key
+from ...bots.abstract import lookup_row
+from ...capabilities import require
+from ...resources import check_memory
+from ...rng import UINT64_MAX, check_seed, next_float, row_seed
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.game import max_game_decisions
+from ...rules.params import (
     P_DEALER,
     P_PLAYERS,
     P_SCORE0,
@@ -62,17 +62,17 @@ from ..rules.params import (
     RULES_VERSION,
     VitouParams,
 )
-from ..sim.random_play import sample_chance
-from .atomics import cas_u64
-from .checkpoint import (
+from ...sim.random_play import sample_chance
+from ..checkpoint import (
     CheckpointError,
     check_config,
     load_checkpoint,
     params_record,
     save_checkpoint,
 )
+from ..flat.tree import action_width
+from .atomics import cas_u64
 from .mccfr import TableFullError, regret_matching_row, sample_action
-from .tree import action_width
 
 FORMAT = "vitou_ai-abstract-mccfr-1"
 MARK = np.uint64(1) << np.uint64(63)  # set in every stored key: 0 marks an empty slot
@@ -551,7 +551,7 @@ class AbstractMCCFR:
         Raises:
             ValueError: a policy of another game shape or width, or negative scales.
         """
-        from ..bots.abstract import AbstractPolicy, check_fits
+        from ...bots.abstract import AbstractPolicy, check_fits
 
         if not isinstance(policy, AbstractPolicy):
             raise ValueError(f"warm start needs an abstract policy, got {type(policy).__name__}")
@@ -628,7 +628,7 @@ class AbstractMCCFR:
 
     def policy(self, name: str = "abstract"):
         """The average policy as a bot (:class:`vitou_ai.bots.abstract.AbstractPolicy`)."""
-        from ..bots.abstract import AbstractPolicy
+        from ...bots.abstract import AbstractPolicy
 
         keys, nact, probs = self.average_policy()
         return AbstractPolicy(keys, nact, probs, self.abstraction, self.params, name=name)

@@ -20,7 +20,7 @@ Both are one pass over the public tree (Johanson, Waugh, Bowling & Zinkevich
 each public node, the team's values as a matrix over (hand of the team's first
 seat, hand of its second seat) and the reach probabilities of the other seats'
 hands. Terminal values use the exact joint deal probability of four hands
-(card removal, :func:`~vitou_ai.solvers.public_tree.joint_deal_probability`),
+(card removal, :func:`~vitou_ai.solvers.public.tree.joint_deal_probability`),
 summed over the opponents' pairs of hands grouped by the ranks they hold
 together: ``P = c * prod_s f(h_s) * prod_r g(K_r)`` with ``K_r`` the copies of
 rank ``r`` in the four hands, so only the combined counts of each pair matter.
@@ -28,7 +28,7 @@ rank ``r`` in the four hands, so only the combined counts of each pair matter.
 The same pass with one seat responding and its partner fixed is the seat's
 best response (NashConv), and with nobody responding the team's expected value;
 :func:`team_value` and :func:`seat_best_response` (so the alternating bound and
-NashConv) run these on :mod:`vitou_ai.solvers.public_cfr`'s single-seat range
+NashConv) run these on :mod:`vitou_ai.solvers.public.cfr`'s single-seat range
 passes instead (both cores, no matrices over pairs; equal in the tests), so only
 the pooled response pays for the matrices. A decision's terminal children are
 valued together, not entered (:func:`_visit`). Units: points per deal (R8.1),
@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import jit
-from ..capabilities import require
-from .public_tree import (
+from ..._numba import jit
+from ...capabilities import require
+from .tree import (
     KIND_CHANCE,
     KIND_DEAL,
     KIND_DECISION,
@@ -95,9 +95,9 @@ def _pair_sums(tree: PublicTree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
             (``g(k) = copies! / (copies - k)!``, 0 beyond the copies);
         scale: ``float64[1]``, ``c = 1 / multinomial(N; h, h, h, h, N - 4h)``.
     """
-    from .public_cfr import _joint_factors
+    from .cfr import joint_factors
 
-    joint = _joint_factors(tree)
+    joint = joint_factors(tree)
     H = tree.num_hands
     sums: dict[tuple[int, ...], int] = {}
     key = np.zeros((H, H), np.int64)
@@ -391,11 +391,11 @@ class TeamPasses:
 
     Raises:
         ValueError: a tree of two players (a team is one player there: use
-            :func:`vitou_ai.solvers.public_cfr.best_response_value`).
+            :func:`vitou_ai.solvers.public.cfr.best_response_value`).
     """
 
     def __init__(self, tree: PublicTree, merge_terminals: bool = True):
-        from .public_kernels import max_depth
+        from .kernels import max_depth
 
         require("team_bracket", tree.params)
         if tree.num_players != 4:
@@ -425,12 +425,12 @@ class TeamPasses:
 
     @property
     def seat_passes(self):
-        """The single-seat range passes (:class:`~vitou_ai.solvers.public_cfr.PublicPasses`,
+        """The single-seat range passes (:class:`~vitou_ai.solvers.public.cfr.PublicPasses`,
         both cores) for the team's value and one seat's best response: the same values
         as this class's ``MODE_VALUE`` / ``MODE_SEAT`` passes (tests) without the
         matrices over pairs of hands, 10–25 times faster on 2-card trees."""
         if self._seat_passes is None:
-            from .public_cfr import PublicPasses
+            from .cfr import PublicPasses
 
             self._seat_passes = PublicPasses(self.tree)
         return self._seat_passes
@@ -470,7 +470,7 @@ def team_value(tree: PublicTree, policy: np.ndarray, team: int,
     (``float64[num_entries]``); points per deal. One single-seat range pass
     (:attr:`TeamPasses.seat_passes`; ``passes.run(team, MODE_VALUE, -1, policy)`` is
     the same value by the team pass)."""
-    from . import public_kernels as PK
+    from . import kernels as PK
 
     policy = _check(tree, policy, team)
     v0 = float(_passes(tree, passes).seat_passes.run(0, PK.POLICY_GIVEN, PK.UPDATE_NONE,
@@ -489,7 +489,7 @@ def seat_best_response(tree: PublicTree, policy: np.ndarray, seat: int,
         copy of ``policy`` with ``seat``'s entries replaced by the pure best response
         (first best action on ties).
     """
-    from . import public_kernels as PK
+    from . import kernels as PK
 
     if seat not in range(4):
         raise ValueError(f"seat must be 0 to 3, not {seat}")
@@ -516,7 +516,7 @@ def alternating_best_response(tree: PublicTree, policy: np.ndarray, team: int,
                               passes: TeamPasses | None = None) -> tuple[float, int]:
     """Partners ``team`` and ``team + 2`` take best responses in turn, each to the
     other's latest, until the team's value stops improving by more than ``tol``
-    (as :func:`vitou_ai.solvers.evaluate.team_best_response` on the flat tree).
+    (as :func:`vitou_ai.solvers.flat.evaluate.team_best_response` on the flat tree).
 
     Returns:
         (value, rounds): the team's best value reached and the responses taken.
@@ -542,9 +542,9 @@ def team_bracket(tree: PublicTree, policy: np.ndarray, team: int, max_rounds: in
     (upper) bounds on its best response to the other team's part of ``policy``.
 
     Args:
-        tree: a four-player public tree (:func:`~vitou_ai.solvers.public_tree.build_public_tree`).
+        tree: a four-player public tree (:func:`~vitou_ai.solvers.public.tree.build_public_tree`).
         policy: ``float64[tree.num_entries]``, every seat's policy (e.g.
-            :func:`~vitou_ai.solvers.public_cfr.entry_policy`).
+            :func:`~vitou_ai.solvers.public.cfr.entry_policy`).
         team: 0 (seats 0, 2) or 1 (seats 1, 3).
         max_rounds: rounds of the alternating partners' best responses.
         passes: the tree's team passes, if already made (reused across calls).
@@ -555,7 +555,7 @@ def team_bracket(tree: PublicTree, policy: np.ndarray, team: int, max_rounds: in
     Examples:
         >>> import numpy as np
         >>> import vitou_ai
-        >>> from vitou_ai.solvers.public_cfr import entry_policy
+        >>> from vitou_ai.solvers.public.cfr import entry_policy
         >>> params = vitou_ai.VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1,
         ...                               dealer=-1)
         >>> tree = vitou_ai.build_public_tree(params)

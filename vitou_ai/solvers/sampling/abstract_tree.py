@@ -1,11 +1,11 @@
 """The abstraction on a full game tree: abstract key of every information set,
 and the abstract game as a tree whose information sets are the abstract keys.
 
-Solving that tree with :class:`vitou_ai.solvers.cfr.TabularCFR` is CFR on the
+Solving that tree with :class:`vitou_ai.solvers.flat.cfr.TabularCFR` is CFR on the
 abstract game (an imperfect-recall abstraction: Waugh, Zinkevich, Johanson,
 Kan, Schnizlein & Bowling 2009, "A practical use of imperfect recall");
 :func:`lift` maps its policy back onto the real tree, where
-:mod:`vitou_ai.solvers.evaluate` measures its exploitability exactly.
+:mod:`vitou_ai.solvers.flat.evaluate` measures its exploitability exactly.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import dataclasses
 
 import numpy as np
 
-from .._numba import jit
-from ..abstraction.config import AbstractionConfig
-from ..abstraction.key import abstract_key
-from ..rules import kernel as K
-from ..rules import layout as L
-from .tree import KIND_CHANCE, KIND_DECISION, GameTree, _first_deal, enumerate_deals
+from ..._numba import jit
+from ...abstraction.config import AbstractionConfig
+from ...abstraction.key import abstract_key
+from ...rules import kernel as K
+from ...rules import layout as L
+from ..flat.tree import KIND_CHANCE, KIND_DECISION, GameTree, enumerate_deals, first_deal
 
 
 @jit
@@ -61,7 +61,7 @@ def _walk(cfg, params, kind, player, infoset, first, nchild, is_actions, deal_ha
                 stack_node[sp] = first[node] + c
                 sp += 1
         elif kind[node] == KIND_CHANCE:
-            merged = _first_deal(state)  # as the tree's builder
+            merged = first_deal(state)  # as the tree's builder
             if not merged:
                 K.chance_outcomes(params, state, acts, probs)
             for c in range(nchild[node]):
@@ -150,8 +150,8 @@ def lift(abstract: AbstractTree, policy: np.ndarray) -> np.ndarray:
 def policy_on_tree(tree: GameTree, policy) -> np.ndarray:
     """An :class:`~vitou_ai.bots.abstract.AbstractPolicy` laid out on a real tree's
     information sets (``float64[num_infosets, 5]``; uniform at keys it lacks)."""
-    from ..bots.abstract import lookup_row
-    from .evaluate import uniform_policy
+    from ...bots.abstract import lookup_row
+    from ..flat.evaluate import uniform_policy
 
     keys = infoset_keys(tree, policy.abstraction).astype(np.uint64) | (np.uint64(1) << np.uint64(63))
     out = uniform_policy(tree)

@@ -1,4 +1,4 @@
-"""Numba passes over a :class:`~vitou_ai.solvers.tree.GameTree`: reach
+"""Numba passes over a :class:`~vitou_ai.solvers.flat.tree.GameTree`: reach
 probabilities (forward), values and regrets (backward), regret matching,
 best responses. Tables are ``float64[num_infosets, MAX_INFOSET_ACTIONS]``;
 slots past an infoset's ``is_nact`` are unused (kept at 0).
@@ -8,7 +8,7 @@ No ``fastmath``: regrets and utilities are sums where order matters.
 
 from __future__ import annotations
 
-from .._numba import jit
+from ..._numba import jit
 from .tree import KIND_CHANCE, KIND_TERMINAL
 
 #: Cumulative regrets at most this count as 0 in regret matching. When two actions

@@ -25,13 +25,13 @@ import time
 
 import numpy as np
 
-from ..rules.params import VitouParams
-from . import cfr_kernels as CK
-from .checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: imported from here)
+from ...rules.params import VitouParams
+from ..checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: imported from here)
     CheckpointError,
     RegretTableCheckpoints,
     unreadable_reason,
 )
+from . import kernels as CK
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
 VARIANTS = ("cfr", "cfr+", "dcfr")

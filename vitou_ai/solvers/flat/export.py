@@ -10,7 +10,7 @@ from .tree import MAX_INFOSET_ACTIONS, GameTree
 
 def infostate_strings(tree: GameTree) -> list[str]:
     """The OpenSpiel information-state string of each of the tree's infosets."""
-    from ..openspiel.game import infostate_string
+    from ...openspiel.game import infostate_string
 
     p = tree.params
     return [infostate_string(tree.is_keys[i], p.players, p.hand_size,

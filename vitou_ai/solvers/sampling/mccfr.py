@@ -19,25 +19,25 @@ from pathlib import Path
 
 import numpy as np
 
-from .._numba import jit
-from ..capabilities import require
-from ..resources import check_memory
-from ..rng import UINT64_MAX, check_seed, next_float, row_seed
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.game import max_game_decisions
-from ..rules.observe import infostate_key
-from ..rules.params import RULES_VERSION, VitouParams
-from ..sim.random_play import sample_chance
-from .checkpoint import (
+from ..._numba import jit
+from ...capabilities import require
+from ...resources import check_memory
+from ...rng import UINT64_MAX, check_seed, next_float, row_seed
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.game import max_game_decisions
+from ...rules.observe import infostate_key
+from ...rules.params import RULES_VERSION, VitouParams
+from ...sim.random_play import sample_chance
+from ..checkpoint import (
     CheckpointError,
     check_config,
     load_checkpoint,
     params_record,
     save_checkpoint,
 )
-from .infoset_table import pack_key
-from .tree import action_width
+from ..flat.tree import action_width
+from ..infoset_table import pack_key
 
 MCCFR_FORMAT = "vitou_ai-mccfr-checkpoint-1"
 TABLE_FULL = -2
@@ -496,7 +496,7 @@ class MCCFR:
 
     def average_policy(self) -> np.ndarray:
         """``float64[num_infosets, width]`` average policy (uniform where never updated)."""
-        from .cfr_kernels import normalize_average
+        from ..flat.kernels import normalize_average
 
         n = self.num_infosets
         out = np.zeros((n, self.width))
@@ -504,7 +504,7 @@ class MCCFR:
         return out
 
     def current_policy(self) -> np.ndarray:
-        from .cfr_kernels import regret_matching
+        from ..flat.kernels import regret_matching
 
         n = self.num_infosets
         out = np.zeros((n, self.width))
@@ -514,7 +514,7 @@ class MCCFR:
     def policy_on_tree(self, tree, policy: np.ndarray | None = None) -> np.ndarray:
         """This solver's (average) policy laid out on a :class:`GameTree`'s infosets
         (uniform at infosets the solver never visited) for exact evaluation."""
-        from .evaluate import uniform_policy
+        from ..flat.evaluate import uniform_policy
 
         pol = self.average_policy() if policy is None else policy
         out = uniform_policy(tree)

@@ -1,18 +1,18 @@
 """Public subgames from a mid-deal public state: build, Bayes ranges, range-vector re-solving.
 
-A *subgame* is the public tree (:mod:`vitou_ai.solvers.public_tree`) below one public
+A *subgame* is the public tree (:mod:`vitou_ai.solvers.public.tree`) below one public
 state of a deal, down to the end of the deal. It is built by the same walk as the whole
 tree (``public_tree._build``, started from the given kernel state instead of the
 initial one): the rules are the kernel's alone. Hands are the *dealt* hands of
-:func:`~vitou_ai.solvers.public_tree.enumerate_hands` (the hand index space of the whole
-tree), and :func:`~vitou_ai.solvers.public_tree._set_hand` keeps the cards a seat has
+:func:`~vitou_ai.solvers.public.tree.enumerate_hands` (the hand index space of the whole
+tree), and :func:`~vitou_ai.solvers.public.tree.set_dealt_hand` keeps the cards a seat has
 already played, so seat ``s``'s root range is the dealt hands that contain the cards it
 has played and fit the deck beside the cards the others have played (exact card
 removal: the joint deal probability at the terminals,
-:func:`~vitou_ai.solvers.public_tree.joint_deal_probability`, does the rest). A subgame
+:func:`~vitou_ai.solvers.public.tree.joint_deal_probability`, does the rest). A subgame
 is therefore, node for node, the whole tree's subtree below that public state
 (``tests/test_search.py``), and the range walks of
-:mod:`vitou_ai.solvers.public_kernels` run on it with the seats' reach probabilities at
+:mod:`vitou_ai.solvers.public.kernels` run on it with the seats' reach probabilities at
 its root as the ``root_reach`` they already take.
 
 *Bayes ranges* (:func:`bayes_reach`): the reach probability of each hand of each seat,
@@ -39,25 +39,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import jit
-from ..bots.exact import MAX_DRAWS, policy_probs
-from ..bots.policy import IWORK_SIZE
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.params import VitouParams
-from . import public_kernels as PK
-from .public_cfr import PublicCFR
-from .public_tree import (
+from ..._numba import jit
+from ...bots.exact import MAX_DRAWS, policy_probs
+from ...bots.policy import IWORK_SIZE
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.params import VitouParams
+from . import kernels as PK
+from .cfr import PublicCFR
+from .tree import (
     KIND_DECISION,
     PublicTree,
     _build,
-    _representative_deal,
-    _set_hand,
     check_public_params,
     entry_dtype,
     enumerate_hands,
     hand_counts,
     pair_deal_probabilities,
+    representative_deal,
+    set_dealt_hand,
 )
 
 
@@ -126,7 +126,7 @@ def check_subgame_state(params: VitouParams, state: np.ndarray) -> None:
     """Refuse a state a subgame cannot start from.
 
     Raises:
-        ValueError: see :func:`~vitou_ai.solvers.public_tree.check_public_params`; a state
+        ValueError: see :func:`~vitou_ai.solvers.public.tree.check_public_params`; a state
             that is not ``int32[STATE_SIZE]``; terminal; a chance node; not dealt yet
             (the 2p blind window, R9.2).
     """
@@ -145,7 +145,7 @@ def check_subgame_state(params: VitouParams, state: np.ndarray) -> None:
 _TABLES: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
-def _deal_tables(params: VitouParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def deal_tables(params: VitouParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hands, counts, pair probabilities) of the deck, computed once per deck and player
     count (the exact pair probabilities are Fractions: 0.2 s for the 32-card deck)."""
     key = (params.players, params.ranks, params.copies, params.hand_size)
@@ -174,14 +174,14 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
         SubgameTooLarge: more than ``max_nodes`` nodes.
     """
     check_subgame_state(params, state)
-    hands, counts, pair_p = _deal_tables(params)
+    hands, counts, pair_p = deal_tables(params)
     H = hands.shape[0]
     ranges = root_ranges(params, state, counts)
     for s, r in enumerate(ranges):
         if len(r) == 0:
             raise ValueError(f"seat {s} has no hand consistent with the cards played "
                              "(the state does not fit the deck, R1.1)")
-    deal0 = _representative_deal(params)
+    deal0 = representative_deal(params)
     out = _build_ranges(params, state, ranges, max_nodes)
     n_nodes = out[0]
     if n_nodes > max_nodes:
@@ -219,14 +219,14 @@ def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarra
     """The builder's raw output (``public_tree._build``) from ``state`` with root ranges
     ``ranges`` (sorted hand indices per seat); ``out[0] > max_nodes`` when it stopped at
     the cap."""
-    hands, counts, pair_p = _deal_tables(params)
+    hands, counts, pair_p = deal_tables(params)
     H = hands.shape[0]
     root_ent = np.zeros((4, H), np.int64)
     root_len = np.zeros(4, np.int64)
     for s, r in enumerate(ranges):
         root_ent[s, :len(r)] = r
         root_len[s] = len(r)
-    return _build(params.to_array(), hands, counts, params.copies, _representative_deal(params),
+    return _build(params.to_array(), hands, counts, params.copies, representative_deal(params),
                   pair_p, max_nodes, True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
                   np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
                   root_ent, root_len)
@@ -260,7 +260,7 @@ def _bayes_reach(params, start, actions, skip, hands, pack, pi, bounds, na, epsi
                 if reach[p, h] == 0.0:
                     continue
                 K.copy_state(state, tmp)
-                _set_hand(params, tmp, p, hands[h], played)
+                set_dealt_hand(params, tmp, p, hands[h], played)
                 ok = True
                 for r in range(L.MAX_RANKS):
                     if tmp[L.S_HELD + p * L.MAX_RANKS + r] < 0:
@@ -310,7 +310,7 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
 
     Returns:
         ``float64[players, H]`` over the rows of
-        :func:`~vitou_ai.solvers.public_tree.enumerate_hands`: the product of the
+        :func:`~vitou_ai.solvers.public.tree.enumerate_hands`: the product of the
         blueprint's probabilities of the seat's actions with that hand (0 where an action
         was illegal for it: a card it does not hold). Card removal between seats is in
         the deal prior (:func:`range_posterior`), not here.
@@ -319,10 +319,10 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
         ValueError: a neural blueprint (no exact probabilities); an action illegal in the
             replay (from the kernel).
     """
-    from ..bots.exact import breakpoints
-    from ..bots.policy import pack_policies
+    from ...bots.exact import breakpoints
+    from ...bots.policy import pack_policies
 
-    hands = _deal_tables(params)[0]
+    hands = deal_tables(params)[0]
     reach = np.ones((params.players, hands.shape[0]))
     actions = np.asarray(list(actions), np.int64)
     skip = np.zeros(len(actions), np.bool_) if skip is None else np.asarray(skip, np.bool_)
@@ -342,14 +342,14 @@ def range_posterior(params: VitouParams, reach: np.ndarray, seat: int,
     """Bayes' rule: ``float64[H]``, the probability of each dealt hand of ``seat`` given the
     public actions (through ``reach``, :func:`bayes_reach`) and the hands in ``known``
     (``{seat: hand index}``, e.g. the observer's own), with the exact deal prior
-    (:func:`~vitou_ai.solvers.public_tree.joint_deal_probability`: card removal).
+    (:func:`~vitou_ai.solvers.public.tree.joint_deal_probability`: card removal).
 
     Raises:
         ValueError: no deal is consistent (every posterior weight 0).
     """
     from itertools import product
 
-    from .public_tree import joint_deal_probability
+    from .tree import joint_deal_probability
 
     hands = enumerate_hands(params)
     counts = hand_counts(params, hands)
@@ -458,10 +458,10 @@ class SubgameSolver:
         sub: the subgame.
         reach: ``float64[players, H]`` root reach per dealt hand (e.g. :func:`bayes_reach`);
             read on each seat's root range.
-        variant, alpha, beta, gamma: as :class:`~vitou_ai.solvers.public_cfr.PublicCFR`.
+        variant, alpha, beta, gamma: as :class:`~vitou_ai.solvers.public.cfr.PublicCFR`.
         safe: one of :data:`SAFE_MODES`.
         blueprint: ``float64[sub.tree.num_entries]``, the blueprint over the subgame's
-            entries (e.g. :func:`~vitou_ai.solvers.public_export.bot_policy` with
+            entries (e.g. :func:`~vitou_ai.solvers.public.export.bot_policy` with
             ``start=sub.state``); needed by the gadgets, ignored by ``"none"``.
         alternative: one of :data:`ALTERNATIVES` (above).
 
@@ -510,7 +510,7 @@ class SubgameSolver:
         self.alternatives = np.zeros(0)
         if safe == "none":
             return
-        from .public_tree import check_entry_array
+        from .tree import check_entry_array
 
         if blueprint is None:
             raise ValueError(f"safe={safe} needs the blueprint over the subgame's entries")
@@ -699,7 +699,7 @@ def find_node(tree: PublicTree, actions) -> int:
     Raises:
         ValueError: an action with no edge there.
     """
-    from .public_tree import KIND_DEAL
+    from .tree import KIND_DEAL
 
     node = 0
     for a in actions:

@@ -14,7 +14,7 @@ games", section 4, public tree) and of Johanson et al. 2012 (vector-form CFR).
 
 The tree is built from the kernel alone: at a public node the kernel state of
 one representative deal is kept, and the hand of the player to act is swapped
-for each hand of their range (:func:`_set_hand` writes only the dealt hand and
+for each hand of their range (:func:`set_dealt_hand` writes only the dealt hand and
 the held cards, the layout fields of a hand) to ask the kernel for that hand's
 legal actions; an action's child keeps the hands for which it is legal. The
 kernel's rules are never restated here.
@@ -43,7 +43,7 @@ Ranges are sorted by hand index; a child's range is a sub-list of its parent's.
 
 One module because the builder (``_build``), the counter (``_count``, the same walk
 storing nothing) and the key replay (``_infoset_keys``) are three walks over the one
-array layout above, sharing its private helpers (``_set_hand``, ``_decision_actions``):
+array layout above, sharing its private helpers (``set_dealt_hand``, ``decision_actions``):
 a change to the layout is made in this file alone.
 """
 
@@ -56,13 +56,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._numba import jit
-from ..capabilities import require
-from ..rules import kernel as K
-from ..rules import layout as L
-from ..rules.observe import infostate_key
-from ..rules.params import P_PLAYERS, VitouParams
-from .tree import TreeArrays, _grow1, _grow2  # sizes and array growth shared with the flat tree
+from ..._numba import jit
+from ...capabilities import require
+from ...rules import kernel as K
+from ...rules import layout as L
+from ...rules.observe import infostate_key
+from ...rules.params import P_PLAYERS, VitouParams
+from ..arrays import TreeArrays, grow1, grow2  # sizes and array growth shared with the flat tree
 
 KIND_CHANCE = 0
 KIND_DECISION = 1
@@ -149,7 +149,7 @@ def entry_dtype(num_hands: int) -> type:
 
 
 @jit
-def _set_hand(params, state, seat, hand, played):
+def set_dealt_hand(params, state, seat, hand, played):
     """Give ``seat`` the dealt hand ``hand`` (``int[hand_size]``) in ``state``, keeping the
     cards it has played: writes the layout fields of a hand only (dealt cards and
     held copies); the public part of the state is untouched."""
@@ -194,7 +194,7 @@ def _ranges_compatible(n, counts, copies, ent, offs, lens, pair_p):
 
 
 @jit
-def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent, ne, offs, lens,
+def decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent, ne, offs, lens,
                       legal, union, keep, played, acts):
     """At a decision of seat ``p``: ``legal[i, a]`` for each hand ``i`` of its range
     (``offs[p]`` / ``lens[p]``, slices of ``ent``) and ``keep[a]`` for the actions
@@ -214,7 +214,7 @@ def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent
         keep[a] = False
     for i in range(len_p):
         if dealt:
-            _set_hand(params, state, p, hands[ent[off_p + i]], played)
+            set_dealt_hand(params, state, p, hands[ent[off_p + i]], played)
         for a in range(na):
             legal[i, a] = False
         m = K.legal_actions(params, state, acts)
@@ -231,7 +231,7 @@ def _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent
                 cnt += 1
         # write the candidate range at the end of ent (committed only if kept)
         if ne + cnt > ent.shape[0]:
-            ent = _grow1(ent, ne + cnt)
+            ent = grow1(ent, ne + cnt)
         j = 0
         for i in range(len_p):
             if legal[i, a]:
@@ -284,7 +284,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
            pslot, start, root_ent, root_len):
     """The public tree's walk (see :func:`build_public_tree`). ``root_len[0] < 0``: from the
     initial state, every range "not dealt"; else from the kernel state ``start`` (a dealt
-    decision state: a subgame, :mod:`vitou_ai.solvers.subgame`) with seat ``s``'s range
+    decision state: a subgame, :mod:`vitou_ai.solvers.public.subgame`) with seat ``s``'s range
     ``root_ent[s, :root_len[s]]`` (sorted hand indices)."""
     n = params[P_PLAYERS]
     H = hands.shape[0]
@@ -320,8 +320,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
         for s in range(4):
             m0 = root_len[s]
             if ne + m0 > ent.shape[0]:
-                ent = _grow1(ent, ne + m0)
-                pslot = _grow1(pslot, ne + m0)
+                ent = grow1(ent, ne + m0)
+                pslot = grow1(pslot, ne + m0)
             for i in range(m0):
                 ent[ne + i] = root_ent[s, i]
                 pslot[ne + i] = i
@@ -382,7 +382,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
             off_p = offs[p]
             len_p = lens[p]
             dealt = ent[off_p] != H
-            m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
+            m, ent = decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
                                        ne, offs, lens, legal, union, keep, played, acts)
         first[node] = n_nodes
         nchild[node] = m
@@ -390,20 +390,20 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
         if need > max_nodes:
             return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
         if need > kind.shape[0]:
-            kind = _grow1(kind, need)
-            player = _grow1(player, need)
-            first = _grow1(first, need)
-            nchild = _grow1(nchild, need)
-            action = _grow1(action, need)
-            prob = _grow1(prob, need)
-            util = _grow1(util, need)
-            aoff = _grow1(aoff, need)
-            alen = _grow1(alen, need)
+            kind = grow1(kind, need)
+            player = grow1(player, need)
+            first = grow1(first, need)
+            nchild = grow1(nchild, need)
+            action = grow1(action, need)
+            prob = grow1(prob, need)
+            util = grow1(util, need)
+            aoff = grow1(aoff, need)
+            alen = grow1(alen, need)
         if sp + m > st_states.shape[0]:
-            st_states = _grow2(st_states, sp + m)
-            st_node = _grow1(st_node, sp + m)
-            st_off = _grow2(st_off, sp + m)
-            st_len = _grow2(st_len, sp + m)
+            st_states = grow2(st_states, sp + m)
+            st_node = grow1(st_node, sp + m)
+            st_off = grow2(st_off, sp + m)
+            st_len = grow2(st_len, sp + m)
         sp0 = sp
         if kind[node] != KIND_DECISION:
             for k in range(m):
@@ -442,9 +442,9 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
                 if legal[i, a]:
                     cnt += 1
             if ne + cnt > ent.shape[0]:
-                ent = _grow1(ent, ne + cnt)
+                ent = grow1(ent, ne + cnt)
             if ne + cnt > pslot.shape[0]:
-                pslot = _grow1(pslot, ne + cnt)
+                pslot = grow1(pslot, ne + cnt)
             j = 0
             rep = -1
             for i in range(len_p):
@@ -460,7 +460,7 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
             alen[child] = cnt
             K.copy_state(state, st_states[sp])
             if dealt:
-                _set_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
+                set_dealt_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
             K.apply_action(params, st_states[sp], a)
             st_node[sp] = child
             for s in range(4):
@@ -595,7 +595,7 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
 
     Examples:
         >>> from vitou_ai import VitouParams
-        >>> from vitou_ai.solvers.public_tree import build_public_tree
+        >>> from vitou_ai.solvers.public.tree import build_public_tree
         >>> params = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=1, dealer=-1)
         >>> tree = build_public_tree(params)
         >>> tree.num_nodes, tree.num_entries
@@ -611,7 +611,7 @@ def build_public_tree(params: VitouParams, max_nodes: int = 500_000_000,
     counts = hand_counts(params, hands)
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
-    deal0 = _representative_deal(params)
+    deal0 = representative_deal(params)
     H = hands.shape[0]
     out = _build(params.to_array(), hands, counts, params.copies, deal0, pair_p, max_nodes,
                  layout == "visit", params.num_actions, np.empty(4096 + H, entry_dtype(H)),
@@ -684,11 +684,11 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed, na, ent):
             if K.is_terminal(state):
                 continue
             if sp + na + L.MAX_CHANCE_OUTCOMES > st_states.shape[0]:
-                st_states = _grow2(st_states, 2 * st_states.shape[0])
-                st_off = _grow2(st_off, 2 * st_off.shape[0])
-                st_len = _grow2(st_len, 2 * st_len.shape[0])
-                st_mark = _grow1(st_mark, 2 * st_mark.shape[0])
-                st_w = _grow1(st_w, 2 * st_w.shape[0])
+                st_states = grow2(st_states, 2 * st_states.shape[0])
+                st_off = grow2(st_off, 2 * st_off.shape[0])
+                st_len = grow2(st_len, 2 * st_len.shape[0])
+                st_mark = grow1(st_mark, 2 * st_mark.shape[0])
+                st_w = grow1(st_w, 2 * st_w.shape[0])
             if K.is_chance(state):
                 if state[L.S_PHASE] == L.PH_DEAL and state[L.S_NDEALT] == 0:
                     m = 1
@@ -721,7 +721,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed, na, ent):
             off_p = offs[p]
             len_p = lens[p]
             dealt = ent[off_p] != H
-            m, ent = _decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
+            m, ent = decision_actions(params, state, p, hands, counts, copies, pair_p, n, H, ent,
                                        ne, offs, lens, legal, union, keep, played, acts)
             nodes += w * m
             pick = np.random.randint(m) if probes > 0 else -1
@@ -740,7 +740,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed, na, ent):
                     continue
                 k += 1
                 if ne + cnt > ent.shape[0]:
-                    ent = _grow1(ent, ne + cnt)
+                    ent = grow1(ent, ne + cnt)
                 j = 0
                 rep = -1
                 for i in range(len_p):
@@ -751,7 +751,7 @@ def _count(params, hands, counts, copies, deal0, pair_p, probes, seed, na, ent):
                         j += 1
                 K.copy_state(state, st_states[sp])
                 if dealt:
-                    _set_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
+                    set_dealt_hand(params, st_states[sp], p, hands[ent[off_p + rep]], played)
                 K.apply_action(params, st_states[sp], a)
                 for s in range(4):
                     st_off[sp, s] = offs[s]
@@ -774,7 +774,7 @@ class TreeCount:
     Knuth's unbiased estimates (means over ``probes`` random paths). ``tree_bytes``:
     the arrays of :class:`PublicTree` (39 bytes a node, ``2 * entry_bytes`` an entry:
     :func:`entry_dtype`);
-    ``solver_bytes``: that plus :class:`~vitou_ai.solvers.public_cfr.PublicCFR`'s two
+    ``solver_bytes``: that plus :class:`~vitou_ai.solvers.public.cfr.PublicCFR`'s two
     ``float64`` tables (16 bytes an entry).
     """
 
@@ -805,7 +805,7 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     check_public_params(params)
     if probes < 0:
         raise ValueError(f"probes must be >= 0, not {probes}")
-    from ..rng import UINT64_MAX, check_seed
+    from ...rng import UINT64_MAX, check_seed
 
     seed = check_seed(seed, "seed", UINT64_MAX)
     hands = enumerate_hands(params)
@@ -813,14 +813,14 @@ def count_public_tree(params: VitouParams, probes: int = 0, seed: int = 0) -> Tr
     pair_p = (pair_deal_probabilities(params, hands) if params.players == 2
               else np.zeros((1, 1)))
     nodes, entries, decisions = _count(params.to_array(), hands, counts, params.copies,
-                                       _representative_deal(params), pair_p, probes, seed,
+                                       representative_deal(params), pair_p, probes, seed,
                                        params.num_actions,
                                        np.empty(4096 + hands.shape[0], entry_dtype(hands.shape[0])))
     return TreeCount(float(nodes), float(entries), float(decisions), probes,
                      np.dtype(entry_dtype(hands.shape[0])).itemsize)
 
 
-def _representative_deal(params: VitouParams) -> np.ndarray:
+def representative_deal(params: VitouParams) -> np.ndarray:
     """A deal that fits the deck, only there to give the kernel a dealt state."""
     deck = [params.copies] * params.ranks
     deal0 = np.zeros((params.players, params.hand_size), np.int64)
@@ -833,7 +833,7 @@ def _representative_deal(params: VitouParams) -> np.ndarray:
 
 
 @jit
-def _replay_start(params):
+def replay_start(params):
     """The stack of a replay of a built tree on the kernel: (``int32[cap, STATE_SIZE]``
     states, ``int64[cap]`` nodes, 1 entry: the root's initial state)."""
     st_states = np.empty((256, L.STATE_SIZE), np.int32)
@@ -847,15 +847,15 @@ def _replay_start(params):
 def _replay_push(params, kind, player, first, nchild, action, aoff, ent, hands, deal0, node,
                  state, st_states, st_node, sp, played):
     """Push the children of ``node`` (kernel state ``state``) on a replay stack of
-    :func:`_replay_start`: a decision child gets the actor's hand of its first entry
+    :func:`replay_start`: a decision child gets the actor's hand of its first entry
     (when dealt), a deal node's child the representative deal ``deal0``. Returns
     ``(sp, st_states, st_node)``, the stack grown if needed."""
     H = hands.shape[0]
     m = nchild[node]
     f = first[node]
     if sp + m > st_states.shape[0]:
-        st_states = _grow2(st_states, sp + m)
-        st_node = _grow1(st_node, sp + m)
+        st_states = grow2(st_states, sp + m)
+        st_node = grow1(st_node, sp + m)
     if kind[node] == KIND_DECISION:
         p = player[node]
         for k in range(m):
@@ -863,7 +863,7 @@ def _replay_push(params, kind, player, first, nchild, action, aoff, ent, hands, 
             K.copy_state(state, st_states[sp])
             h0 = ent[aoff[c]]
             if h0 < H:
-                _set_hand(params, st_states[sp], p, hands[h0], played)
+                set_dealt_hand(params, st_states[sp], p, hands[h0], played)
             K.apply_action(params, st_states[sp], action[c])
             st_node[sp] = c
             sp += 1
@@ -889,7 +889,7 @@ def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, 
     then hand order, and each entry's information set."""
     H = hands.shape[0]
     n_is = 0
-    st_states, st_node = _replay_start(params)
+    st_states, st_node = replay_start(params)
     sp = 1
     state = np.empty(L.STATE_SIZE, np.int32)
     played = np.empty(L.MAX_RANKS, np.int64)
@@ -911,7 +911,7 @@ def _infoset_keys(params, kind, player, first, nchild, action, aoff, alen, ent, 
                 if slot[hh] < 0:
                     continue
                 if hh < H:
-                    _set_hand(params, state, p, hands[hh], played)
+                    set_dealt_hand(params, state, p, hands[hh], played)
                 infostate_key(params, state, p, key)
                 for q in range(L.KEY_SIZE):
                     keys_out[n_is, q] = key[q]

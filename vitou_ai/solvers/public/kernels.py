@@ -1,4 +1,4 @@
-"""Range-vector passes over a :class:`~vitou_ai.solvers.public_tree.PublicTree` (numba).
+"""Range-vector passes over a :class:`~vitou_ai.solvers.public.tree.PublicTree` (numba).
 
 One depth-first walk serves vector-form CFR (Johanson et al. 2012, "Efficient
 Nash equilibrium approximation through Monte Carlo counterfactual regret
@@ -11,7 +11,7 @@ returns the traverser's counterfactual value for each of its hands:
 
 - terminal: ``cfv(h) = u * sum_{h'} P(h, h') * reach_other(h')``, ``u`` the
   public return (R8.1) and ``P`` the exact joint deal probability (card
-  removal; :func:`~vitou_ai.solvers.public_tree.joint_deal_probability`);
+  removal; :func:`~vitou_ai.solvers.public.tree.joint_deal_probability`);
 - public chance (the dealer draw, R1.4): the edge probability multiplies the
   others' reach on the way down, values add on the way up;
 - the deal: ranges go from "not dealt" to every hand; values add up;
@@ -48,9 +48,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .._numba import jit, jit_parallel
-from .cfr_kernels import RM_TOLERANCE
-from .public_tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
+from ..._numba import jit, jit_parallel
+from ..flat.kernels import RM_TOLERANCE
+from .tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 
 POLICY_REGRET = 0  # regret matching on ``regrets`` (the current policy)
 POLICY_AVERAGE = 1  # ``cum`` normalised (the average policy)
