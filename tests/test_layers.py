@@ -19,6 +19,9 @@ module imports one that imports it back. A bot drawing random numbers from the
 simulator's module was the one import that ran up the layers; the trainers
 ``commands/train.py`` and ``commands/train_abstract.py`` imported each other until
 their shared run-folder helpers moved to ``commands/runs.py``.
+
+``docs/architecture.md`` is the map a reader sees; the last tests here read its floors
+and folders tables and fail when they drift from ``LAYERS`` and the package.
 """
 
 from __future__ import annotations
@@ -327,3 +330,55 @@ def test_old_solver_paths_still_import_with_a_warning():
     assert build_public_tree is new_build
     messages = [str(w.message) for w in caught if w.category is DeprecationWarning]
     assert any("vitou_ai.solvers.flat.cfr" in m for m in messages), messages
+
+
+ARCHITECTURE = PKG.parent / "docs" / "architecture.md"
+
+
+def _table_rows(text: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header row starts with ``| header |``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _ticked(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def test_the_architecture_page_has_the_layers_of_this_test():
+    """docs/architecture.md's floors table is LAYERS, bottom first."""
+    rows = _table_rows(ARCHITECTURE.read_text(encoding="utf-8"), "floor")
+    floors = [set(_ticked(parts)) for _, parts, _ in rows]
+    assert [int(r[0]) for r in rows] == list(range(len(rows)))
+    assert floors == LAYERS, "docs/architecture.md's floors differ from LAYERS in this test"
+
+
+def test_the_architecture_page_lists_every_folder_and_module():
+    """docs/architecture.md's folders table names each folder of the package and exactly
+    its modules (``__init__`` aside), so the map cannot go stale."""
+    rows = _table_rows(ARCHITECTURE.read_text(encoding="utf-8"), "folder")
+    page = {_ticked(folder)[0].rstrip("/"): set(_ticked(modules)) for folder, modules in rows}
+    real = {str(init.parent.relative_to(PKG.parent)):
+            {p.stem for p in init.parent.glob("*.py") if p.name != "__init__.py"}
+            for init in PKG.rglob("__init__.py")}
+    assert set(page) == set(real), (
+        f"folders missing from the page: {sorted(set(real) - set(page))}; "
+        f"on the page but gone: {sorted(set(page) - set(real))}")
+    wrong = {f: (sorted(real[f] - page[f]), sorted(page[f] - real[f]))
+             for f in real if page[f] != real[f]}
+    assert not wrong, f"modules (missing from the page, gone) by folder: {wrong}"
+
+
+def test_the_architecture_page_names_paths_that_exist():
+    """Every path in the features table exists."""
+    rows = _table_rows(ARCHITECTURE.read_text(encoding="utf-8"), "feature")
+    paths = [p for _, where in rows for p in _ticked(where) if "/" in p]
+    assert len(paths) > 10
+    missing = [p for p in paths if not (PKG.parent / p).exists()]
+    assert not missing, f"docs/architecture.md names paths that do not exist: {missing}"
