@@ -233,8 +233,8 @@ def evaluate_child(args: argparse.Namespace) -> int:
     partial rows, with ``policy``) and the ``--bots`` missing from ``bots.csv``; each row
     is added to the CSV as soon as it is done."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.solvers import public_cfr as PC
-    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public import cfr as PC
+    from vitou_ai.solvers.public import team as PT
     from vitou_ai.solvers.public.export import bot_policy
     from vitou_ai.solvers.public.tree import build_public_tree
 

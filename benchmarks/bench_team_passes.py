@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.bots.named import named_bot  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers import public_team as PT  # noqa: E402
+from vitou_ai.solvers.public import team as PT  # noqa: E402
 from vitou_ai.solvers.public.export import bot_policy  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 

@@ -50,16 +50,17 @@ from solve_common import (  # noqa: E402
 from vitou_ai.commands.console import check_writable, interrupts_outside_numba  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers import cfr, public_cfr  # noqa: E402
 from vitou_ai.solvers.checkpoint import (  # noqa: E402
     CheckpointError,
     check_config,
     load_checkpoint,
     params_record,
 )
+from vitou_ai.solvers.flat import cfr  # noqa: E402
 from vitou_ai.solvers.flat.cfr import VARIANTS  # noqa: E402
 from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
+from vitou_ai.solvers.public import cfr as public_cfr  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 
 # DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did better

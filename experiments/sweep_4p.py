@@ -192,8 +192,8 @@ def train_stage(args, params, configs, tag: str) -> None:
 
 def eval_stage(args, params, configs, tag: str, path: Path) -> None:
     from vitou_ai.bots.abstract import AbstractPolicy
-    from vitou_ai.solvers import public_cfr as PC
-    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public import cfr as PC
+    from vitou_ai.solvers.public import team as PT
     from vitou_ai.solvers.public.export import bot_policy
     from vitou_ai.solvers.public.tree import build_public_tree
 

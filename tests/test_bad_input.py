@@ -384,7 +384,7 @@ def test_team_exploitability_profile_evaluates_a_family_game(tmp_path):
     response equal the flat tree's (:mod:`vitou_ai.solvers.flat.evaluate`)."""
     import csv
 
-    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.flat import evaluate as E
     from vitou_ai.solvers.flat.tree import build_tree
 
     mod = _team_exploitability()
@@ -667,7 +667,7 @@ def test_team_passes_compile_one_overload_of_the_recursive_walk():
     --solver public-dcfr`` then died of a segmentation fault (exit 139) once the
     kernels came from numba's cache."""
     from vitou_ai.bots.named import parse_bot
-    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public import team as PT
     from vitou_ai.solvers.public.export import bot_policy
     from vitou_ai.solvers.public.tree import build_public_tree
 
@@ -954,7 +954,7 @@ def test_the_run_folder_is_named_by_its_start(tmp_path, monkeypatch):
     import json
     import time
 
-    from vitou_ai.solvers import tree
+    from vitou_ai.solvers.flat import tree
 
     real = tree.build_tree
     monkeypatch.setattr(tree, "build_tree", lambda *a, **k: time.sleep(1.1) or real(*a, **k))
@@ -988,7 +988,7 @@ def test_trainers_say_interrupted_alike(tmp_path, capsys, monkeypatch):
     checkpoint are kept" (even when none was), the others "vitou-ai train: interrupted:
     ..."."""
     from vitou_ai.commands import train
-    from vitou_ai.solvers import mccfr_abstract
+    from vitou_ai.solvers.sampling import mccfr_abstract
 
     monkeypatch.setattr(mccfr_abstract, "AbstractMCCFR", _FakeAbstract)
     assert main([*ABSTRACT, "--lbr-deals", "0", "--out", str(tmp_path / "a")]) == 130
@@ -1098,7 +1098,8 @@ def test_a_checkpoint_ahead_of_the_outputs_is_reconciled(tmp_path, capsys, strai
 
 
 def _never_build(monkeypatch):
-    from vitou_ai.solvers import public_tree, tree
+    from vitou_ai.solvers.flat import tree
+    from vitou_ai.solvers.public import tree as public_tree
 
     def never(*a, **k):
         pytest.fail("the tree was built before the checkpoint was checked")
@@ -1194,8 +1195,8 @@ def test_public_tree_policy_arrays_are_checked_for_length_and_finiteness():
     of its input (the result held leftover memory), and a NaN array was accepted (the
     team bracket then reported the uniform policy's numbers); every public-tree function
     taking ``float64[num_entries]`` now refuses another length, NaN, inf and < 0."""
-    from vitou_ai.solvers import public_cfr as PC
-    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public import cfr as PC
+    from vitou_ai.solvers.public import team as PT
     from vitou_ai.solvers.public.export import policy_table
     from vitou_ai.solvers.public.tree import build_public_tree
 
@@ -1233,7 +1234,7 @@ def test_flat_tree_of_the_full_four_player_game_is_refused_before_listing_deals(
     deals before it looked at the node limit (no answer in 300 s; ``vitou-ai train
     --profile vitou --solver dcfr``, 2-card hands, hung at "building the game tree...":
     1,646,344 deals listed, then nodes built up to the limit)."""
-    from vitou_ai.solvers import tree as T
+    from vitou_ai.solvers.flat import tree as T
 
     for p in (VitouParams(profile="vitou", ranks=4, copies=2, hand_size=1),
               VitouParams(profile="vitou_2p", ranks=3, copies=3, hand_size=2),
@@ -1508,7 +1509,7 @@ def test_team_exploitability_takes_1912_on_the_flat_tree_and_refuses_its_counts(
     before any tree, naming F2.3."""
     import csv
 
-    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.flat import evaluate as E
     from vitou_ai.solvers.flat.tree import build_tree
 
     mod = _team_exploitability()

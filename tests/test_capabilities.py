@@ -142,12 +142,12 @@ def _lbr(game):
 
 
 def _team_bracket(game):
-    from vitou_ai.solvers import public_cfr as PC
-    from vitou_ai.solvers import public_team as PT
+    from vitou_ai.solvers.public import cfr as PC
+    from vitou_ai.solvers.public import team as PT
     from vitou_ai.solvers.public.tree import build_public_tree
 
     if not C.MATRIX[game, "public_tree"].works:  # the flat tree's brackets (1912, P6)
-        from vitou_ai.solvers import evaluate as E
+        from vitou_ai.solvers.flat import evaluate as E
         from vitou_ai.solvers.flat.tree import build_tree
 
         tree = build_tree(small(game))
@@ -271,7 +271,7 @@ def _entry(tool, game):
 
         return AbstractMCCFR(params, threads=1, max_infosets=1 << 10)
     if tool == "team_bracket":
-        from vitou_ai.solvers import public_team as PT
+        from vitou_ai.solvers.public import team as PT
         from vitou_ai.solvers.public.tree import build_public_tree
 
         return PT.TeamPasses(build_public_tree(params))

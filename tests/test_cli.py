@@ -298,7 +298,7 @@ def test_sampling_solver_tree_cap_is_what_the_message_and_help_say(tmp_path, mon
     evaluation: the note says so and why, and --help names that cap next to the
     --max-tree-nodes default (it used to say only "at most 2,000,000 nodes")."""
     from vitou_ai.commands import train as T
-    from vitou_ai.solvers import tree as tree_mod
+    from vitou_ai.solvers.flat import tree as tree_mod
     built = []
 
     def fake_build(params, max_nodes):

@@ -330,6 +330,16 @@ def test_old_solver_paths_still_import_with_a_warning():
     assert build_public_tree is new_build
     messages = [str(w.message) for w in caught if w.category is DeprecationWarning]
     assert any("vitou_ai.solvers.flat.cfr" in m for m in messages), messages
+    # a write through the old path reaches the code that runs (monkeypatching keeps working)
+    from vitou_ai.solvers.flat import cfr as new_cfr
+
+    sentinel = object()
+    saved = new_cfr.VARIANTS
+    try:
+        old.VARIANTS = sentinel
+        assert new_cfr.VARIANTS is sentinel
+    finally:
+        new_cfr.VARIANTS = saved
 
 
 ARCHITECTURE = PKG.parent / "docs" / "architecture.md"

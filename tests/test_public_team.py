@@ -14,10 +14,10 @@ from vitou_ai.rules import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.rules.observe import infostate_key
-from vitou_ai.solvers import public_cfr as PC
-from vitou_ai.solvers import public_team as PT
 from vitou_ai.solvers.flat.evaluate import best_response, team_best_response
 from vitou_ai.solvers.flat.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.public import cfr as PC
+from vitou_ai.solvers.public import team as PT
 from vitou_ai.solvers.public.export import entry_children, from_flat_policy
 from vitou_ai.solvers.public.tree import build_public_tree, infoset_table
 
@@ -389,7 +389,7 @@ def test_flat_bot_policy_and_flat_bracket_equal_the_public_trees(bot):
     round picks, so the two trees may stop at different local optima: only its order
     is checked.)"""
     from vitou_ai.bots.named import named_bot
-    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.flat import evaluate as E
     from vitou_ai.solvers.public.export import bot_policy, flat_bot_policy
 
     params = VitouParams(profile="vitou_cason", ranks=4, copies=2, hand_size=1, dealer=-1)
@@ -407,7 +407,7 @@ def test_flat_bot_policy_and_flat_bracket_equal_the_public_trees(bot):
 
 
 def test_flat_team_bracket_refuses_two_players_and_a_bad_team():
-    from vitou_ai.solvers import evaluate as E
+    from vitou_ai.solvers.flat import evaluate as E
 
     ft = build_tree(VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1))
     with pytest.raises(ValueError, match="four players"):

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from vitou_ai.rules import VitouParams
-from vitou_ai.solvers import public_kernels as PK
 from vitou_ai.solvers.flat.cfr import CheckpointError, TabularCFR
 from vitou_ai.solvers.flat.evaluate import expected_returns, exploitability, nash_conv
 from vitou_ai.solvers.flat.tree import build_tree, enumerate_deals
+from vitou_ai.solvers.public import kernels as PK
 from vitou_ai.solvers.public.cfr import PublicCFR, best_response_value, entry_policy
 from vitou_ai.solvers.public.cfr import expected_returns as p_returns
 from vitou_ai.solvers.public.cfr import exploitability as p_exploitability

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from vitou_ai.rules import VitouParams
-from vitou_ai.solvers import public_tree as PTree
 from vitou_ai.solvers.flat.cfr import TabularCFR
 from vitou_ai.solvers.flat.evaluate import best_response, expected_returns, exploitability
 from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.protocol import make_solver
+from vitou_ai.solvers.public import tree as PTree
 from vitou_ai.solvers.public.cfr import PublicCFR, best_response_value
 from vitou_ai.solvers.public.cfr import expected_returns as p_returns
 from vitou_ai.solvers.public.export import flat_slots, from_flat_policy
@@ -162,8 +162,9 @@ def test_public_export_strings_are_the_flat_trees_in_a_deck_of_more_than_8_ranks
     the deck's rank labels: a Put rank of index 8 or more raised IndexError or gave a
     string the observer never makes. Now it holds the flat tree's (which the
     OpenSpiel tests check against the observer)."""
-    from vitou_ai.solvers import export, public_export
+    from vitou_ai.solvers.flat import export
     from vitou_ai.solvers.flat.tree import build_tree
+    from vitou_ai.solvers.public import export as public_export
     from vitou_ai.solvers.public.cfr import entry_policy
     from vitou_ai.solvers.public.tree import build_public_tree
 

@@ -9,7 +9,7 @@ from tests.helpers import TickClock
 from vitou_ai import VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
-from vitou_ai.solvers import public_kernels as PK
+from vitou_ai.solvers.public import kernels as PK
 from vitou_ai.solvers.public.cfr import PublicCFR, PublicPasses, entry_policy, nash_conv
 from vitou_ai.solvers.public.subgame import (
     SubgameSolver,

@@ -46,9 +46,29 @@ MOVED = {
 }
 
 
+class _Forward(types.ModuleType):
+    """An old module path: reads and writes of its public attributes go to the new module
+    (so ``monkeypatch.setattr(old_module, "f", ...)`` patches the code that runs)."""
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self.__dict__["_new"]), attr)
+
+    def __setattr__(self, attr, value):
+        if attr.startswith("__") or attr == "_new":
+            super().__setattr__(attr, value)
+        else:
+            setattr(importlib.import_module(self.__dict__["_new"]), attr, value)
+
+    def __delattr__(self, attr):
+        delattr(importlib.import_module(self.__dict__["_new"]), attr)
+
+    def __dir__(self):
+        return dir(importlib.import_module(self.__dict__["_new"]))
+
+
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports an old path as a thin module that forwards every attribute to the new one
-    (PEP 562 ``__getattr__``), so the new module itself is never registered twice."""
+    """Imports an old path as a :class:`_Forward` module, so that the new module itself is
+    never executed or registered twice."""
 
     def find_spec(self, fullname, path=None, target=None):
         head, _, name = fullname.rpartition(".")
@@ -57,16 +77,16 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return None
+        module = _Forward(spec.name)
+        module._new = f"{__name__}.{MOVED[spec.name.rpartition('.')[2]]}"
+        return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        new = f"{__name__}.{MOVED[module.__name__.rpartition('.')[2]]}"
+        new = module.__dict__["_new"]
         warnings.warn(f"{module.__name__} moved to {new}; import it from there",
                       DeprecationWarning, stacklevel=2)
-        target = importlib.import_module(new)
+        importlib.import_module(new)
         module.__doc__ = f"Moved to :mod:`{new}`."
-        module.__getattr__ = lambda attr: getattr(target, attr)
-        module.__dir__ = lambda: dir(target)
 
 
 if not any(isinstance(f, _MovedModules) for f in sys.meta_path):

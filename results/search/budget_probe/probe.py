@@ -6,7 +6,7 @@ from vitou_ai.rules import kernel as K, layout as L
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.bots.policy import choose_action, pack_policies, scratch
 from vitou_ai.solvers.public.subgame import build_subgame, SubgameTooLarge, _deal_tables, root_ranges
-from vitou_ai.solvers import subgame as SG
+from vitou_ai.solvers.public import subgame as SG
 from vitou_ai.eval.search_match import deal_hands
 P = VitouParams(profile="vitou_2p")
 pa = P.to_array()
