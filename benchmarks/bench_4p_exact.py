@@ -395,8 +395,8 @@ class _Parser(argparse.ArgumentParser):
 def check(args: argparse.Namespace) -> None:
     """Every input, before any work (the counts below take seconds)."""
     from vitou_ai.capabilities import UnsupportedGameError, require
-    from vitou_ai.commands.console import check_writable
     from vitou_ai.solvers.public.tree import count_public_tree
+    from vitou_ai.training.session import check_writable
 
     for spec in args.variants:
         params = variant(spec)

@@ -38,13 +38,13 @@ import numba
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.commands.console import check_writable  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public import kernels as PK  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
+from vitou_ai.training.session import check_writable  # noqa: E402
 
 
 def timed(fn, iterations: int) -> tuple[float, float]:

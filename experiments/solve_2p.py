@@ -47,7 +47,6 @@ from solve_common import (  # noqa: E402
     write_summary,
 )
 
-from vitou_ai.commands.console import check_writable, interrupts_outside_numba  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.checkpoint import (  # noqa: E402
@@ -62,6 +61,7 @@ from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public import cfr as public_cfr  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
+from vitou_ai.training.session import check_writable, interrupts_outside_numba  # noqa: E402
 
 # DCFR's discounts (Brown & Sandholm 2019 use 1.5, 0, 2); beta -1 and gamma 3 did better
 # on 5 ranks x 4 copies, 3-card hands (README, "solved game")
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupted (Ctrl-C: ``checkpoint.npz`` and ``curve.csv`` are whole, written
     atomically, and ``--resume`` continues from the last checkpoint). As ``vitou-ai``,
     Ctrl-C is kept out of numba's compiled code and callbacks
-    (:func:`vitou_ai.commands.console.interrupts_outside_numba`: one inside the tree builder was a
+    (:func:`vitou_ai.training.session.interrupts_outside_numba`: one inside the tree builder was a
     ``SystemError`` traceback)."""
     _folder.clear()
     try:

@@ -228,7 +228,7 @@ def blocked(tmp_path):
 def test_check_writable_probes_the_nearest_folder(tmp_path, blocked, monkeypatch):
     import tempfile
 
-    from vitou_ai.commands.console import check_writable
+    from vitou_ai.training.session import check_writable
 
     check_writable(tmp_path / "a" / "b")  # creatable: fine, and nothing is made
     assert not (tmp_path / "a").exists()
@@ -718,7 +718,7 @@ def test_experiments_keep_ctrl_c_out_of_numba(tmp_path, monkeypatch, script):
     import signal
 
     from tests.helpers import experiment
-    from vitou_ai.commands import console
+    from vitou_ai.training import session as console
 
     mod = experiment(script)
     seen = []
@@ -1018,7 +1018,8 @@ def _kill_after_writes(monkeypatch, n):
     """Every file write of a run goes through ``write_atomic``: let ``n`` succeed, then
     die as a SIGKILL would between two files."""
     import vitou_ai.io
-    from vitou_ai.commands import runs, train
+    from vitou_ai.commands import train
+    from vitou_ai.training import runfolder as runs
 
     real = vitou_ai.io.write_atomic
     done = []
@@ -1268,7 +1269,7 @@ def test_abstract_trainer_stops_at_the_iterations_and_evaluates_as_often_as_aske
     """``--iterations 500 --evals 1`` ran 2,000 iterations (the first chunk), and
     ``--iterations 3000 --evals 3`` ran 16,294 with 2 evaluations: the chunks grew with
     the time they took and ran past both the evaluation points and the end."""
-    from vitou_ai.commands.runs import curve_rows
+    from vitou_ai.training.runfolder import curve_rows
 
     out = tmp_path / "run"
     assert main([*ABSTRACT_SMALL, "--iterations", "600", "--evals", "3", "--threads", "2",

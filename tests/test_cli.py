@@ -272,7 +272,7 @@ def test_ctrl_c_waits_while_numba_is_on_the_stack():
     import signal
     from types import SimpleNamespace
 
-    from vitou_ai.commands import console
+    from vitou_ai.training import session as console
 
     inner = SimpleNamespace(f_globals={"__name__": "numba.core.serialize"}, f_back=None)
     ours = SimpleNamespace(f_globals={"__name__": "vitou_ai.commands.train"}, f_back=inner)

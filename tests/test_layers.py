@@ -18,7 +18,8 @@ and the package's ``__init__``. No module imports from a layer above its own, an
 module imports one that imports it back. A bot drawing random numbers from the
 simulator's module was the one import that ran up the layers; the trainers
 ``commands/train.py`` and ``commands/train_abstract.py`` imported each other until
-their shared run-folder helpers moved to ``commands/runs.py``.
+their shared run-folder helpers moved to ``commands/runs.py`` (now the library's
+``training/runfolder.py``).
 
 ``docs/architecture.md`` is the map a reader sees; the last tests here read its floors
 and folders tables and fail when they drift from ``LAYERS`` and the package.
@@ -43,6 +44,7 @@ LAYERS = [
     {"solvers", "eval", "search"},
     {"vint"},
     {"envs", "match_equity", "explore"},
+    {"training"},
     {"commands", "__init__", "__main__"},
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -50,7 +52,7 @@ LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 #: the package root: plumbing modules and the subpackages, nothing else
 ROOT_MODULES = {"__init__", "__main__", "_numba", "rng", "io", "resources", "capabilities"}
 SUBPACKAGES = {"rules", "openspiel", "abstraction", "bots", "sim", "solvers", "eval", "envs",
-               "match_equity", "vint", "explore", "commands",
+               "match_equity", "vint", "explore", "training", "commands",
                "search"}
 
 #: pairs of modules allowed to import each other, with the reason; each must still exist

@@ -89,3 +89,29 @@ def test_train_public_solver_refuses_signals(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "signals" in err[0]
+
+
+def test_one_solver_registry_read_by_make_solver_the_cli_and_openspiel():
+    """A solver's name is written once (``solvers.registry.SOLVERS``): the ``--solver``
+    choices, the protocol's families, the OpenSpiel wrapper's resumable list and the
+    tools of the games x tools matrix all agree with it."""
+    import argparse
+
+    from vitou_ai.capabilities import TOOLS
+    from vitou_ai.commands.train import add_arguments
+    from vitou_ai.solvers import openspiel_solvers, protocol
+    from vitou_ai.solvers.registry import FAMILIES, SOLVERS, names
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    choices = next(a.choices for a in p._actions if "--solver" in a.option_strings)
+    assert tuple(choices) == tuple(SOLVERS)
+    assert {s.tool for s in SOLVERS.values()} <= set(TOOLS)
+    assert {s.family for s in SOLVERS.values()} == set(FAMILIES)
+    assert set(protocol.FLAT + protocol.PUBLIC + protocol.SAMPLING + protocol.OPENSPIEL) == set(
+        names("flat", "public", "sampling", "openspiel"))
+    assert openspiel_solvers.RESUMABLE == ("openspiel-cfr", "openspiel-es-mccfr",
+                                           "openspiel-os-mccfr")
+    assert set(openspiel_solvers.CLASSES) == set(names("openspiel"))
+    with pytest.raises(ValueError, match="unknown solver family"):
+        names("tabular")

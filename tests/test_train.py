@@ -435,7 +435,7 @@ def test_abstract_resume_keeps_the_runs_settings_and_records_itself(tmp_path):
              "1", "--time", "2", "--evals", "4", "--eval-deals", "100", "--eval-matches", "20",
              "--lbr-deals", "0", "--seed", "7", "--out", str(run), "--no-progress"]
     assert main(first) == 0
-    from vitou_ai.commands.runs import checkpoint_head
+    from vitou_ai.training.runfolder import checkpoint_head
 
     # --time is the run's whole budget; the first run may overshoot its 2 s on a loaded
     # machine (CI's took 5 s), so the resume's budget is counted from what it spent.
@@ -457,7 +457,7 @@ def test_abstract_pruning_is_off_by_default_recorded_and_kept_on_resume(tmp_path
     setting, a run from before the knob (``prune_after`` recorded, no ``pruning``) resumes
     with pruning on, and a contradicting --pruning is refused in one line."""
     from vitou_ai.commands.cli import main
-    from vitou_ai.commands.runs import checkpoint_head
+    from vitou_ai.training.runfolder import checkpoint_head
 
     base = ["train", "--profile", "vitou", "--ranks", "3", "--copies", "2", "--hand-size",
             "1", "--evals", "1", "--eval-deals", "100", "--eval-matches", "0",

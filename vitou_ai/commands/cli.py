@@ -332,7 +332,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
 def main(argv: list[str] | None = None) -> int:
     """Run ``vitou-ai`` with ``argv`` (default: the process's arguments); return the exit
     code. Ctrl-C anywhere ends the command with one line and exit code 130
-    (:func:`vitou_ai.commands.console.interrupts_outside_numba` keeps it out of compiled code)."""
+    (:func:`vitou_ai.training.session.interrupts_outside_numba` keeps it out of compiled code)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = "vitou-ai" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
     try:

@@ -55,6 +55,19 @@ from ..io import WriteError, write_atomic
 from ..resources import ResourceError, check_memory, check_seconds
 from ..rules.params import ALL_PROFILES, RULES_VERSION, VitouParams
 from ..solvers.protocol import Solver, make_solver, tree_summary
+from ..solvers.registry import SOLVERS as REGISTRY
+from ..solvers.registry import names
+from ..training.runfolder import (
+    checkpoint_head,
+    curve_rows,
+    git_commit,
+    mark_writing,
+    outputs_agree,
+    package_versions,
+    reconcile_note,
+    write_curve,
+    write_record,
+)
 from .console import (
     EXIT_INTERRUPTED,
     SEED_RANGE,
@@ -69,27 +82,17 @@ from .console import (
     seed_error,
     show_progress,
 )
-from .runs import (
-    _git_commit,
-    _versions,
-    _write_record,
-    checkpoint_head,
-    curve_rows,
-    mark_writing,
-    outputs_agree,
-    reconcile_note,
-    write_curve,
-)
 
-NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
-PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
-ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.commands.train_abstract
+#: the solvers' names, their families and defaults: vitou_ai.solvers.registry
+SOLVERS = tuple(REGISTRY)
+NATIVE = names("flat", "sampling")
+PUBLIC = names("public")  # range-vector CFR on the public tree
+ABSTRACT = names("abstract")[0]  # four players: vitou_ai.commands.train_abstract
+OPENSPIEL = names("openspiel")
 #: options of the abstract trainer only, and their defaults (refused with another solver:
 #: they used to be ignored silently)
 ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals": 200,
                     "lbr_samples": 12, "pruning": "off"}
-OPENSPIEL = ("openspiel-cfr", "openspiel-cfr+", "openspiel-es-mccfr", "openspiel-os-mccfr")
-SOLVERS = NATIVE + PUBLIC + OPENSPIEL + (ABSTRACT,)
 DEFAULT_BOTS = ("random", "cautious", "bluffer", "counter")
 
 #: the largest tree a sampling solver builds with ``--exact auto`` (only for the exact
@@ -296,9 +299,7 @@ def _params(s: dict[str, Any]) -> VitouParams:
 
 def _resumable(solver: str) -> bool:
     """Whether the solver writes a checkpoint that ``--resume`` continues exactly."""
-    from ..solvers.openspiel_solvers import RESUMABLE
-
-    return solver in NATIVE or solver in PUBLIC or solver in RESUMABLE
+    return REGISTRY[solver].resumable
 
 
 # ---- evaluation ----------------------------------------------------------------------------
@@ -644,11 +645,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             check_public_params(params)
         except ValueError as e:
             raise _BadInput(f"--solver {s['solver']}: {e}") from None
-    mccfr = s["solver"].endswith("mccfr")
     saved = saved or {}
     # the run's own length and evaluation interval unless given again
     iterations = args.iterations if args.iterations is not None else saved.get(
-        "iterations", 200_000 if mccfr else 1000)
+        "iterations", REGISTRY[s["solver"]].iterations)
     every = args.eval_every if args.eval_every is not None else saved.get(
         "eval_every", max(1, iterations // 10))
     bots = s["bots"]
@@ -679,7 +679,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         except (TypeError, ValueError) as e:
             raise _BadInput(str(e)) from None
     try:  # the memory the counts allocate, before the tree is built or the folder made
-        if s["solver"] in ("es-mccfr", "os-mccfr"):
+        if REGISTRY[s["solver"]].family == "sampling":
             from ..solvers.sampling.mccfr import table_bytes
 
             check_memory(table_bytes(params, s["max_infosets"]),
@@ -691,8 +691,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         raise _BadInput(str(e)) from None
     from ..capabilities import UnsupportedGameError, require
 
-    tool = ("public_tree" if s["solver"] in PUBLIC else "mccfr"
-            if s["solver"] in ("es-mccfr", "os-mccfr") else "flat_tree")
+    tool = REGISTRY[s["solver"]].tool
     try:  # the solver's own tool, before any work (Willughby's Put: refused, P7.5)
         require(tool, params)
     except UnsupportedGameError as e:
@@ -755,7 +754,7 @@ def _build_tree(plan: _Plan):
         except ValueError as e:
             raise _BadInput(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
                             "dcfr / es-mccfr)") from None
-    need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
+    need = REGISTRY[s["solver"]].tree == "flat"
     if not need and s["exact"] == "no":
         return None
     from ..solvers.flat.tree import build_tree, check_tree_actions
@@ -803,15 +802,15 @@ def _record(plan: _Plan, tree, stamp: str, at_iteration: int) -> dict[str, Any]:
         rec["iterations"], rec["eval_every"] = plan.iterations, plan.every
         rec["resumes"] = [*rec.get("resumes", []), {
             "command": plan.command, "started": stamp, "from_iteration": at_iteration,
-            "rules_version": RULES_VERSION, "git_commit": _git_commit(),
-            "versions": _versions()}]
+            "rules_version": RULES_VERSION, "git_commit": git_commit(),
+            "versions": package_versions()}]
         return rec
     return {
         "command": plan.command, "rules_version": RULES_VERSION, "seed": s["seed"],
         "solver": s["solver"], "settings": s,
         "params": {**plan.params.knobs(), "profile": plan.params.profile},
         "iterations": plan.iterations, "eval_every": plan.every, "eval_deals": s["eval_deals"],
-        "bots": plan.bots, "versions": _versions(), "git_commit": _git_commit(),
+        "bots": plan.bots, "versions": package_versions(), "git_commit": git_commit(),
         "started": stamp, "tree": tree_info, "resumes": [],
     }
 
@@ -866,7 +865,7 @@ def _train(plan: _Plan, out) -> int:
         if first > 0:
             note("train", f"first evaluation after {first:,} iterations" + (
                 " (a first run after an install also compiles the solver)"
-                if s["solver"] in NATIVE or s["solver"] in PUBLIC else ""))
+                if REGISTRY[s["solver"]].native else ""))
         while adapter.iterations_done < plan.iterations:
             if plan.time and adapter.solver_seconds() >= plan.time:
                 break  # a resume whose --time was spent already: not one more iteration
@@ -1080,4 +1079,4 @@ def _write_outputs(folder: Path, adapter: Solver, rows, bots, record, params,
     _plot(rows, bots, folder / "curve.png", f"{params.profile} — {adapter.name}")
     if checkpoint and adapter.resumable:
         adapter.save(folder / "checkpoint.npz")
-    _write_record(folder, dict(record, latest=rows[-1], iterations_done=done))
+    write_record(folder, dict(record, latest=rows[-1], iterations_done=done))

@@ -235,8 +235,14 @@ def run(args, params: VitouParams, out=None) -> int:
     from ..solvers.flat.cfr import CheckpointError
     from ..solvers.sampling.mccfr import TableFullError
     from ..solvers.sampling.mccfr_abstract import AbstractMCCFR
+    from ..training.runfolder import (
+        curve_rows,
+        git_commit,
+        outputs_agree,
+        package_versions,
+        reconcile_note,
+    )
     from .console import interrupted_line, interrupts_deferred
-    from .runs import _git_commit, _versions, curve_rows, outputs_agree, reconcile_note
 
     out = out or sys.stdout
 
@@ -390,7 +396,7 @@ def run(args, params: VitouParams, out=None) -> int:
         "eval_deals": args.eval_deals, "eval_matches": args.eval_matches,
         "eval_match_kind": match_label(params),
         "lbr_deals": args.lbr_deals, "lbr_samples": args.lbr_samples,
-        "bots": bots, "versions": _versions(), "git_commit": _git_commit(),
+        "bots": bots, "versions": package_versions(), "git_commit": git_commit(),
         "started": saved.get("started", stamp), "lbr_bots": saved.get("lbr_bots", {}),
     }
     if args.resume:  # each resume's command, as the flat-tree runs record them
@@ -528,7 +534,7 @@ def _resume_point(folder: Path, saved: dict[str, Any], budget: float | None,
     Raises:
         ValueError: a damaged or missing checkpoint, ``--iterations`` below it.
     """
-    from .runs import checkpoint_head, outputs_agree
+    from ..training.runfolder import checkpoint_head, outputs_agree
 
     ck = folder / "checkpoint.npz"
     if not ck.exists() and "iterations_done" not in saved:
@@ -554,7 +560,7 @@ def _resume_point(folder: Path, saved: dict[str, Any], budget: float | None,
 def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = True) -> None:
     """An evaluation's files, in the order of :mod:`vitou_ai.commands.runs` (``run.json``
     marked ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``)."""
-    from .runs import _write_record, mark_writing, write_curve
+    from ..training.runfolder import mark_writing, write_curve, write_record
 
     try:
         before = json.loads((folder / "run.json").read_text())
@@ -567,7 +573,7 @@ def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = 
           match_label(params))
     if checkpoint:
         solver.save(folder / "checkpoint.npz")
-    _write_record(folder, dict(record, latest=rows[-1], iterations_done=solver.iteration,
+    write_record(folder, dict(record, latest=rows[-1], iterations_done=solver.iteration,
                                solver_seconds=solver.seconds, infosets=solver.num_infosets))
 
 

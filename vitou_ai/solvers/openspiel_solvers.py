@@ -28,14 +28,15 @@ import numpy as np
 
 from ..rules.params import RULES_VERSION, VitouParams
 from .checkpoint import CheckpointError, check_config, load_checkpoint, save_checkpoint
+from .registry import SOLVERS, names
 
 OPENSPIEL_FORMAT = "vitou_ai-openspiel-checkpoint-1"
 #: ``vitou-ai train`` names of the OpenSpiel solvers and their pyspiel classes
 CLASSES = {"openspiel-cfr": "CFRSolver", "openspiel-cfr+": "CFRPlusSolver",
            "openspiel-es-mccfr": "ExternalSamplingMCCFRSolver",
            "openspiel-os-mccfr": "OutcomeSamplingMCCFRSolver"}
-#: the solvers whose checkpoints continue the same run (module docstring)
-RESUMABLE = ("openspiel-cfr", "openspiel-es-mccfr", "openspiel-os-mccfr")
+#: the solvers whose checkpoints continue the same run (module docstring; :mod:`.registry`)
+RESUMABLE = tuple(n for n in names("openspiel") if SOLVERS[n].resumable)
 #: exploration of OpenSpiel's outcome-sampling MCCFR (its default)
 OS_EPSILON = 0.6
 

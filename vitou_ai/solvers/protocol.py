@@ -32,10 +32,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..rules.params import VitouParams
+from .registry import SOLVERS, names
 
-FLAT = ("cfr", "cfr+", "dcfr")
-PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")
-SAMPLING = ("es-mccfr", "os-mccfr")
+#: the solver names of each family (:data:`vitou_ai.solvers.registry.SOLVERS`)
+FLAT = names("flat")
+PUBLIC = names("public")
+SAMPLING = names("sampling")
+OPENSPIEL = names("openspiel")
 
 
 @runtime_checkable
@@ -305,7 +308,7 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     if name not in FLAT + PUBLIC + SAMPLING and not name.startswith("openspiel-"):
         raise ValueError(f"unknown solver {name!r}; expected one of "
                          f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")
-    if discounts and name not in ("dcfr", "public-dcfr"):
+    if discounts and not (name in SOLVERS and SOLVERS[name].discounts):
         raise ValueError(f"solver {name} takes no DCFR discounts ({', '.join(discounts)})")
     for k, v in discounts.items():
         if k not in ("alpha", "beta", "gamma"):

@@ -1,7 +1,8 @@
-"""What the trainers write into a run folder beside their own files, shared by
-:mod:`vitou_ai.commands.train` and :mod:`vitou_ai.commands.train_abstract`: package
-versions and git commit for ``run.json``, ``curve.csv`` and ``run.json`` written
-atomically, and the reading of ``curve.csv`` cells back into numbers on ``--resume``."""
+"""The run-folder format the trainers share (:mod:`vitou_ai.training.points`,
+:mod:`vitou_ai.training.abstract`): package versions and git commit for ``run.json``,
+``curve.csv`` and ``run.json`` written atomically (:func:`vitou_ai.io.write_atomic`), the
+order of an evaluation's writes that lets a resume tell a complete evaluation from one cut
+short by a kill, and the reading of ``curve.csv`` cells back into numbers on resume."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from typing import Any
 from ..io import json_finite, write_atomic
 
 
-def _versions() -> dict[str, str]:
+def package_versions() -> dict[str, str]:
+    """The Python version and the versions of the packages a result depends on
+    (``"not installed"`` for a missing one), for ``run.json``."""
     import importlib.metadata as md
 
     out = {"python": platform.python_version()}
@@ -28,7 +31,8 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
+    """The package's git commit (``None`` outside a git checkout), for ``run.json``."""
     try:
         r = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                            cwd=Path(__file__).parent, timeout=10)
@@ -43,14 +47,6 @@ def _num(v: str) -> Any:
     except ValueError:
         return v
     return int(f) if f.is_integer() and "." not in v and "e" not in v else f
-
-
-def _write_curve_and_record(folder: Path, rows: list[dict[str, Any]],
-                            record: dict[str, Any]) -> None:
-    """``curve.csv`` (every column any row has, in order of appearance) and ``run.json``
-    (``record``), atomically; shared with :mod:`vitou_ai.commands.train_abstract`."""
-    write_curve(folder, rows)
-    _write_record(folder, record)
 
 
 def write_curve(folder: Path, rows: list[dict[str, Any]]) -> None:
@@ -70,19 +66,20 @@ def write_curve(folder: Path, rows: list[dict[str, Any]]) -> None:
 # ``curve.csv``, ``curve.png``, ``checkpoint.npz``, and ``run.json`` again, complete and
 # without ``writing``. Each file is written whole (:func:`vitou_ai.io.write_atomic`), so a
 # kill at any moment leaves either a consistent folder or a ``run.json`` that says
-# ``writing``: ``--resume`` then trusts the checkpoint (the newest complete state; the
+# ``writing``: a resume then trusts the checkpoint (the newest complete state; the
 # others are regenerated from it, see :func:`outputs_agree`).
 
 
-def _write_record(folder: Path, record: dict[str, Any]) -> None:
-    # NaN (a withheld interval bound) as null: bare NaN is not JSON
+def write_record(folder: Path, record: dict[str, Any]) -> None:
+    """``run.json``: ``record`` as indented JSON, atomically; NaN (a withheld interval
+    bound) is written as null, as bare NaN is not JSON."""
     write_atomic(folder / "run.json",
                  (json.dumps(json_finite(record), indent=2, default=str) + "\n").encode())
 
 
 def mark_writing(folder: Path, record: dict[str, Any], iteration: int) -> None:
     """The first write of an evaluation: ``record`` with ``writing = iteration``."""
-    _write_record(folder, dict(record, writing=iteration))
+    write_record(folder, dict(record, writing=iteration))
 
 
 def checkpoint_head(path: Path) -> dict[str, Any]:
