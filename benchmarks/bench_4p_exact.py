@@ -13,7 +13,7 @@ calls of ``experiments/team_exploitability.py`` (its ``evaluate``), in points pe
 
 One training run per budget, not one run checkpointed at each budget: the trainer sets
 its schedule from ``--time`` (pruning after ``0.1 T``, linear-CFR discounting over the
-first ``T / 2`` in 20 intervals of ``T / 40``; ``commands/train_abstract.py``) and a
+first ``T / 2`` in 20 intervals of ``T / 40``; ``training/abstract.py``) and a
 ``--resume`` with a larger ``--time`` keeps the checkpoint's discounts done and takes the
 new budget's schedule from there, so a 60 s run resumed to 300 s is not what
 ``--time 300`` trains. The cost is the sum of the budgets instead of the largest. The
@@ -79,9 +79,9 @@ from typing import NoReturn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.commands.train import ABSTRACT_OPTIONS  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.training.settings import ABSTRACT_OPTIONS  # noqa: E402
 
 DEFAULT_VARIANTS = ["8,4,2", "4,3,3"]
 DEFAULT_BUDGETS = [60.0, 300.0, 900.0, 3600.0]

@@ -49,9 +49,9 @@ from typing import NoReturn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.commands.train_abstract import parse_abstraction, schedule  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.training.abstract import parse_abstraction, schedule  # noqa: E402
 
 MCCFR_KNOBS = ("prune", "discount")
 NAME = re.compile(r"[A-Za-z0-9_.,=+-]+")

@@ -18,14 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shlex
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vitou_ai.commands.cli import main as cli_main  # noqa: E402
+from vitou_ai.training import (  # noqa: E402
+    PointsSettings,
+    TrainingError,
+    TrainingInterrupted,
+    choose_trainer,
+    train,
+)
 
 
 def main() -> int:
@@ -43,30 +51,35 @@ def main() -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--tabular", action="store_true", help="the earlier two-card tabular run")
     args = ap.parse_args()
+    command = "python experiments/train_4p.py " + shlex.join(sys.argv[1:])
+    options = {}
     if args.tabular:
         out = args.out or str(ROOT / "results" / "train_4p_tabular")
-        argv = ["train", "--profile", "vitou", "--hand-size", "2", "--solver", "es-mccfr",
-                "--exact", "no", "--iterations", "200000", "--eval-every", "40000",
-                "--eval-deals", "20000", "--max-infosets", str(1 << 23), "--out", out,
-                "--no-progress"]
+        points = PointsSettings(profile="vitou", hand_size=2, solver="es-mccfr", exact="no",
+                                iterations=200_000, eval_every=40_000, eval_deals=20_000,
+                                max_infosets=1 << 23)
     else:
         out = args.out or str(ROOT / "results" / ("train_4p_signals" if args.signals else "train_4p"))
-        # --pruning on: the schedule results/train_4p was trained with (the default until
+        # pruning on: the schedule results/train_4p was trained with (the default until
         # 2026-12-03, docs/results/sweep-4p.md)
-        argv = ["train", "--profile", "vitou", "--time", str(args.time), "--pruning", "on",
-                "--evals",
-                str(args.evals), "--eval-deals", str(args.eval_deals), "--eval-matches",
-                str(args.eval_matches), "--lbr-deals", str(args.lbr_deals), "--lbr-samples",
-                str(args.lbr_samples), "--max-infosets", str(args.max_infosets), "--out", out,
-                "--no-progress"]
-        if args.signals:
-            argv.append("--signals")
-        if args.abstraction:
-            argv += ["--abstraction", args.abstraction]
-    if args.resume:
-        argv.append("--resume")
+        points = PointsSettings(profile="vitou", time=args.time, eval_deals=args.eval_deals,
+                                max_infosets=args.max_infosets,
+                                signals=True if args.signals else None)
+        options = {"pruning": "on", "evals": args.evals, "eval_matches": args.eval_matches,
+                   "lbr_deals": args.lbr_deals, "lbr_samples": args.lbr_samples,
+                   "abstraction": args.abstraction}
+    points = replace(points, out=Path(out), resume=args.resume, no_progress=True,
+                     command=command)
     t0 = time.time()
-    code = cli_main(argv)
+    try:
+        train(choose_trainer(points, options))
+        code = 0
+    except TrainingError as e:
+        print(f"train_4p: {e}", file=sys.stderr)
+        code = 2
+    except TrainingInterrupted as e:
+        print(f"train_4p: interrupted: {e.kept}", file=sys.stderr)
+        code = 130
     # peak resident memory of this process (training, evaluation, LBR), into run.json
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     run_json = Path(out) / "run.json"

@@ -10,11 +10,11 @@ import pytest
 from tests.helpers import play_random
 from vitou_ai.abstraction import AbstractionConfig
 from vitou_ai.abstraction.key import abstract_key
-from vitou_ai.commands.train_abstract import parse_abstraction
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.sampling.abstract_tree import abstract_tree, infoset_keys
+from vitou_ai.training.abstract import parse_abstraction
 
 SMALL_4P = VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1)
 SMALL_2P = VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2, dealer=-1)

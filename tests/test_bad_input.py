@@ -283,7 +283,7 @@ def test_vint_tournament_out_must_be_a_writable_file(tmp_path, blocked, capsys):
 
 
 def test_a_bad_gestures_knob_names_the_modes():
-    from vitou_ai.commands.train_abstract import parse_abstraction
+    from vitou_ai.training.abstract import parse_abstraction
 
     with pytest.raises(ValueError, match="gestures must be one of off, all, team, partner"):
         parse_abstraction("gestures=foo")
@@ -987,8 +987,8 @@ def test_trainers_say_interrupted_alike(tmp_path, capsys, monkeypatch):
     """The abstract trainer said "interrupted: the last evaluation's outputs and
     checkpoint are kept" (even when none was), the others "vitou-ai train: interrupted:
     ..."."""
-    from vitou_ai.commands import train
     from vitou_ai.solvers.sampling import mccfr_abstract
+    from vitou_ai.training import points
 
     monkeypatch.setattr(mccfr_abstract, "AbstractMCCFR", _FakeAbstract)
     assert main([*ABSTRACT, "--lbr-deals", "0", "--out", str(tmp_path / "a")]) == 130
@@ -997,7 +997,7 @@ def test_trainers_say_interrupted_alike(tmp_path, capsys, monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train, "_advance", interrupted)
+    monkeypatch.setattr(points, "advance", interrupted)
     assert main(["train", *SMALL_2P, "--iterations", "2", "--no-progress",
                  "--out", str(tmp_path / "b")]) == 130
     flat = capsys.readouterr().err.strip().splitlines()[-1]
@@ -1018,7 +1018,7 @@ def _kill_after_writes(monkeypatch, n):
     """Every file write of a run goes through ``write_atomic``: let ``n`` succeed, then
     die as a SIGKILL would between two files."""
     import vitou_ai.io
-    from vitou_ai.commands import train
+    from vitou_ai.training import evaluation
     from vitou_ai.training import runfolder as runs
 
     real = vitou_ai.io.write_atomic
@@ -1030,7 +1030,7 @@ def _kill_after_writes(monkeypatch, n):
         real(path, data)
         done.append(path.name)
 
-    for mod in (vitou_ai.io, runs, train):
+    for mod in (vitou_ai.io, runs, evaluation):
         monkeypatch.setattr(mod, "write_atomic", write)
     return done
 

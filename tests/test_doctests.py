@@ -20,6 +20,9 @@ MODULES = [
     "vitou_ai.eval.tournament",
     "vitou_ai.eval.lbr",
     "vitou_ai.match_equity.two_player",
+    "vitou_ai.solvers.registry",
+    "vitou_ai.training",
+    "vitou_ai.training.points",
 ]
 
 

@@ -17,12 +17,12 @@ from tests.helpers import play_random
 from vitou_ai.abstraction import AbstractionConfig
 from vitou_ai.abstraction.key import abstract_key
 from vitou_ai.commands.cli import main
-from vitou_ai.commands.train_abstract import match_label
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import kernel as K
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers.flat.tree import build_tree
 from vitou_ai.solvers.sampling.abstract_tree import abstract_tree, infoset_keys
+from vitou_ai.training.evaluation import match_label
 
 CATALAN = VitouParams(profile="truc_catalan", dealer=0)
 T1912 = VitouParams(profile="truc_1912", dealer=0)

@@ -18,8 +18,9 @@ and the package's ``__init__``. No module imports from a layer above its own, an
 module imports one that imports it back. A bot drawing random numbers from the
 simulator's module was the one import that ran up the layers; the trainers
 ``commands/train.py`` and ``commands/train_abstract.py`` imported each other until
-their shared run-folder helpers moved to ``commands/runs.py`` (now the library's
-``training/runfolder.py``).
+their shared run-folder helpers moved to ``commands/runs.py``; training is now a library
+layer of its own (``training/``: loops, evaluation, checkpoints, the run-folder format)
+between the tools it drives and the command line.
 
 ``docs/architecture.md`` is the map a reader sees; the last tests here read its floors
 and folders tables and fail when they drift from ``LAYERS`` and the package.
@@ -397,3 +398,23 @@ def test_the_architecture_page_names_paths_that_exist():
     assert len(paths) > 10
     missing = [p for p in paths if not (PKG.parent / p).exists()]
     assert not missing, f"docs/architecture.md names paths that do not exist: {missing}"
+
+
+def test_experiments_and_benchmarks_use_the_library_not_the_command_line():
+    """Scripts under ``experiments/`` and ``benchmarks/`` call the library (training runs
+    through :mod:`vitou_ai.training`), never :mod:`vitou_ai.commands`: the command line is a
+    front end, and what a script needs from it belongs in the library."""
+    root = PKG.parent
+    found = []
+    for path in sorted([*root.joinpath("experiments").rglob("*.py"),
+                        *root.joinpath("benchmarks").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                mods = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            found += [f"{path.relative_to(root)}:{node.lineno} imports {m}" for m in mods
+                      if m == "vitou_ai.commands" or m.startswith("vitou_ai.commands.")]
+    assert not found, "scripts that import the command line: " + "; ".join(found)

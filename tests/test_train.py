@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -399,7 +400,7 @@ def test_ctrl_c_in_the_first_seconds_exits_130_with_one_line(tmp_path, delay):
 
 
 def test_four_player_curve_without_exact_evaluation_draws_the_tables_growth(tmp_path):
-    from vitou_ai.commands.train import _figure
+    from vitou_ai.training.evaluation import figure as _figure
 
     out = tmp_path / "r"
     assert main(["train", "--profile", "vitou", "--solver", "es-mccfr", "--iterations", "300",
@@ -527,3 +528,19 @@ def test_run_json_writes_a_withheld_interval_bound_as_null(tmp_path):
     assert code == 0
     record = json.loads((out / "run.json").read_text(), parse_constant=_reject)
     assert record["latest"]["random_ppd_lo"] is None is record["latest"]["random_ppd_hi"]
+
+
+def test_the_training_guide_python_example_runs(tmp_path, monkeypatch, capsys):
+    """The "From Python" section of docs/guide/training.md runs as written: the library
+    entry point trains, resumes from run.json and refuses a conflicting setting."""
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "training.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "training.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("20 ")
+    assert printed[1].startswith("--seed 3 conflicts with the run's 0")

@@ -63,7 +63,7 @@ def _settings(args: argparse.Namespace) -> dict:
     from ..match_equity.objective_4p import read_table_4p
     from ..match_equity.two_player import MatchEquityError
     from ..rules.params import VitouParams
-    from .train_abstract import max_threads, parse_abstraction
+    from ..training.abstract import max_threads, parse_abstraction
 
     profile = args.profile
     if profile not in PROFILES:
@@ -157,7 +157,7 @@ def _check_resume_flags(args: argparse.Namespace, s: dict) -> None:
             continue
         saved = s.get(name)
         if name == "abstraction":
-            from .train_abstract import parse_abstraction
+            from ..training.abstract import parse_abstraction
 
             try:
                 same = parse_abstraction(given).describe() == saved
@@ -248,8 +248,8 @@ def run(args: argparse.Namespace, out=None) -> int:
     from ..solvers.checkpoint import CheckpointError
     from ..solvers.sampling.mccfr import TableFullError
     from ..solvers.sampling.mccfr_abstract import AbstractMCCFR
+    from ..training.abstract import schedule
     from .console import check_writable, claim_run_folder, new_folder, note
-    from .train_abstract import schedule
 
     def bad(msg: str) -> int:
         print(f"vitou-ai train: {msg}", file=sys.stderr)

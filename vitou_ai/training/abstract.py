@@ -1,8 +1,14 @@
-"""``vitou-ai train --profile vitou``: the four-player strategy, trained by
-abstract ES-MCCFR (:mod:`vitou_ai.solvers.sampling.mccfr_abstract`) on the information
-abstraction of :mod:`vitou_ai.abstraction`, on a wall-time budget.
+"""The four-player trainer (``vitou-ai train --profile vitou``): abstract ES-MCCFR
+(:mod:`vitou_ai.solvers.sampling.mccfr_abstract`) on the information abstraction of
+:mod:`vitou_ai.abstraction`, on a wall-time budget, behind the same library interface as
+the points trainer (:func:`train_abstract` takes :class:`~vitou_ai.training.settings.
+AbstractSettings`, raises :class:`~vitou_ai.training.settings.TrainingError`, returns a
+:class:`~vitou_ai.training.points.TrainingResult`). It is a trainer of its own, not a
+:class:`~vitou_ai.solvers.protocol.Solver` of the points trainer: its evaluation is LBR
+and matches (no exact tree), its schedule is in solver seconds and its workers run in
+rounds of ``threads`` iterations.
 
-The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.train`):
+The run folder has the files of :mod:`vitou_ai.training.points`:
 
 - ``curve.csv``, one row per evaluation: iteration, solver seconds, abstract
   information states, nodes touched, the LBR lower bound on exploitability
@@ -10,18 +16,17 @@ The run folder is the one ``vitou-ai train`` writes (:mod:`vitou_ai.commands.tra
   duplicate deal-mode points per deal (95% interval, duplicate pairs as units)
   and the match win rate at the game's target (95% Wilson interval; 21-point
   matches for ``vitou``, 12-point for Catalan, two 12-point games for 1912,
-  five truts for Trut: :func:`match_label`);
+  five truts for Trut: :func:`~vitou_ai.training.evaluation.match_label`);
 - ``curve.png``; ``run.json`` (configuration, versions, commit, command, the
   latest row and the LBR of every opponent bot);
 - ``policy.npz``: the average policy (:class:`~vitou_ai.bots.abstract.AbstractPolicy`),
   a bot for ``vitou-ai tournament`` / ``vitou-ai play`` (falls back on
   ``counter`` at unseen abstract states);
-- ``checkpoint.npz``: ``--resume --out FOLDER`` continues the run.
+- ``checkpoint.npz``: a resume (``--resume --out FOLDER``) continues the run.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import sys
@@ -30,13 +35,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..abstraction.config import GESTURES, AbstractionConfig
-from ..io import write_atomic
 from ..resources import check_memory, check_seconds
 from ..rules.params import RULES_VERSION, VitouParams
-from .console import check_simulation_memory, check_writable, claim_run_folder, seed_error
+from .evaluation import evaluate_policy, match_label, plot_abstract
+from .runfolder import (
+    checkpoint_head,
+    curve_rows,
+    git_commit,
+    mark_writing,
+    outputs_agree,
+    package_versions,
+    reconcile_note,
+    write_curve,
+    write_record,
+)
+from .session import (
+    check_simulation_memory,
+    check_writable,
+    claim_run_folder,
+    run_locks,
+    seed_error,
+)
+from .settings import AbstractSettings, TrainingError, TrainingInterrupted
 
 DEFAULT_TIME = 3000.0  # seconds of solver time when neither --time nor --iterations is given
 
@@ -119,158 +140,56 @@ def schedule(budget: float | None, pruning: str = "off", discount_intervals: int
             "discount_intervals": discount_intervals}
 
 
-def match_label(params: VitouParams) -> str:
-    """The matches the evaluation plays, from the game: ``"21-point matches"`` (vitou),
-    ``"12-point matches"`` (truc_catalan, C3.1), ``"matches of 2 12-point games"``
-    (truc_1912, F4.1), ``"matches of 5 truts"`` (trut, T2.1)."""
-    games = params.games or 1
-    if params.profile == "trut":
-        return f"matches of {games} truts"
-    if games > 1:
-        return f"matches of {games} {params.target}-point games"
-    return f"{params.target}-point matches"
+def train_abstract(settings: AbstractSettings, out=None):
+    """Train the four-player abstract policy (:class:`AbstractSettings`): check the
+    settings (and, with ``resume``, the run folder and its checkpoint) before any work,
+    take the run folder's lock, then iterate, evaluate ``evals`` times and write the run
+    folder. Progress lines go to ``out`` (default: stdout).
+
+    Returns:
+        A :class:`~vitou_ai.training.points.TrainingResult`.
+
+    Raises:
+        TrainingError: one line, before any work, nothing left behind; or during the run
+            (the table reached ``max_infosets``), the last evaluation's files kept.
+        TrainingInterrupted: Ctrl-C; the last evaluation's files kept.
+    """
+    with run_locks():  # the folder's lock is released when the run ends
+        return _train(settings, out)
 
 
-def evaluate_policy(policy, params: VitouParams, bots: list[str], deals: int, matches: int,
-                    seed: int) -> dict[str, Any]:
-    """Duplicate deal-mode points per deal and the match win rate against each bot, the
-    matches at the game's target (:func:`match_label`).
+def _train(settings: AbstractSettings, out):
+    from .points import TrainingResult
 
-    Returns keys ``{bot}_ppd``, ``_ppd_lo``, ``_ppd_hi`` (the policy's team's
-    return per deal, R8.1, pairs of duplicate deals as units) and ``{bot}_match_win``,
-    ``_match_lo``, ``_match_hi`` (decisive matches, Wilson 95%)."""
-    from ..bots.named import parse_bot
-    from ..eval.stats import ratio_interval, wilson_interval
-    from ..sim.batch import simulate
-
-    row: dict[str, Any] = {}
-    dp = params.replace(dealer=-1, mode="deal")
-    mp = params.replace(dealer=-1, mode="match", scores=(0, 0))
-    for b in bots:
-        bot = parse_bot(b)
-        lineup = [policy, bot] * (params.players // 2)
-        if deals:
-            res = simulate(dp, lineup, deals + deals % 2, seed=seed, duplicate=True,
-                           rotate_dealer=True, allow_fallback=True)
-            v = np.asarray(res["variant"])
-            ret = np.where(v == 0, res["return0"], res["return1"]).astype(float)
-            pair = ret.reshape(-1, 2).sum(1)
-            m, lo, hi = ratio_interval(pair, np.full(len(pair), 2.0))
-            row.update({f"{b}_ppd": m, f"{b}_ppd_lo": lo, f"{b}_ppd_hi": hi})
-        if matches and getattr(policy, "domain", None) is not None and \
-                policy.domain.missing(mp):  # scores in the key, trained at one: no match
-            row.update({f"{b}_match_win": math.nan, f"{b}_match_lo": math.nan,
-                        f"{b}_match_hi": math.nan})
-        elif matches:
-            res = simulate(mp, lineup, matches + matches % 2, seed=seed + 1, duplicate=True,
-                           rotate_dealer=True, allow_fallback=True)
-            v = np.asarray(res["variant"])
-            w = np.asarray(res["winner"])
-            wins = int(((w >= 0) & (w == v)).sum())
-            decided = int((w >= 0).sum())
-            lo, hi = wilson_interval(wins, decided)
-            row.update({f"{b}_match_win": wins / decided if decided else math.nan,
-                        f"{b}_match_lo": lo, f"{b}_match_hi": hi})
-    return row
-
-
-def _plot(rows: list[dict[str, Any]], bots: list[str], lbr_bots: dict[str, Any], path: Path,
-          title: str, matches: str = "21-point matches") -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
-    t = [r["seconds"] / 60 for r in rows]
-    ax = axes[0]
-    lrows = [r for r in rows if isinstance(r.get("lbr"), float)]
-    if lrows:
-        ax.errorbar([r["seconds"] / 60 for r in lrows], [r["lbr"] for r in lrows],
-                    yerr=[[r["lbr"] - r["lbr_lo"] for r in lrows],
-                          [r["lbr_hi"] - r["lbr"] for r in lrows]],
-                    marker="o", color="black", label="trained policy")
-    for k, (b, v) in enumerate(lbr_bots.items()):
-        ax.axhline(v["value"], ls="--", color=f"C{k}", label=f"{b}")
-    ax.set_xlabel("solver minutes")
-    ax.set_ylabel("LBR value (points per deal)")
-    ax.set_title("local best response (lower bound on exploitability)")
-    if ax.lines:
-        ax.legend(fontsize=8)
-    for k, b in enumerate(bots):
-        if f"{b}_ppd" in rows[0]:
-            axes[1].errorbar(t, [r[f"{b}_ppd"] for r in rows],
-                             yerr=[[r[f"{b}_ppd"] - r[f"{b}_ppd_lo"] for r in rows],
-                                   [r[f"{b}_ppd_hi"] - r[f"{b}_ppd"] for r in rows]],
-                             marker="o", color=f"C{k}", label=f"vs {b}")
-        if f"{b}_match_win" in rows[0]:
-            axes[2].errorbar(t, [r[f"{b}_match_win"] for r in rows],
-                             yerr=[[r[f"{b}_match_win"] - r[f"{b}_match_lo"] for r in rows],
-                                   [r[f"{b}_match_hi"] - r[f"{b}_match_win"] for r in rows]],
-                             marker="o", color=f"C{k}", label=f"vs {b}")
-    axes[1].axhline(0, color="grey", lw=0.6)
-    axes[1].set_xlabel("solver minutes")
-    axes[1].set_ylabel("points per deal (95% CI)")
-    axes[1].set_title("duplicate deals, deal mode at 0:0")
-    for ax in axes[1:]:  # no labelled curve (--eval-matches 0): no legend, no warning
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8)
-    axes[2].axhline(0.5, color="grey", lw=0.6)
-    axes[2].set_xlabel("solver minutes")
-    axes[2].set_ylabel("match win rate (95% Wilson)")
-    axes[2].set_title(f"{matches}, duplicate" if axes[2].get_legend_handles_labels()[0]
-                      else "no matches (--eval-matches 0)")
-    fig.suptitle(title)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    write_atomic(path, buf.getvalue())
-
-
-def run(args, params: VitouParams, out=None) -> int:
-    """Run the abstract trainer for ``vitou-ai train`` (already-parsed ``args``, with
-    :data:`vitou_ai.commands.train.ABSTRACT_OPTIONS` filled in); returns the exit code (0 done, 2
-    bad input or table full, 130 interrupted)."""
+    args, params = settings, settings.params  # the settings, named as the flags they hold
     from ..solvers.flat.cfr import CheckpointError
     from ..solvers.sampling.mccfr import TableFullError
     from ..solvers.sampling.mccfr_abstract import AbstractMCCFR
-    from ..training.runfolder import (
-        curve_rows,
-        git_commit,
-        outputs_agree,
-        package_versions,
-        reconcile_note,
-    )
-    from .console import interrupted_line, interrupts_deferred
+    from .session import interrupts_deferred
 
     out = out or sys.stdout
-
-    def bad(msg: str) -> int:
-        print(f"vitou-ai train: {msg}", file=sys.stderr)
-        return 2
 
     from ..capabilities import UnsupportedGameError, require
 
     try:
         require("abstract", params)  # before any work (partnership Put: refused, P6)
     except UnsupportedGameError as e:
-        return bad(str(e))
+        raise TrainingError(str(e)) from None
     try:
-        abstraction = parse_abstraction(getattr(args, "abstraction", None))
+        abstraction = parse_abstraction(args.abstraction)
         abstraction.check_game(params)
     except ValueError as e:
-        return bad(str(e))
+        raise TrainingError(str(e)) from None
     if params.players != 4:
-        return bad(f"the abstract trainer is for four players ({params.profile} has "
+        raise TrainingError(f"the abstract trainer is for four players ({params.profile} has "
                    f"{params.players}): --profile vitou, vitou_cason, truc_catalan, truc_1912 "
-                   "or trut")
+                   "or trut") from None
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None:
         try:
             check_seconds(budget, "--time")
         except (TypeError, ValueError) as e:
-            return bad(str(e))
+            raise TrainingError(str(e)) from None
     from ..eval.lbr import MIN_SAMPLES  # fewer worlds: the deviation tests' noise passes for gain
 
     for flag, value, low in (("--threads", args.threads, 1),
@@ -282,30 +201,30 @@ def run(args, params: VitouParams, out=None) -> int:
                              ("--iterations", 1 if args.iterations is None else args.iterations,
                               1)):
         if value < low:
-            return bad(f"{flag} must be at least {low}, got {value}")
+            raise TrainingError(f"{flag} must be at least {low}, got {value}") from None
     if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
-        return bad(f"--threads must be in 1 .. {max_threads()} (this machine's cores, or 2 "
-                   f"on a one-core machine), got {args.threads}")
-    if getattr(args, "exact", None) == "yes":
-        return bad("--exact yes: the abstract trainer has no exact evaluation (it builds no "
+        raise TrainingError(f"--threads must be in 1 .. {max_threads()} (this machine's cores, or 2 "
+                   f"on a one-core machine), got {args.threads}") from None
+    if args.exact == "yes":
+        raise TrainingError("--exact yes: the abstract trainer has no exact evaluation (it builds no "
                    "game tree; the four-player trees do not fit): leave --exact out, or use "
-                   "--solver dcfr on a small variant")
+                   "--solver dcfr on a small variant") from None
     if args.iterations is not None:
         # the workers run the same number of iterations each (AbstractMCCFR.iterate)
         if args.iterations % args.threads:
             lo = args.iterations - args.iterations % args.threads
-            return bad(f"--iterations {args.iterations} is not a multiple of --threads "
+            raise TrainingError(f"--iterations {args.iterations} is not a multiple of --threads "
                        f"{args.threads} (each worker runs the same number of iterations): "
-                       f"use {max(lo, args.threads)} or {lo + args.threads}")
+                       f"use {max(lo, args.threads)} or {lo + args.threads}") from None
         if args.evals > args.iterations // args.threads:
-            return bad(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
+            raise TrainingError(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
                        f"evaluation points of --iterations {args.iterations} with --threads "
-                       f"{args.threads}")
+                       f"{args.threads}") from None
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
-        return bad(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}")
+        raise TrainingError(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}") from None
     if seed_error(args.seed):
-        return bad(seed_error(args.seed))
+        raise TrainingError(seed_error(args.seed)) from None
     try:  # the memory the counts allocate, before the run folder is made
         from ..solvers.sampling.mccfr_abstract import table_bytes
 
@@ -318,7 +237,7 @@ def run(args, params: VitouParams, out=None) -> int:
                      f"--lbr-deals {lbr_deals:,} with --lbr-samples {args.lbr_samples:,}",
                      "give fewer")
     except ValueError as e:
-        return bad(str(e))
+        raise TrainingError(str(e)) from None
     evals = int(args.evals)
     bots = list(args.bots) if not isinstance(args.bots, str) else [
         b.strip() for b in args.bots.split(",") if b.strip()]
@@ -328,30 +247,30 @@ def run(args, params: VitouParams, out=None) -> int:
         for b in bots:  # a policy of another game is refused as tournament and play do
             check_bot_fits(parse_bot(b), params.replace(dealer=-1))
     except (ValueError, OSError) as e:
-        return bad(f"--bots: {e}")
+        raise TrainingError(f"--bots: {e}") from None
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     folder = Path(args.out or f"runs/{params.profile}-abstract-mccfr-{stamp}")
     try:
         check_writable(folder)
     except OSError as e:
-        return bad(str(e))
+        raise TrainingError(str(e)) from None
     saved: dict[str, Any] = {}
     if args.resume:
         if not (folder / "run.json").exists():
-            return bad(f"--resume: no run in {folder}")
+            raise TrainingError(f"--resume: no run in {folder}") from None
         try:
             saved = json.loads((folder / "run.json").read_text())
         except (OSError, ValueError) as e:
-            return bad(f"--resume: cannot read {folder / 'run.json'}: {e}")
+            raise TrainingError(f"--resume: cannot read {folder / 'run.json'}: {e}") from None
         if not isinstance(saved, dict):
-            return bad(f"--resume: {folder / 'run.json'} is not a run record")
+            raise TrainingError(f"--resume: {folder / 'run.json'} is not a run record") from None
         budget = args.time if args.time is not None else saved.get("time_budget", budget)
         was = saved.get("pruning", "on" if saved.get("prune_after") is not None else "off")
         if args.pruning != was:
-            return bad(f"--resume: --pruning {args.pruning} contradicts the run's ({was}, "
-                       f"{folder / 'run.json'})")
+            raise TrainingError(f"--resume: --pruning {args.pruning} contradicts the run's ({was}, "
+                       f"{folder / 'run.json'})") from None
     elif (folder / "run.json").exists():
-        return bad(f"{folder} holds a run already: continue it with --resume, or choose another --out")
+        raise TrainingError(f"{folder} holds a run already: continue it with --resume, or choose another --out") from None
     budget = float(budget) if budget is not None else None
     iterations = args.iterations
     start: int | None = None
@@ -361,11 +280,11 @@ def run(args, params: VitouParams, out=None) -> int:
         try:
             start, why = _resume_point(folder, saved, budget, iterations)
         except ValueError as e:
-            return bad(str(e))
+            raise TrainingError(str(e)) from None
         if why:
-            return bad(why)
+            raise TrainingError(why) from None
     created = not folder.exists()
-    command = "vitou-ai " + " ".join(getattr(args, "argv", None) or sys.argv[1:])
+    command = args.command
     claim_run_folder(folder, "train", command, made=created)  # one writer (vitou_ai.io.RunLock)
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
@@ -378,7 +297,7 @@ def run(args, params: VitouParams, out=None) -> int:
         try:
             solver.load(folder / "checkpoint.npz")
         except CheckpointError as e:
-            return bad(f"cannot resume: {e}")
+            raise TrainingError(f"cannot resume: {e}") from None
         rows = [r for r in curve_rows(folder) if r["iteration"] <= solver.iteration]
         print(f"resumed from {folder / 'checkpoint.npz'} at iteration {solver.iteration:,} "
               f"({solver.seconds:.0f} s)", file=out, flush=True)
@@ -421,7 +340,6 @@ def run(args, params: VitouParams, out=None) -> int:
         w = solver.threads
         return w * max(1, round(iterations // w * k / evals))
 
-    code = 0
     chunk, per_iteration = 2000, 0.0
     solver.warm_up()
     try:
@@ -476,21 +394,19 @@ def run(args, params: VitouParams, out=None) -> int:
                 _write(folder, solver, rows, bots, record, params)
             print(_short(row), file=out, flush=True)
     except KeyboardInterrupt:
-        code = 130
         kept = ("the last evaluation's outputs are kept (with its checkpoint: --resume "
                 "continues)" if rows else "nothing was saved yet")
         if not rows and created and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # no empty run folder left behind
-        print("\n" + interrupted_line("vitou-ai train", kept), file=sys.stderr, flush=True)
+        raise TrainingInterrupted(kept) from None
     except TableFullError as e:
-        code = 2
         kept = ("the last evaluation's checkpoint and outputs are kept" if rows
                 else "no evaluation was reached, nothing was saved")
-        print(f"\nvitou-ai train: {e} ({kept})", file=sys.stderr)
-    if code == 0:
-        print(f"done: {solver.iteration:,} iterations in {solver.seconds:.0f} s; run folder: "
-              f"{folder}", file=out)
-    return code
+        raise TrainingError(f"{e} ({kept})", during_run=True) from None
+    print(f"done: {solver.iteration:,} iterations in {solver.seconds:.0f} s; run folder: "
+          f"{folder}", file=out)
+    return TrainingResult(folder=folder, iterations=solver.iteration,
+                          latest=rows[-1] if rows else None)
 
 
 def _evaluate(solver, params: VitouParams, bots, args, record) -> dict[str, Any]:
@@ -534,8 +450,6 @@ def _resume_point(folder: Path, saved: dict[str, Any], budget: float | None,
     Raises:
         ValueError: a damaged or missing checkpoint, ``--iterations`` below it.
     """
-    from ..training.runfolder import checkpoint_head, outputs_agree
-
     ck = folder / "checkpoint.npz"
     if not ck.exists() and "iterations_done" not in saved:
         return None, None
@@ -558,10 +472,9 @@ def _resume_point(folder: Path, saved: dict[str, Any], budget: float | None,
 
 
 def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = True) -> None:
-    """An evaluation's files, in the order of :mod:`vitou_ai.commands.runs` (``run.json``
-    marked ``writing``, the policy, the curve and its plot, the checkpoint, ``run.json``)."""
-    from ..training.runfolder import mark_writing, write_curve, write_record
-
+    """An evaluation's files, in the order of :mod:`vitou_ai.training.runfolder`
+    (``run.json`` marked ``writing``, the policy, the curve and its plot, the checkpoint,
+    ``run.json``)."""
     try:
         before = json.loads((folder / "run.json").read_text())
     except (OSError, ValueError):
@@ -569,8 +482,8 @@ def _write(folder: Path, solver, rows, bots, record, params, checkpoint: bool = 
     mark_writing(folder, before if isinstance(before, dict) else record, solver.iteration)
     solver.policy(f"{params.profile}-abstract").save(folder / "policy.npz")
     write_curve(folder, rows)
-    _plot(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record),
-          match_label(params))
+    plot_abstract(rows, bots, record["lbr_bots"], folder / "curve.png", _title(params, record),
+                  match_label(params))
     if checkpoint:
         solver.save(folder / "checkpoint.npz")
     write_record(folder, dict(record, latest=rows[-1], iterations_done=solver.iteration,
