@@ -544,3 +544,34 @@ def test_the_training_guide_python_example_runs(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("20 ")
     assert printed[1].startswith("--seed 3 conflicts with the run's 0")
+
+
+def test_the_trainer_is_chosen_once_from_explicit_settings(tmp_path, capsys):
+    """``choose_trainer`` maps settings onto the trainer that runs them, as ``vitou-ai
+    train`` does: a four-player profile -> the abstract trainer (three-card hands, its
+    own options), a solver given -> the points trainer, partnership Put -> es-mccfr (said
+    on ``out``), an abstract option with another solver refused in one line; ``train``
+    refuses what is not a settings class (an argparse Namespace)."""
+    import argparse
+    import io
+
+    from vitou_ai.training import (
+        AbstractSettings,
+        PointsSettings,
+        TrainingError,
+        choose_trainer,
+        train,
+    )
+
+    four = choose_trainer(PointsSettings(profile="vitou"), {"threads": 1, "evals": None})
+    assert isinstance(four, AbstractSettings)
+    assert four.params.hand_size == 3 and four.threads == 1 and four.evals == 6
+    assert isinstance(choose_trainer(PointsSettings(profile="vitou", solver="es-mccfr")),
+                      PointsSettings)
+    told = io.StringIO()
+    put = choose_trainer(PointsSettings(profile="put_partnership"), out=told)
+    assert put.solver == "es-mccfr" and "does not take put_partnership" in told.getvalue()
+    with pytest.raises(TrainingError, match="^--evals applies to --solver abstract-mccfr only"):
+        choose_trainer(PointsSettings(), {"evals": 3})
+    with pytest.raises(TrainingError, match="no trainer for Namespace"):
+        train(argparse.Namespace(profile="vitou_2p"))

@@ -182,8 +182,8 @@ def _train(settings: AbstractSettings, out):
         raise TrainingError(str(e)) from None
     if params.players != 4:
         raise TrainingError(f"the abstract trainer is for four players ({params.profile} has "
-                   f"{params.players}): --profile vitou, vitou_cason, truc_catalan, truc_1912 "
-                   "or trut") from None
+                            f"{params.players}): --profile vitou, vitou_cason, truc_catalan, truc_1912 "
+                            "or trut") from None
     budget = args.time if args.time is not None else (None if args.iterations else DEFAULT_TIME)
     if budget is not None:
         try:
@@ -204,22 +204,22 @@ def _train(settings: AbstractSettings, out):
             raise TrainingError(f"{flag} must be at least {low}, got {value}") from None
     if args.threads > max_threads():  # 100000 threads: each chunk ran 100000 iterations
         raise TrainingError(f"--threads must be in 1 .. {max_threads()} (this machine's cores, or 2 "
-                   f"on a one-core machine), got {args.threads}") from None
+                            f"on a one-core machine), got {args.threads}") from None
     if args.exact == "yes":
         raise TrainingError("--exact yes: the abstract trainer has no exact evaluation (it builds no "
-                   "game tree; the four-player trees do not fit): leave --exact out, or use "
-                   "--solver dcfr on a small variant") from None
+                            "game tree; the four-player trees do not fit): leave --exact out, or use "
+                            "--solver dcfr on a small variant") from None
     if args.iterations is not None:
         # the workers run the same number of iterations each (AbstractMCCFR.iterate)
         if args.iterations % args.threads:
             lo = args.iterations - args.iterations % args.threads
             raise TrainingError(f"--iterations {args.iterations} is not a multiple of --threads "
-                       f"{args.threads} (each worker runs the same number of iterations): "
-                       f"use {max(lo, args.threads)} or {lo + args.threads}") from None
+                                f"{args.threads} (each worker runs the same number of iterations): "
+                                f"use {max(lo, args.threads)} or {lo + args.threads}") from None
         if args.evals > args.iterations // args.threads:
             raise TrainingError(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
-                       f"evaluation points of --iterations {args.iterations} with --threads "
-                       f"{args.threads}") from None
+                                f"evaluation points of --iterations {args.iterations} with --threads "
+                                f"{args.threads}") from None
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         raise TrainingError(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}") from None
@@ -268,7 +268,7 @@ def _train(settings: AbstractSettings, out):
         was = saved.get("pruning", "on" if saved.get("prune_after") is not None else "off")
         if args.pruning != was:
             raise TrainingError(f"--resume: --pruning {args.pruning} contradicts the run's ({was}, "
-                       f"{folder / 'run.json'})") from None
+                                f"{folder / 'run.json'})") from None
     elif (folder / "run.json").exists():
         raise TrainingError(f"{folder} holds a run already: continue it with --resume, or choose another --out") from None
     budget = float(budget) if budget is not None else None

@@ -126,6 +126,7 @@ def figure(rows: list[dict[str, Any]], bots: list[str], title: str):
 
 
 def plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) -> None:
+    """:func:`figure` of ``rows`` written as a PNG at ``path`` (atomically, 100 dpi)."""
     import matplotlib.pyplot as plt
 
     fig = figure(rows, bots, title)
@@ -136,6 +137,8 @@ def plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) ->
 
 
 def short_row(row: dict[str, Any]) -> str:
+    """An evaluation row in one line for the log (``it 20, exploitability 0.09814, vs
+    random +0.700``)."""
     parts = [f"it {row['iteration']}"]
     for k in ("exploitability", "nash_conv"):
         if isinstance(row.get(k), float):
@@ -149,6 +152,10 @@ def short_row(row: dict[str, Any]) -> str:
 
 
 def evaluate(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
+    """One evaluation of the solver's average policy: a row of ``curve.csv`` (module
+    docstring; points per deal). ``s``: the run's resolved settings (``exact``,
+    ``eval_deals``, ``seed``: the deals are drawn from ``seed + 1``, the same at every
+    evaluation)."""
     row: dict[str, Any] = {"iteration": adapter.iterations_done,
                            "seconds": round(adapter.solver_seconds(), 3),
                            "nodes_touched": adapter.nodes_touched}

@@ -158,22 +158,22 @@ def _plan(settings: PointsSettings) -> _Plan:
             raise TrainingError(f"--resume: {folder / 'run.json'} is not a run record")
         if saved.get("objective") == "match" and saved.get("players") == 4:
             raise TrainingError(f"--resume: {folder} is a four-player --objective match run: "
-                            "continue it with --objective match --resume --out "
-                            f"{folder}")
+                                "continue it with --objective match --resume --out "
+                                f"{folder}")
         if saved.get("objective") == "match":
             raise TrainingError(f"--resume: {folder} is an --objective match run; it is complete "
-                            "(its policy covers every score): train another with "
-                            "--objective match and a new --out")
+                                "(its policy covers every score): train another with "
+                                "--objective match and a new --out")
     elif folder is not None and (folder / "run.json").exists():
         raise TrainingError(f"{folder} holds a run already: continue it with --resume, or choose "
-                        "another --out")
+                            "another --out")
     s = resolve(settings, saved, folder / "run.json" if folder else Path("run.json"))
     if s["solver"] not in REGISTRY:
         raise TrainingError(f"unknown solver {s['solver']!r}; expected one of "
                             f"{', '.join(REGISTRY)}")
     if settings.resume and not REGISTRY[s["solver"]].resumable:
         raise TrainingError(f"{s['solver']} writes no checkpoint (OpenSpiel's CFR+ does not "
-                        "continue the same run when read back), so its runs cannot be resumed")
+                            "continue the same run when read back), so its runs cannot be resumed")
     try:
         params = game_params(s)
     except (ValueError, TypeError) as e:
@@ -213,7 +213,7 @@ def _plan(settings: PointsSettings) -> _Plan:
     if REGISTRY[s["solver"]].family == "public" and settings.max_tree_nodes >= 2**31:
         # public trees index nodes in 32 bits (public_tree.build_public_tree)
         raise TrainingError(f"--max-tree-nodes must be below 2**31 for --solver {s['solver']}, "
-                        f"got {settings.max_tree_nodes:,}")
+                            f"got {settings.max_tree_nodes:,}")
     if settings.time is not None:
         try:
             check_seconds(settings.time, "--time")
@@ -267,17 +267,17 @@ def _resume_point(folder: Path, saved: dict[str, Any], iterations: int,
     if (time_limit is not None and isinstance(spent, int | float) and spent >= time_limit
             and outputs_agree(folder, saved, start)):
         raise TrainingError(f"{ck} is at iteration {start:,} after {spent:.1f} s of solver time: "
-                        f"--time {time_limit:g} (solver seconds in all, earlier sessions "
-                        f"included) leaves nothing to run; give more than {spent:.1f} to "
-                        "continue it")
+                            f"--time {time_limit:g} (solver seconds in all, earlier sessions "
+                            f"included) leaves nothing to run; give more than {spent:.1f} to "
+                            "continue it")
     if iterations < start:
         raise TrainingError(f"--iterations {iterations} is below the {start:,} iterations the run "
-                        f"has done ({ck}): give more to continue it")
+                            f"has done ({ck}): give more to continue it")
     if iterations == start and outputs_agree(folder, saved, start):
         told = (f"--iterations {iterations} leaves nothing to run" if given is not None else
                 f"the run is complete (its --iterations is {iterations})")
         raise TrainingError(f"{ck} is at iteration {start:,}: {told}; give --iterations above "
-                        f"{start} to continue it")
+                            f"{start} to continue it")
     return start
 
 
@@ -294,7 +294,7 @@ def _build_tree(plan: _Plan):
             return build_public_tree(plan.params, max_nodes=plan.max_tree_nodes)
         except ValueError as e:
             raise TrainingError(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
-                            "dcfr / es-mccfr)") from None
+                                "dcfr / es-mccfr)") from None
     need = REGISTRY[s["solver"]].tree == "flat"
     if not need and s["exact"] == "no":
         return None
@@ -308,8 +308,8 @@ def _build_tree(plan: _Plan):
         if s["exact"] == "yes":  # the sampling solver runs without the tree: --exact is the cause
             why = str(e).partition(": use ")[0]
             raise TrainingError(f"--exact yes needs the game tree, and {why}: drop --exact yes "
-                            f"({s['solver']} trains without it), or use --hand-size 2 or "
-                            "fewer") from None
+                                f"({s['solver']} trains without it), or use --hand-size 2 or "
+                                "fewer") from None
         return None
     # with a sampling solver, "auto" only builds trees that are quick to build
     if need or s["exact"] == "yes":

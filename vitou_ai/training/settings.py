@@ -232,7 +232,7 @@ def resolve(settings: PointsSettings, saved: dict[str, Any] | None,
         if k in recorded and v != recorded[k]:
             flag = "--" + k.replace("_", "-")
             raise TrainingError(f"{flag} {show_setting(v)} conflicts with the run's {show_setting(recorded[k])} "
-                            f"({where}): leave it out to resume the run as it was")
+                                f"({where}): leave it out to resume the run as it was")
     return {**RUN_DEFAULTS, **given, **recorded}
 
 
