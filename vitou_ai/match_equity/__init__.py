@@ -10,5 +10,5 @@
   serially, resumable, one result file per key.
 
 The commands over them are ``vitou-ai match-equity`` (:mod:`vitou_ai.commands.match_equity`)
-and ``vitou-ai train --objective match`` (:mod:`vitou_ai.commands.train_match`).
+and ``vitou-ai train --objective match`` (:mod:`vitou_ai.training.match`).
 """
