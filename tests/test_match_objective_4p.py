@@ -14,7 +14,6 @@ from tests.helpers import play_random, random_action
 from vitou_ai.abstraction import AbstractionConfig
 from vitou_ai.abstraction.key import abstract_key, need_bucket
 from vitou_ai.commands.cli import main
-from vitou_ai.commands.train_match_4p import coin_flip_table
 from vitou_ai.match_equity.four_player import table_from_outcomes
 from vitou_ai.match_equity.objective_4p import (
     bonferroni_z,
@@ -27,6 +26,7 @@ from vitou_ai.match_equity.two_player import MatchEquityError, table_csv
 from vitou_ai.rules import Game, VitouParams
 from vitou_ai.rules import layout as L
 from vitou_ai.solvers.sampling.mccfr_abstract import terminal_value
+from vitou_ai.training.match4p import coin_flip_table
 
 BUCKETS = AbstractionConfig(scores=True, score_buckets="stakes")
 EXACT_SCORES = AbstractionConfig(scores=True)

@@ -5,8 +5,9 @@ The command maps its arguments onto the library's settings
 picks the abstract trainer's where the run is one) and prints what the trainers report
 or refuse; the training loops, evaluations, checkpoints and the run-folder format are in
 :mod:`vitou_ai.training` (the files of a run folder: :mod:`vitou_ai.training.points`).
-The match objective's trainers are :mod:`vitou_ai.commands.train_match` (two players) and
-:mod:`vitou_ai.commands.train_match_4p` (four).
+The match objective's flags are mapped by :mod:`vitou_ai.commands.train_match` (two
+players, trainer :mod:`vitou_ai.training.match`) and :mod:`vitou_ai.commands.train_match_4p`
+(four, :mod:`vitou_ai.training.match4p`).
 
 Every refusal is one line on stderr, before any work, exit code 2; Ctrl-C exits with
 code 130 and one line, and never cuts the writing of a checkpoint short. Long silent
@@ -91,8 +92,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--objective", default="points", choices=("points", "match"),
                    help="points: points per deal at the given score (R8.1); match: the "
                    "probability of winning the match, a strategy for every score (vitou_2p: "
-                   "vitou_ai.commands.train_match; vitou, vitou_cason: "
-                   "vitou_ai.commands.train_match_4p)")
+                   "vitou_ai.training.match; vitou, vitou_cason: "
+                   "vitou_ai.training.match4p)")
     p.add_argument("--table", default=None, metavar="CSV",
                    help="four-player --objective match: the match-equity table of the first "
                    "round (a four-player table of the same profile, e.g. "

@@ -31,17 +31,17 @@ def _config(args: argparse.Namespace, defaults: dict):
     profile = args.profile or defaults["profile"]
     if profile != "vitou_2p":
         raise TrainingError(f"--objective match is for vitou_2p (this path), vitou and vitou_cason, "
-                        f"not {profile}")
+                            f"not {profile}")
     for flag, name in (("--table", "table"), ("--rounds", "rounds"),
                        ("--table-deals", "table_deals"), ("--warm-policy", "warm_policy")):
         if getattr(args, name, None) is not None:
             raise TrainingError(f"{flag} applies to four-player --objective match only (the "
-                            "two-player table is solved exactly, state by state)")
+                                "two-player table is solved exactly, state by state)")
     for flag, name in (("--score0", "score0"), ("--score1", "score1"), ("--dealer", "dealer"),
                        ("--signals", "signals"), ("--signal-seen", "signal_seen")):
         if getattr(args, name, None) is not None:
             raise TrainingError(f"{flag} does not apply to --objective match: the strategy covers "
-                            "every score and both dealers")
+                                "every score and both dealers")
     for flag, name in (("--iterations", "iterations"), ("--eval-every", "eval_every"),
                        ("--time", "time"), ("--eval-deals", "eval_deals"), ("--bots", "bots"),
                        ("--exact", "exact"), ("--seed", "seed"),
@@ -50,13 +50,13 @@ def _config(args: argparse.Namespace, defaults: dict):
                        ("--lbr-deals", "lbr_deals"), ("--lbr-samples", "lbr_samples")):
         if getattr(args, name, None) is not None:
             raise TrainingError(f"{flag} does not apply to --objective match: each deal is solved "
-                            "by CFR to an exploitability of 1e-4 in match equity, exactly, "
-                            "without sampling or bot evaluations (vitou-ai match-equity --tol "
-                            "sets it for the table)")
+                                "by CFR to an exploitability of 1e-4 in match equity, exactly, "
+                                "without sampling or bot evaluations (vitou-ai match-equity --tol "
+                                "sets it for the table)")
     solver = args.solver or defaults["solver"]
     if solver not in ("cfr", "cfr+", "dcfr"):
         raise TrainingError(f"--objective match solves each deal with cfr, cfr+ or dcfr, not "
-                        f"{solver}")
+                            f"{solver}")
     try:
         return EquityConfig(
             target=args.target if args.target is not None else 12,

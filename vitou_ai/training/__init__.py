@@ -13,7 +13,8 @@ and the run-folder format (``run.json``, ``policy.npz``, ``curve.csv``, ``curve.
 - :mod:`.abstract`: the four-player abstract-MCCFR trainer (a trainer of its own behind
   the same interface);
 - :mod:`.match`: the two-player match objective (every score state solved with
-  match-equity payoffs, one score-conditioned policy);
+  match-equity payoffs, one score-conditioned policy); :mod:`.match4p`: the four-player
+  one (rounds of policy -> table -> policy);
 - :mod:`.runfolder`: what every trainer writes and reads back in a run folder;
   :mod:`.session`: the run lock, Ctrl-C, notes and writability checks.
 
