@@ -575,3 +575,11 @@ def test_the_trainer_is_chosen_once_from_explicit_settings(tmp_path, capsys):
         choose_trainer(PointsSettings(), {"evals": 3})
     with pytest.raises(TrainingError, match="no trainer for Namespace"):
         train(argparse.Namespace(profile="vitou_2p"))
+    from vitou_ai.training.dispatch import match_trainer
+
+    assert match_trainer(None) == "match" and match_trainer("vitou_cason") == "match4p"
+    (tmp_path / "two" / "tasks").mkdir(parents=True)
+    assert match_trainer("vitou", resume=True, out=tmp_path / "two") == "match"
+    (tmp_path / "four").mkdir()
+    (tmp_path / "four" / "state.json").write_text("{}")
+    assert match_trainer(None, resume=True, out=tmp_path / "four") == "match4p"

@@ -27,6 +27,7 @@ from ..rules.params import ALL_PROFILES
 from ..solvers.registry import SOLVERS as REGISTRY
 from ..solvers.registry import names
 from ..training import PointsSettings, TrainingError, TrainingInterrupted, choose_trainer, train
+from ..training.dispatch import match_trainer
 from ..training.settings import (  # noqa: F401  (the command's names)
     ABSTRACT_OPTIONS,
     AUTO_TREE_NODES,
@@ -169,11 +170,7 @@ def run(args: argparse.Namespace, out=None) -> int:
               file=sys.stderr)
         return 2
     if getattr(args, "objective", "points") == "match":
-        four = (args.profile or RUN_DEFAULTS["profile"]) in ("vitou", "vitou_cason")
-        if args.resume and args.out:  # a resumed run is routed by what its folder holds
-            four = (Path(args.out) / "state.json").exists() or (
-                four and not _two_player_match_run(args.out))
-        if four:
+        if match_trainer(args.profile, args.resume, args.out) == "match4p":
             from . import train_match_4p
 
             return train_match_4p.run(args, out)
@@ -218,9 +215,3 @@ def command_line(args: argparse.Namespace) -> str:
     """The command as typed (``vitou-ai train ...``), for run records and the run lock."""
     argv = getattr(args, "argv", None)
     return "vitou-ai " + shlex.join(argv) if argv is not None else shlex.join(sys.argv)
-
-
-def _two_player_match_run(folder: str) -> bool:
-    """Whether ``folder`` holds a two-player ``--objective match`` run (a ``tasks/`` folder
-    and no four-player ``state.json``)."""
-    return (Path(folder) / "tasks").is_dir() and not (Path(folder) / "state.json").exists()

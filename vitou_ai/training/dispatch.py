@@ -1,5 +1,7 @@
 """Which trainer runs a training, chosen once from explicit settings, and one entry point
-for all of them.
+for all of them (:func:`train`, by the settings' class: :data:`TRAINERS`).
+
+The match objective has a trainer per number of players (:func:`match_trainer`).
 
 The points objective has two trainers: :func:`~vitou_ai.training.points.train_points`
 (every solver of :data:`vitou_ai.solvers.registry.SOLVERS` but the abstract one, on the
@@ -167,6 +169,24 @@ def choose_trainer(settings: PointsSettings, abstract_options: dict[str, Any] | 
     return settings
 
 
+#: the four-player profiles the match objective trains (:mod:`vitou_ai.training.match4p`)
+MATCH_4P_PROFILES = ("vitou", "vitou_cason")
+
+
+def match_trainer(profile: str | None, resume: bool = False, out: Path | None = None) -> str:
+    """Which trainer the match objective runs: ``"match4p"`` (four players,
+    :mod:`vitou_ai.training.match4p`) or ``"match"`` (two players,
+    :mod:`vitou_ai.training.match`). A resumed run is routed by what its folder holds (a
+    four-player run's ``state.json``, a two-player run's ``tasks/``), a new one by its
+    profile (``None``: :data:`RUN_DEFAULTS`'s)."""
+    four = (profile or RUN_DEFAULTS["profile"]) in MATCH_4P_PROFILES
+    if resume and out:
+        folder = Path(out)
+        two = (folder / "tasks").is_dir() and not (folder / "state.json").exists()
+        four = (folder / "state.json").exists() or (four and not two)
+    return "match4p" if four else "match"
+
+
 def _train_points(settings, out):
     from .points import train_points
 
@@ -179,8 +199,28 @@ def _train_abstract(settings, out):
     return train_abstract(settings, out)
 
 
+def _train_match(settings, out):
+    from .match import train_match
+
+    return train_match(settings, out)
+
+
+def _train_match_4p(settings, out):
+    from .match4p import train_match_4p
+
+    return train_match_4p(settings, out)
+
+
+def _trainers() -> dict:
+    from .match import MatchSettings
+    from .match4p import Match4pSettings
+
+    return {PointsSettings: _train_points, AbstractSettings: _train_abstract,
+            MatchSettings: _train_match, Match4pSettings: _train_match_4p}
+
+
 #: the settings class -> its trainer
-TRAINERS = {PointsSettings: _train_points, AbstractSettings: _train_abstract}
+TRAINERS = _trainers()
 
 
 def train(settings: PointsSettings | AbstractSettings, out=None):
