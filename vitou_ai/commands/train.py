@@ -81,8 +81,8 @@ from .runs import (
     write_curve,
 )
 
-NATIVE = ("cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr")
-PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")  # range-vector CFR on the public tree
+NATIVE = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+", "es-mccfr", "os-mccfr")
+PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr", "public-pcfr+", "public-pdcfr+")  # range-vector CFR on the public tree
 ABSTRACT = "abstract-mccfr"  # four players: vitou_ai.commands.train_abstract
 #: options of the abstract trainer only, and their defaults (refused with another solver:
 #: they used to be ignored silently)
@@ -755,7 +755,7 @@ def _build_tree(plan: _Plan):
         except ValueError as e:
             raise _BadInput(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
                             "dcfr / es-mccfr)") from None
-    need = s["solver"] in ("cfr", "cfr+", "dcfr") or s["solver"] in OPENSPIEL
+    need = s["solver"] in ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+") or s["solver"] in OPENSPIEL
     if not need and s["exact"] == "no":
         return None
     from ..solvers.flat.tree import build_tree, check_tree_actions

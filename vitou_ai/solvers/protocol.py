@@ -33,8 +33,8 @@ import numpy as np
 
 from ..rules.params import VitouParams
 
-FLAT = ("cfr", "cfr+", "dcfr")
-PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr")
+FLAT = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+")
+PUBLIC = ("public-cfr", "public-cfr+", "public-dcfr", "public-pcfr+", "public-pdcfr+")
 SAMPLING = ("es-mccfr", "os-mccfr")
 
 
