@@ -17,6 +17,7 @@ both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
 (atomically) and the figure ``docs/results/img/regret_minimisers.png``.
 
     python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
+    python benchmarks/bench_regret_minimisers.py --replot   # the figure, from the JSON
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
     return out
 
 
+def rung_params(rung: dict) -> VitouParams:
+    """The rung's game from its record (``knobs()``: the parameters off the defaults)."""
+    rec = rung["params"]
+    return VitouParams(profile=rec["profile"], **{k: v for k, v in rec.items() if k != "profile"})
+
+
 def figure(rungs: list[dict]) -> bytes:
     import matplotlib
 
@@ -117,8 +124,8 @@ def figure(rungs: list[dict]) -> bytes:
 
     fig, axes = plt.subplots(len(rungs), 2, figsize=(10, 3.6 * len(rungs)), squeeze=False)
     for row, rung in zip(axes, rungs, strict=True):
-        p = rung["params"]
-        title = (f"vitou_2p {p['ranks']} ranks x {p['copies']} copies, {p['hand_size']}-card "
+        p = rung_params(rung)
+        title = (f"vitou_2p {p.ranks} ranks x {p.copies} copies, {p.hand_size}-card "
                  f"hands ({rung['public_nodes']:,} public nodes)")
         for name, rec in rung["solvers"].items():
             it = [c[0] for c in rec["curve"]]
@@ -153,7 +160,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "results" / "bench_regret_minimisers.json"))
     ap.add_argument("--figure", default=str(ROOT / "docs" / "results" / "img"
                                             / "regret_minimisers.png"))
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw the figure (and print the report) from --out's JSON")
     args = ap.parse_args(argv)
+    if args.replot:
+        try:
+            check_writable(args.figure, "file", "--figure")
+            results = json.loads(Path(args.out).read_text())["rungs"]
+        except (OSError, ValueError, KeyError) as e:
+            refuse(f"--replot: {args.out}: {e}")
+        write_atomic(Path(args.figure), figure(results))
+        report(results)
+        print(f"wrote {args.figure}")
+        return 0
     # checked before any tree is built: a mistake costs no minutes
     solvers = tuple(s for s in args.solvers.split(",") if s)
     for s in solvers:
@@ -201,9 +220,16 @@ def main(argv: list[str] | None = None) -> int:
             "eval_grid": "every iteration to 20, then +5 %", "rungs": results}
         write_atomic(Path(args.out), (json.dumps(record, indent=1) + "\n").encode())
         write_atomic(Path(args.figure), figure(results))
+    report(results)
+    print(f"wrote {args.out} and {args.figure}")
+    return 0
+
+
+def report(results: list[dict]) -> None:
+    """Print each rung's iterations and solver seconds to the targets, and the ratios."""
     for rung in results:
-        p = rung["params"]
-        print(f"{p['ranks']},{p['copies']},{p['hand_size']}:")
+        p = rung_params(rung)
+        print(f"{p.ranks},{p.copies},{p.hand_size}:")
         for name, rec in rung["solvers"].items():
             cells = []
             for x in TARGETS:
@@ -213,8 +239,6 @@ def main(argv: list[str] | None = None) -> int:
                              ("" if ratio is None else
                               f" (x{ratio['iterations']:.2f} it, x{ratio['seconds']:.2f} s)"))
             print(f"  {name:15s} " + "; ".join(cells))
-    print(f"wrote {args.out} and {args.figure}")
-    return 0
 
 
 if __name__ == "__main__":

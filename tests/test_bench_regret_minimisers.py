@@ -13,7 +13,8 @@ from benchmarks import bench_regret_minimisers as B
 
 def test_tiny_rung_writes_curves_ratios_and_figure(tmp_path, capsys):
     out, fig = tmp_path / "r.json", tmp_path / "f.png"
-    assert B.main(["--rungs", "3,1,1", "--target", "1e-3", "--max-iterations", "300",
+    # 4 copies: the profile's default, absent from the record's knobs (the figure read it)
+    assert B.main(["--rungs", "3,4,1", "--target", "1e-3", "--max-iterations", "300",
                    "--out", str(out), "--figure", str(fig)]) == 0
     rec = json.loads(out.read_text())
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -35,6 +36,9 @@ def test_tiny_rung_writes_curves_ratios_and_figure(tmp_path, capsys):
         else:
             assert to is None and ratio is None
     assert "public-pcfr+" in capsys.readouterr().out
+    again = tmp_path / "g.png"
+    assert B.main(["--replot", "--out", str(out), "--figure", str(again)]) == 0
+    assert again.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("args, words", [

@@ -19,16 +19,16 @@ here reproduces OpenSpiel's iterates (tests/test_solvers_openspiel.py).
   each player's tables right after that player's pass.
 - ``pcfr+``: Farina, Kroer & Sandholm 2021, "Faster game solving via predictive
   Blackwell approachability: connecting regret matching and mirror descent"
-  (AAAI), Alg. 2 with the prediction ``m^{t+1} = r^t``: cumulative regrets
+  (AAAI), predictive regret-matching+ in CFR with the prediction ``m^{t+1} = r^t``: cumulative regrets
   ``R^t = [R^{t-1} + r^t]^+`` (regret-matching+), the policy played is regret
   matching on ``[R^t + r^t]^+`` (``r^t`` the last instantaneous regrets, kept in
   the ``prediction`` table), quadratic averaging (weight ``t^2``).
 - ``pdcfr+``: Xu, Li, Fu, Fu, Huang & Xing 2024, "Minimizing weighted
-  counterfactual regret with optimistic online mirror descent" (IJCAI),
-  section 4: ``R^t = [R^{t-1} d(t-1) + r^t]^+`` with ``d(t) = t^a / (t^a + 1)``,
+  counterfactual regret with optimistic online mirror descent" (IJCAI):
+  ``R^t = [R^{t-1} d(t-1) + r^t]^+`` with ``d(t) = t^a / (t^a + 1)``,
   the policy is regret matching on ``[R^t d(t) + r^t]^+``, the average policy
   weights iteration ``t`` by ``t^gamma``; their defaults ``alpha = 2.3``,
-  ``gamma = 5`` (``beta`` unused: the regrets are floored at 0). The table holds
+  ``gamma = 5`` (the paper's and its code's, github.com/rpSebastian/PDCFRPlus) (``beta`` unused: the regrets are floored at 0). The table holds
   ``R^t d(t)`` (the discount applied right after the pass, as ``dcfr``), the
   average policy is discounted by ``(t / (t+1))^gamma`` after each pass (the same
   weights as the paper's ``((t-1)/t)^gamma`` before it, normalised).
@@ -57,7 +57,7 @@ VARIANTS = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+")
 #: the variants that play regret matching on regrets plus a prediction
 PREDICTIVE = ("pcfr+", "pdcfr+")
 #: ``(alpha, beta, gamma)`` when not given: DCFR's (Brown & Sandholm 2019, section 3)
-#: and PDCFR+'s (Xu et al. 2024, section 5); the other variants record DCFR's
+#: and PDCFR+'s (Xu et al. 2024); the other variants record DCFR's
 DEFAULT_DISCOUNTS = {"dcfr": (1.5, 0.0, 2.0), "pdcfr+": (2.3, 0.0, 5.0)}
 CHECKPOINT_FORMAT = "vitou_ai-cfr-checkpoint-1"
 

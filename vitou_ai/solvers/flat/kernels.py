@@ -232,8 +232,8 @@ def clip_regrets(regrets):
 
 @jit
 def predictive_update(regrets, prediction, inst, cum_policy, is_player, is_nact, p, dpos, davg):
-    """End of player ``p``'s pass in PCFR+ / PDCFR+ (Farina, Kroer & Sandholm 2021,
-    Alg. 2; Xu et al. 2024, section 4): ``regrets = max(regrets + inst, 0) * dpos``,
+    """End of player ``p``'s pass in PCFR+ / PDCFR+ (Farina, Kroer & Sandholm 2021;
+    Xu et al. 2024; :mod:`vitou_ai.solvers.flat.cfr`): ``regrets = max(regrets + inst, 0) * dpos``,
     ``prediction = inst`` (the instantaneous regrets of the pass, which are then
     cleared for the next pass) and ``cum_policy *= davg``, on p's information sets."""
     for i in range(regrets.shape[0]):
