@@ -120,8 +120,11 @@ def test_bad_names_refused_in_one_line(trees, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
 
 
-def test_train_runs_and_resumes_the_public_predictive_solver(tmp_path):
-    tiny = ["--solver", "public-pdcfr+", "--ranks", "3", "--copies", "1", "--hand-size", "1",
+@pytest.mark.parametrize("solver", ["public-pdcfr+", "pcfr+"])
+def test_train_runs_and_resumes_a_predictive_solver(tmp_path, solver):
+    """``vitou-ai train --solver``: the flat ones build the flat tree, ``--resume``
+    continues exactly."""
+    tiny = ["--solver", solver, "--ranks", "3", "--copies", "1", "--hand-size", "1",
             "--eval-every", "10", "--eval-deals", "100", "--no-progress", "--bots", "random"]
     out, straight = tmp_path / "r", tmp_path / "s"
     assert main(["train", "--iterations", "10", "--out", str(out), *tiny]) == 0
@@ -132,3 +135,6 @@ def test_train_runs_and_resumes_the_public_predictive_solver(tmp_path):
     rows = [list(csv.DictReader(open(f / "curve.csv"))) for f in (out, straight)]
     assert rows[0][-1]["iteration"] == "20"
     assert rows[0][-1]["exploitability"] == rows[1][-1]["exploitability"]
+    if not solver.startswith("public-"):  # the flat tree is built for it even without --exact
+        assert main(["train", "--iterations", "2", "--exact", "no", "--out",
+                     str(tmp_path / "n"), *tiny]) == 0
