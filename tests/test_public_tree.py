@@ -35,6 +35,8 @@ AGREEMENT = [
     (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1), "dcfr", 10),
     (VitouParams(profile="vitou_cason", ranks=4, copies=1, hand_size=1, scores=(11, 11)),
      "cfr+", 10),
+    (VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2, dealer=-1), "pcfr+", 10),
+    (VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1, dealer=-1), "pdcfr+", 10),
 ]
 
 # one card each from T T 9 9, seat 0 deals and is at 11 of 12 (R9.3): seat 1 leads
@@ -44,7 +46,7 @@ TOY = VitouParams(profile="vitou_2p", ranks=2, copies=2, hand_size=1, scores=(11
 
 @pytest.mark.parametrize("params, variant, iterations", AGREEMENT,
                          ids=["2p-cfr", "2p-drawn-cfr+", "2p-3:7-dcfr", "4p-cfr", "4p-drawn-dcfr",
-                              "cason-r6.2-cfr+"])
+                              "cason-r6.2-cfr+", "2p-drawn-pcfr+", "4p-drawn-pdcfr+"])
 def test_public_tree_agrees_with_flat_tree(params, variant, iterations):
     pt, ft = build_public_tree(params), build_tree(params)
     ps, fs = PublicCFR(pt, variant), TabularCFR(ft, variant)

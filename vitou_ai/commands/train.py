@@ -75,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     setting("--signals", "gestures (R7; four players)", action=argparse.BooleanOptionalAction)
     setting("--signal-seen", "probability that an opponent catches a gesture (R7.2)",
             type=float)
-    setting("--solver", "native CFR / CFR+ / DCFR on the game tree or (public-*) on the public "
+    setting("--solver", "native CFR / CFR+ / DCFR / PCFR+ / PDCFR+ on the game tree or (public-*) "
+            "on the public "
             "tree, native external- or outcome-sampling MCCFR, or OpenSpiel's C++ solvers; "
             f"four-player profiles default to {ABSTRACT}, and put_partnership (which the "
             f"abstract trainer refuses) to {FULL_GAME_DEFAULT}",

@@ -157,11 +157,17 @@ class RegretTableCheckpoints:
             "tree": self._tree_fingerprint(),
         }
 
+    def _extra_tables(self) -> dict[str, np.ndarray]:
+        """Further state tables saved and restored by name (the predictive variants'
+        ``prediction``); none by default."""
+        return {}
+
     def save(self, path: str | Path) -> None:
         """Write a checkpoint (``.npz``, no pickle) atomically."""
         save_checkpoint(path, dict(self._config(), iteration=self.iteration,
                                    nodes_touched=self.nodes_touched, seconds=self.seconds),
-                        regrets=self.regrets, cum_policy=self.cum_policy)
+                        regrets=self.regrets, cum_policy=self.cum_policy,
+                        **self._extra_tables())
 
     def load(self, path: str | Path) -> None:
         """Resume from a checkpoint written by :meth:`save` for the same game.
@@ -171,14 +177,18 @@ class RegretTableCheckpoints:
                 solver's included), another ``RULES_VERSION``, another variant or
                 discounts, or another game (parameters or tree).
         """
-        meta, z = load_checkpoint(path, ("regrets", "cum_policy"))
+        extra = self._extra_tables()
+        meta, z = load_checkpoint(path, ("regrets", "cum_policy", *extra))
         check_config(path, meta, self._config(), self.tree.params.players)
         regrets, cum = z["regrets"], z["cum_policy"]
-        if regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape:
+        if (regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape
+                or any(z[k].shape != a.shape for k, a in extra.items())):
             raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
                                   f"{self.regrets.shape}")
         self.regrets[...] = regrets
         self.cum_policy[...] = cum
+        for k, a in extra.items():
+            a[...] = z[k]
         self.iteration = int(meta["iteration"])
         self.nodes_touched = int(meta["nodes_touched"])
         self.seconds = float(meta["seconds"])

@@ -6,9 +6,11 @@ tabular bot (``policy.npz``), evaluate it exactly where the game tree is at hand
 and checkpoint. :func:`make_solver` builds one from a ``vitou-ai train`` solver
 name; the families behind it:
 
-- ``cfr`` / ``cfr+`` / ``dcfr``: :class:`~vitou_ai.solvers.flat.cfr.TabularCFR` on the flat
-  game tree (:class:`FlatTreeSolver`);
-- ``public-cfr`` / ``public-cfr+`` / ``public-dcfr``: range-vector CFR on the public tree
+- ``cfr`` / ``cfr+`` / ``dcfr`` / ``pcfr+`` / ``pdcfr+``:
+  :class:`~vitou_ai.solvers.flat.cfr.TabularCFR` on the flat game tree
+  (:class:`FlatTreeSolver`);
+- ``public-cfr`` / ``public-cfr+`` / ``public-dcfr`` / ``public-pcfr+`` / ``public-pdcfr+``:
+  range-vector CFR on the public tree
   (:class:`~vitou_ai.solvers.public.cfr.PublicCFR`, :class:`PublicTreeSolver`); four
   players also get the pooled team best response
   (:mod:`vitou_ai.solvers.public.team`);

@@ -1,6 +1,7 @@
-"""Full-width CFR family on a flat game tree: vanilla CFR, CFR+, Discounted CFR.
+"""Full-width CFR family on a flat game tree: vanilla CFR, CFR+, Discounted CFR and
+the predictive PCFR+ and PDCFR+.
 
-All three use alternating updates: in iteration ``t`` each player in turn
+All five use alternating updates: in iteration ``t`` each player in turn
 updates its regrets against the current policy, and the current policy is
 re-derived by regret matching after each player's pass — the scheme of
 OpenSpiel's ``CFRSolver`` (``alternating_updates=True``), so that vanilla CFR
@@ -16,6 +17,24 @@ here reproduces OpenSpiel's iterates (tests/test_solvers_openspiel.py).
   discounted regret minimization", section 3, with ``alpha = 1.5``,
   ``beta = 0``, ``gamma = 2``; the discount of iteration ``t`` is applied to
   each player's tables right after that player's pass.
+- ``pcfr+``: Farina, Kroer & Sandholm 2021, "Faster game solving via predictive
+  Blackwell approachability: connecting regret matching and mirror descent"
+  (AAAI), predictive regret-matching+ in CFR with the prediction ``m^{t+1} = r^t``: cumulative regrets
+  ``R^t = [R^{t-1} + r^t]^+`` (regret-matching+), the policy played is regret
+  matching on ``[R^t + r^t]^+`` (``r^t`` the last instantaneous regrets, kept in
+  the ``prediction`` table), quadratic averaging (weight ``t^2``).
+- ``pdcfr+``: Xu, Li, Fu, Fu, Huang & Xing 2024, "Minimizing weighted
+  counterfactual regret with optimistic online mirror descent" (IJCAI):
+  ``R^t = [R^{t-1} d(t-1) + r^t]^+`` with ``d(t) = t^a / (t^a + 1)``,
+  the policy is regret matching on ``[R^t d(t) + r^t]^+``, the average policy
+  weights iteration ``t`` by ``t^gamma``; their defaults ``alpha = 2.3``,
+  ``gamma = 5`` (the paper's and its code's, github.com/rpSebastian/PDCFRPlus) (``beta`` unused: the regrets are floored at 0). The table holds
+  ``R^t d(t)`` (the discount applied right after the pass, as ``dcfr``), the
+  average policy is discounted by ``(t / (t+1))^gamma`` after each pass (the same
+  weights as the paper's ``((t-1)/t)^gamma`` before it, normalised).
+
+The prediction is state: checkpoints of the predictive variants save it, so a
+resumed run equals an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -34,8 +53,52 @@ from ..checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: i
 from . import kernels as CK
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
-VARIANTS = ("cfr", "cfr+", "dcfr")
+VARIANTS = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+")
+#: the variants that play regret matching on regrets plus a prediction
+PREDICTIVE = ("pcfr+", "pdcfr+")
+#: ``(alpha, beta, gamma)`` when not given: DCFR's (Brown & Sandholm 2019, section 3)
+#: and PDCFR+'s (Xu et al. 2024); the other variants record DCFR's
+DEFAULT_DISCOUNTS = {"dcfr": (1.5, 0.0, 2.0), "pdcfr+": (2.3, 0.0, 5.0)}
 CHECKPOINT_FORMAT = "vitou_ai-cfr-checkpoint-1"
+
+
+def check_variant(variant: str) -> None:
+    """Raise ``ValueError`` (one line) for a name not in :data:`VARIANTS`."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
+
+
+def resolve_discounts(variant: str, alpha: float | None, beta: float | None,
+                      gamma: float | None) -> tuple[float, float, float]:
+    """``(alpha, beta, gamma)`` with the variant's defaults (:data:`DEFAULT_DISCOUNTS`)
+    where ``None``."""
+    da, db, dg = DEFAULT_DISCOUNTS.get(variant, DEFAULT_DISCOUNTS["dcfr"])
+    return (float(da if alpha is None else alpha), float(db if beta is None else beta),
+            float(dg if gamma is None else gamma))
+
+
+def iteration_schedule(variant: str, iteration: int, alpha: float, beta: float,
+                       gamma: float) -> tuple[float, float, float, float, bool]:
+    """``(weight, dpos, dneg, davg, clip)`` of iteration ``iteration`` (1-based): the
+    averaging weight added with the policy, the factors of positive and negative
+    cumulative regrets and of the cumulative policy applied after the pass, and the
+    floor at 0 (regret-matching+). Module docstring for each variant's source."""
+    it = float(iteration)
+    weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
+    if variant == "cfr+":
+        weight, clip = it, True
+    elif variant == "pcfr+":
+        weight, clip = it * it, True
+    elif variant in ("dcfr", "pdcfr+"):
+        ta = it ** alpha
+        dpos = ta / (ta + 1.0)
+        davg = (it / (it + 1.0)) ** gamma
+        if variant == "dcfr":
+            tb = it ** beta
+            dneg = tb / (tb + 1.0)
+        else:
+            dneg, clip = 0.0, True
+    return weight, dpos, dneg, davg, clip
 
 
 def tree_fingerprint(tree: GameTree) -> str:
@@ -47,16 +110,18 @@ def tree_fingerprint(tree: GameTree) -> str:
 
 
 class TabularCFR(RegretTableCheckpoints):
-    """Full-width CFR / CFR+ / DCFR over a :class:`GameTree`.
+    """Full-width CFR / CFR+ / DCFR / PCFR+ / PDCFR+ over a :class:`GameTree`.
 
     Args:
         game: a :class:`VitouParams` (its tree is built) or a built :class:`GameTree`.
-        variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"``.
-        alpha, beta, gamma: DCFR's discount exponents.
+        variant: one of :data:`VARIANTS`.
+        alpha, beta, gamma: the discount exponents of DCFR and PDCFR+ (default
+            :data:`DEFAULT_DISCOUNTS`).
 
     Tables are ``float64[num_infosets, MAX_INFOSET_ACTIONS]``, row ``i`` for the
     tree's information set ``i`` (``tree.is_keys[i]``), column ``k`` for its
-    ``k``-th legal action (``tree.is_actions[i, k]``).
+    ``k``-th legal action (``tree.is_actions[i, k]``); the predictive variants add
+    ``prediction`` (the last instantaneous regrets), saved in their checkpoints.
 
     Raises:
         ValueError: unknown variant; a game whose tree cannot be built.
@@ -65,16 +130,19 @@ class TabularCFR(RegretTableCheckpoints):
     checkpoint_format = CHECKPOINT_FORMAT
 
     def __init__(self, game: VitouParams | GameTree, variant: str = "cfr+",
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0):
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
+                 alpha: float | None = None, beta: float | None = None,
+                 gamma: float | None = None):
+        check_variant(variant)
         self.tree = game if isinstance(game, GameTree) else build_tree(game)
         self.variant = variant
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.alpha, self.beta, self.gamma = resolve_discounts(variant, alpha, beta, gamma)
         t = self.tree
         shape = (t.num_infosets, MAX_INFOSET_ACTIONS)
         self.regrets = np.zeros(shape)
         self.cum_policy = np.zeros(shape)
+        self.predictive = variant in PREDICTIVE
+        self.prediction = np.zeros(shape if self.predictive else (0, MAX_INFOSET_ACTIONS))
+        self._inst = np.zeros(shape if self.predictive else (0, MAX_INFOSET_ACTIONS))
         self._policy = np.zeros(shape)
         CK.regret_matching(self.regrets, t.is_nact, self._policy)
         self._reach_p = np.empty(t.num_nodes)
@@ -92,6 +160,9 @@ class TabularCFR(RegretTableCheckpoints):
         for _ in range(n):
             self.iteration += 1
             it = self.iteration
+            if self.predictive:
+                self._predictive_iteration(it)
+                continue
             weight = float(it) if self.variant == "cfr+" else 1.0
             for p in range(t.num_players):
                 CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
@@ -108,6 +179,27 @@ class TabularCFR(RegretTableCheckpoints):
                 self.nodes_touched += 2 * t.num_nodes
         self.seconds += time.perf_counter() - start
 
+    def _predictive_iteration(self, it: int) -> None:
+        # the pass adds its instantaneous regrets into the cleared ``_inst`` (summed over
+        # the histories of each information set), then predictive_update folds them in
+        t = self.tree
+        weight, dpos, _, davg, _ = iteration_schedule(self.variant, it, self.alpha, self.beta,
+                                                      self.gamma)
+        for p in range(t.num_players):
+            CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
+                             self._policy, p, self._reach_p, self._reach_o)
+            CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, t.util,
+                            t.num_players, self._policy, p, self._reach_p, self._reach_o,
+                            self._value, self._inst, self.cum_policy, weight)
+            CK.predictive_update(self.regrets, self.prediction, self._inst, self.cum_policy,
+                                 t.is_player, t.is_nact, p, dpos, davg)
+            self._rematch()
+            self.nodes_touched += 2 * t.num_nodes
+
+    def _rematch(self) -> None:
+        r = self.regrets + self.prediction if self.predictive else self.regrets
+        CK.regret_matching(r, self.tree.is_nact, self._policy)
+
     def current_policy(self) -> np.ndarray:
         """A copy of the current (regret-matching) policy, ``float64[num_infosets, 5]``."""
         return self._policy.copy()
@@ -122,5 +214,8 @@ class TabularCFR(RegretTableCheckpoints):
     def _tree_fingerprint(self) -> str:
         return tree_fingerprint(self.tree)
 
+    def _extra_tables(self) -> dict[str, np.ndarray]:
+        return {"prediction": self.prediction} if self.predictive else {}
+
     def _loaded(self) -> None:
-        CK.regret_matching(self.regrets, self.tree.is_nact, self._policy)
+        self._rematch()

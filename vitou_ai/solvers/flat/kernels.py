@@ -228,3 +228,20 @@ def clip_regrets(regrets):
         for a in range(regrets.shape[1]):
             if regrets[i, a] < 0.0:
                 regrets[i, a] = 0.0
+
+
+@jit
+def predictive_update(regrets, prediction, inst, cum_policy, is_player, is_nact, p, dpos, davg):
+    """End of player ``p``'s pass in PCFR+ / PDCFR+ (Farina, Kroer & Sandholm 2021;
+    Xu et al. 2024; :mod:`vitou_ai.solvers.flat.cfr`): ``regrets = max(regrets + inst, 0) * dpos``,
+    ``prediction = inst`` (the instantaneous regrets of the pass, which are then
+    cleared for the next pass) and ``cum_policy *= davg``, on p's information sets."""
+    for i in range(regrets.shape[0]):
+        if is_player[i] != p:
+            continue
+        for a in range(is_nact[i]):
+            r = regrets[i, a] + inst[i, a]
+            regrets[i, a] = r * dpos if r > 0.0 else 0.0
+            prediction[i, a] = inst[i, a]
+            inst[i, a] = 0.0
+            cum_policy[i, a] *= davg

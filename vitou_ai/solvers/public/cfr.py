@@ -1,6 +1,7 @@
-"""CFR, CFR+ and DCFR on the public tree (range vectors), and exact evaluation.
+"""CFR, CFR+, DCFR, PCFR+ and PDCFR+ on the public tree (range vectors), and exact
+evaluation.
 
-The same three variants, alternating updates and averaging weights as the flat
+The same five variants, alternating updates and averaging weights as the flat
 solver (:mod:`vitou_ai.solvers.flat.cfr`, whose docstring cites the papers), so
 that at equal iterations both give the same average policy up to rounding; the
 passes are :mod:`vitou_ai.solvers.public.kernels` (vector-form CFR, Johanson et
@@ -29,7 +30,7 @@ import numpy as np
 
 from ...rules.params import VitouParams
 from ..checkpoint import RegretTableCheckpoints
-from ..flat.cfr import VARIANTS
+from ..flat.cfr import PREDICTIVE, check_variant, iteration_schedule, resolve_discounts
 from ..flat.kernels import RM_TOLERANCE
 from . import kernels as PK
 from .tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
@@ -182,13 +183,21 @@ class PublicPasses:
 
 
 class PublicCFR(RegretTableCheckpoints):
-    """Vector-form CFR / CFR+ / DCFR on a :class:`PublicTree`.
+    """Vector-form CFR / CFR+ / DCFR / PCFR+ / PDCFR+ on a :class:`PublicTree`.
 
     Args:
         game: a :class:`VitouParams` (its public tree is built) or a built tree.
-        variant: ``"cfr"``, ``"cfr+"`` or ``"dcfr"`` (as :class:`~vitou_ai.solvers.flat.cfr.TabularCFR`).
-        alpha, beta, gamma: DCFR's discount exponents.
+        variant: one of :data:`~vitou_ai.solvers.flat.cfr.VARIANTS` (as
+            :class:`~vitou_ai.solvers.flat.cfr.TabularCFR`, whose module docstring gives
+            each update rule and its paper: PCFR+ Farina, Kroer & Sandholm 2021; PDCFR+
+            Xu et al. 2024).
+        alpha, beta, gamma: the discount exponents of DCFR and PDCFR+ (default
+            :data:`~vitou_ai.solvers.flat.cfr.DEFAULT_DISCOUNTS`).
         frontier_size: see :class:`PublicPasses`.
+
+    Tables: ``regrets`` and ``cum_policy``, ``float64[num_entries]``; the predictive
+    variants add ``prediction`` (each entry's last instantaneous regret, the
+    prediction of the next one), saved in their checkpoints.
 
     Raises:
         ValueError: unknown variant; a game without a public tree
@@ -198,17 +207,18 @@ class PublicCFR(RegretTableCheckpoints):
     checkpoint_format = CHECKPOINT_FORMAT  # a flat-tree checkpoint is refused by its format
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
-                 alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 frontier_size: int | None = None):
-        if variant not in VARIANTS:
-            raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
+                 alpha: float | None = None, beta: float | None = None,
+                 gamma: float | None = None, frontier_size: int | None = None):
+        check_variant(variant)
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
         self.variant = variant
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.alpha, self.beta, self.gamma = resolve_discounts(variant, alpha, beta, gamma)
         E = self.tree.num_entries
         self.regrets = np.zeros(E)
         self.cum_policy = np.zeros(E)
         self._empty = np.zeros(0)
+        self.predictive = variant in PREDICTIVE
+        self.prediction = np.zeros(E) if self.predictive else self._empty
         self.passes = PublicPasses(self.tree, frontier_size)
         self.iteration = 0
         self.nodes_touched = 0
@@ -218,16 +228,9 @@ class PublicCFR(RegretTableCheckpoints):
         """``(weight, dpos, dneg, davg, clip)`` of iteration ``iteration`` (1-based): the
         averaging weight, the discounts of positive and negative regrets and of the
         cumulative policy, and CFR+'s floor at 0 (the walk's update,
-        :mod:`~vitou_ai.solvers.public.kernels`)."""
-        it = float(iteration)
-        weight, dpos, dneg, davg, clip = 1.0, 1.0, 1.0, 1.0, False
-        if self.variant == "cfr+":
-            weight, clip = it, True
-        elif self.variant == "dcfr":
-            ta, tb = it ** self.alpha, it ** self.beta
-            dpos, dneg = ta / (ta + 1.0), tb / (tb + 1.0)
-            davg = (it / (it + 1.0)) ** self.gamma
-        return weight, dpos, dneg, davg, clip
+        :mod:`~vitou_ai.solvers.public.kernels`;
+        :func:`~vitou_ai.solvers.flat.cfr.iteration_schedule`)."""
+        return iteration_schedule(self.variant, iteration, self.alpha, self.beta, self.gamma)
 
     def iterate(self, n: int = 1, hook: Callable[[int, bool, tuple], None] | None = None) -> None:
         """Run ``n`` iterations (each: one pass per player, alternating).
@@ -238,6 +241,7 @@ class PublicCFR(RegretTableCheckpoints):
         reaches before a pass and reads the root values after it."""
         start = time.perf_counter()
         ps = self.passes
+        mode = PK.POLICY_PREDICTIVE if self.predictive else PK.POLICY_REGRET
         for _ in range(n):
             self.iteration += 1
             disc = self.discounts(self.iteration)
@@ -245,8 +249,8 @@ class PublicCFR(RegretTableCheckpoints):
                 if hook is not None:
                     hook(p, False, disc)
                 before = ps.nodes_visited
-                ps.run(p, PK.POLICY_REGRET, PK.UPDATE_CFR, self.regrets, self.cum_policy,
-                       self._empty, *disc)
+                ps.run(p, mode, PK.UPDATE_CFR, self.regrets, self.cum_policy,
+                       self.prediction, *disc)
                 self.nodes_touched += ps.nodes_visited - before
                 if hook is not None:
                     hook(p, True, disc)
@@ -258,8 +262,10 @@ class PublicCFR(RegretTableCheckpoints):
         return entry_policy(self.tree, self.cum_policy)
 
     def current_policy(self) -> np.ndarray:
-        """The current (regret-matching) policy, ``float64[num_entries]``."""
-        return entry_policy(self.tree, np.where(self.regrets > RM_TOLERANCE, self.regrets, 0.0))
+        """The current (regret-matching) policy, ``float64[num_entries]``: the policy the
+        next iteration plays (on ``regrets + prediction`` for the predictive variants)."""
+        r = self.regrets + self.prediction if self.predictive else self.regrets
+        return entry_policy(self.tree, np.where(r > RM_TOLERANCE, r, 0.0))
 
     # ---- exact evaluation of the average policy without materialising it -----------------
     def expected_returns(self) -> np.ndarray:
@@ -282,6 +288,9 @@ class PublicCFR(RegretTableCheckpoints):
     # ---- checkpoints (save / load: RegretTableCheckpoints) -------------------------------
     def _tree_fingerprint(self) -> str:
         return tree_fingerprint(self.tree)
+
+    def _extra_tables(self) -> dict[str, np.ndarray]:
+        return {"prediction": self.prediction} if self.predictive else {}
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------

@@ -28,7 +28,9 @@ OpenSpiel's alternating updates): regrets ``+= cfv_a - cfv``, cumulative policy
 ``+= weight * reach_self * sigma``, then the per-pass transform of the variant
 (CFR+ floor at 0, DCFR discounts) applied to the entries just updated, which
 is the flat solver's end-of-pass transform since every entry is visited once
-per pass. At a decision where no hand of the actor has two legal actions (the
+per pass. The predictive variants (``POLICY_PREDICTIVE``: PCFR+, PDCFR+) play
+regret matching on ``regrets + given`` and store each entry's instantaneous
+regret ``cfv_a - cfv`` into ``given`` as the next iteration's prediction. At a decision where no hand of the actor has two legal actions (the
 ``forced`` nodes, :func:`forced_nodes`: the play of a last card) every policy is
 1 and the regrets stay 0, so the walk skips regret matching and the update
 there; the average policy is 1 either way. With two seats, a forced node whose
@@ -55,6 +57,8 @@ from .tree import KIND_CHANCE, KIND_DEAL, KIND_DECISION, KIND_TERMINAL
 POLICY_REGRET = 0  # regret matching on ``regrets`` (the current policy)
 POLICY_AVERAGE = 1  # ``cum`` normalised (the average policy)
 POLICY_GIVEN = 2  # ``given[e]`` as is
+POLICY_PREDICTIVE = 3  # regret matching on ``regrets + given`` (``given``: the prediction,
+#                        the last instantaneous regrets, which UPDATE_CFR then overwrites)
 
 UPDATE_NONE = 0  # expected values
 UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
@@ -246,6 +250,9 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                         for e in range(E0, E1):
                             if pol_mode == 0:
                                 r_ = regrets[e]
+                                w = r_ if r_ > RM_TOLERANCE else 0.0
+                            elif pol_mode == 3:
+                                r_ = regrets[e] + given[e]
                                 w = r_ if r_ > RM_TOLERANCE else 0.0
                             elif pol_mode == 1:
                                 w = cum[e]
@@ -512,7 +519,10 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                     for e in range(E0, E1):
                         i = pslot[e]
                         t = e - E0
-                        r_ = regrets[e] + (f_q[d, t] - f_aux[d, i])
+                        inst = f_q[d, t] - f_aux[d, i]
+                        if pol_mode == 3:
+                            given[e] = inst  # the next iteration's prediction
+                        r_ = regrets[e] + inst
                         if clip and r_ < 0.0:
                             r_ = 0.0
                         if r_ > 0.0:

@@ -1,0 +1,245 @@
+"""Benchmark: convergence of the public tree's regret minimisers, side by side in one
+process: DCFR (the default), CFR+, PCFR+ (Farina, Kroer & Sandholm 2021) and PDCFR+
+(Xu et al. 2024), :mod:`vitou_ai.solvers.flat.cfr` for their update rules.
+
+Each rung (a ``vitou_2p`` variant: ranks, copies, hand size; the dealer drawn by
+chance, as ``vitou-ai train``'s default) builds its public tree once;
+the solvers share it and advance in turns, each to its next evaluation point, so that the
+machine's load drifts over all of them alike. The average policy's exact exploitability
+(points per deal) is evaluated at iterations 1, 2, ... 20 and then every 5 % more
+iterations (the first iteration at or below a target is found to within 5 %); a solver
+stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
+``iterate`` (evaluation excluded).
+
+Reported per rung and solver: the curve ``(iteration, solver seconds, exploitability)``
+and the first evaluated iteration (and its solver time) at or below 1e-3 and 1e-4, with
+both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
+(atomically) and the figure ``docs/results/img/regret_minimisers.png``.
+
+    python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
+    python benchmarks/bench_regret_minimisers.py --replot   # the figure, from the JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numba
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.solvers.protocol import PUBLIC, make_solver  # noqa: E402
+from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
+from vitou_ai.training.session import check_writable  # noqa: E402
+
+SOLVERS = ("public-dcfr", "public-cfr+", "public-pcfr+", "public-pdcfr+")
+TARGETS = (1e-3, 1e-4)
+BASELINE = "public-dcfr"
+
+
+def refuse(msg: str):
+    """Bad input: one line on stderr, exit code 2 (as the ``vitou-ai`` commands)."""
+    print(f"bench_regret_minimisers: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def next_eval(n: int) -> int:
+    """The iteration after ``n`` at which to evaluate: every one up to 20, then +5 %."""
+    return n + 1 if n < 20 else max(n + 1, math.ceil(n * 1.05))
+
+
+def first_below(curve: list[list[float]], target: float) -> dict | None:
+    """The first evaluated point at or below ``target``: ``{iterations, seconds}``."""
+    for it, sec, expl in curve:
+        if expl <= target:
+            return {"iterations": int(it), "seconds": round(sec, 3)}
+    return None
+
+
+def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
+             max_iterations: int) -> dict:
+    t = time.perf_counter()
+    tree = build_public_tree(params)
+    build = time.perf_counter() - t
+    print(f"{params.ranks},{params.copies},{params.hand_size}: public tree "
+          f"{tree.num_nodes:,} nodes, {tree.num_entries:,} entries ({build:.1f} s)", flush=True)
+    live = {}
+    for name in solvers:
+        s = make_solver(name, params, tree)
+        live[name] = s
+    curves: dict[str, list[list[float]]] = {n: [] for n in solvers}
+    pending = dict.fromkeys(solvers, 1)
+    while pending:
+        for name in list(pending):
+            s = live[name]
+            s.iterate(pending[name] - s.iterations_done)
+            e = s.exact_evaluation()["exploitability"]
+            curves[name].append([s.iterations_done, s.solver_seconds(), e])
+            if e <= target or s.iterations_done >= max_iterations:
+                del pending[name]
+                print(f"  {name}: {e:.3g} after {s.iterations_done:,} iterations, "
+                      f"{s.solver_seconds():.1f} s", flush=True)
+            else:
+                pending[name] = min(max_iterations, next_eval(s.iterations_done))
+    out = {"params": {**params.knobs(), "profile": params.profile},
+           "public_nodes": tree.num_nodes, "entries": tree.num_entries,
+           "build_seconds": round(build, 1), "solvers": {}}
+    for name in solvers:
+        out["solvers"][name] = {
+            "curve": [[int(i), round(s, 4), e] for i, s, e in curves[name]],
+            **{f"to_{x:g}": first_below(curves[name], x) for x in TARGETS}}
+    base = out["solvers"].get(BASELINE)
+    if base is not None:
+        for rec in out["solvers"].values():
+            rec["ratio_to_public_dcfr"] = {}
+            for x in TARGETS:
+                a, b = rec[f"to_{x:g}"], base[f"to_{x:g}"]
+                rec["ratio_to_public_dcfr"][f"{x:g}"] = None if a is None or b is None else {
+                    "iterations": round(a["iterations"] / b["iterations"], 3),
+                    "seconds": round(a["seconds"] / b["seconds"], 3)}
+    return out
+
+
+def rung_params(rung: dict) -> VitouParams:
+    """The rung's game from its record (``knobs()``: the parameters off the defaults)."""
+    rec = rung["params"]
+    return VitouParams(profile=rec["profile"], **{k: v for k, v in rec.items() if k != "profile"})
+
+
+def figure(rungs: list[dict]) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(rungs), 2, figsize=(10, 3.6 * len(rungs)), squeeze=False)
+    for row, rung in zip(axes, rungs, strict=True):
+        p = rung_params(rung)
+        title = (f"vitou_2p {p.ranks} ranks x {p.copies} copies, {p.hand_size}-card "
+                 f"hands ({rung['public_nodes']:,} public nodes)")
+        for name, rec in rung["solvers"].items():
+            it = [c[0] for c in rec["curve"]]
+            sec = [max(c[1], 1e-3) for c in rec["curve"]]
+            ex = [max(c[2], 1e-12) for c in rec["curve"]]
+            row[0].plot(it, ex, label=name)
+            row[1].plot(sec, ex, label=name)
+        for ax, xl in zip(row, ("iterations", "solver seconds"), strict=True):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(xl)
+            ax.set_ylabel("exploitability (points per deal)")
+            for x in TARGETS:
+                ax.axhline(x, color="grey", lw=0.5, ls=":")
+            ax.grid(True, which="major", alpha=0.3)
+        row[0].set_title(title, fontsize=9, loc="left")
+        row[0].legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rungs", nargs="+", default=["4,4,2", "5,4,3"],
+                    help="vitou_2p variants as RANKS,COPIES,HAND_SIZE")
+    ap.add_argument("--solvers", default=",".join(SOLVERS))
+    ap.add_argument("--target", type=float, default=1e-4, help="stop each solver here")
+    ap.add_argument("--max-iterations", type=int, default=6000)
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench_regret_minimisers.json"))
+    ap.add_argument("--figure", default=str(ROOT / "docs" / "results" / "img"
+                                            / "regret_minimisers.png"))
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw the figure (and print the report) from --out's JSON")
+    args = ap.parse_args(argv)
+    if args.replot:
+        try:
+            check_writable(args.figure, "file", "--figure")
+            results = json.loads(Path(args.out).read_text())["rungs"]
+        except (OSError, ValueError, KeyError) as e:
+            refuse(f"--replot: {args.out}: {e}")
+        write_atomic(Path(args.figure), figure(results))
+        report(results)
+        print(f"wrote {args.figure}")
+        return 0
+    # checked before any tree is built: a mistake costs no minutes
+    solvers = tuple(s for s in args.solvers.split(",") if s)
+    for s in solvers:
+        if s not in PUBLIC:
+            refuse(f"unknown public-tree solver {s!r}; expected some of {', '.join(PUBLIC)}")
+    if not (args.target > 0) or args.max_iterations < 1:
+        refuse("--target must be > 0 and --max-iterations >= 1")
+    rungs = []
+    try:
+        for r in args.rungs:
+            parts = r.split(",")
+            if len(parts) != 3 or not all(x.isdigit() for x in parts):
+                raise ValueError(f"--rungs: {r!r} is not RANKS,COPIES,HAND_SIZE")
+            ranks, copies, hand = map(int, parts)
+            # dealer drawn by chance (R1.4), as ``vitou-ai train``'s default
+            rungs.append(VitouParams(profile="vitou_2p", ranks=ranks, copies=copies,
+                                     hand_size=hand, dealer=-1))
+        check_writable(args.out, "file")
+        check_writable(args.figure, "file", "--figure")
+    except (ValueError, OSError) as e:
+        refuse(str(e))
+    # load the compiled passes (numba's cache) outside the timed runs
+    warm = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
+    warm_tree = build_public_tree(warm)
+    for name in solvers:
+        s = make_solver(name, warm, warm_tree)
+        s.iterate(2)
+        s.exact_evaluation()
+    load_before = os.getloadavg()[0]
+    wall = time.perf_counter()
+    results: list[dict] = []
+    for p in rungs:
+        results.append(run_rung(p, solvers, args.target, args.max_iterations))
+        # after each rung, so that an interrupted run keeps the rungs it finished
+        record = {
+            "rules_version": RULES_VERSION,
+            "command": "python benchmarks/bench_regret_minimisers.py " + " ".join(
+                sys.argv[1:] if argv is None else argv),
+            "complete": len(results) == len(rungs),
+            "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+            "load_1min_before": round(load_before, 2),
+            "load_1min_after": round(os.getloadavg()[0], 2),
+            "wall_seconds": round(time.perf_counter() - wall, 1),
+            "target": args.target, "max_iterations": args.max_iterations,
+            "eval_grid": "every iteration to 20, then +5 %", "rungs": results}
+        write_atomic(Path(args.out), (json.dumps(record, indent=1) + "\n").encode())
+        write_atomic(Path(args.figure), figure(results))
+    report(results)
+    print(f"wrote {args.out} and {args.figure}")
+    return 0
+
+
+def report(results: list[dict]) -> None:
+    """Print each rung's iterations and solver seconds to the targets, and the ratios."""
+    for rung in results:
+        p = rung_params(rung)
+        print(f"{p.ranks},{p.copies},{p.hand_size}:")
+        for name, rec in rung["solvers"].items():
+            cells = []
+            for x in TARGETS:
+                to, ratio = rec[f"to_{x:g}"], rec.get("ratio_to_public_dcfr", {}).get(f"{x:g}")
+                cells.append("not reached" if to is None else
+                             f"{x:g}: {to['iterations']:,} it, {to['seconds']:.1f} s" +
+                             ("" if ratio is None else
+                              f" (x{ratio['iterations']:.2f} it, x{ratio['seconds']:.2f} s)"))
+            print(f"  {name:15s} " + "; ".join(cells))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
