@@ -539,11 +539,11 @@ class SubgameSolver:
       the blueprint by the solve *in this one subgame* does not make the searcher more
       exploitable in the whole game (Burch et al. 2014). Hands of zero
       ``reach`` get no constraint. Re-solving again at the next decision from the
-      blueprint's alternatives (as the search bot does) is *not* covered: nested
-      re-solving keeps the guarantee only with the previous solve's values as the
-      alternatives (Brown & Sandholm 2017, nested subgame solving: pass that solve's
-      policy as ``blueprint``, as :func:`vitou_ai.eval.search_exact.search_policy`
-      does with ``nested=True``; the bot does not).
+      blueprint's alternatives is *not* covered: nested re-solving keeps the guarantee
+      only with the previous solve's values as the alternatives (Brown & Sandholm 2017,
+      nested subgame solving: pass that solve's policy, mapped by
+      :func:`subtree_entries`, as ``blueprint``, as the search bot does and
+      :func:`vitou_ai.eval.search_exact.search_policy` by default).
     - ``safe="maxmargin"``: the Maxmargin gadget (Moravčík, Schmid, Ha, Hladík &
       Gaukrodger 2016, "Refining subgames in large imperfect information games", AAAI;
       Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks
