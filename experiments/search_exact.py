@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),
            "tree_nodes": tree.num_nodes, "search_iterations": args.iterations,
            "epsilon": args.eps, "safe": args.safe, "mode_played": mode,
+           "nested_played": (mode in ("resolve", "maxmargin") if args.nested is None
+                             else args.nested),
            "alternative": args.alternative, "nested": args.nested, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
