@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",
                                                          "nodes", "iterations",
-                                                         "blueprint_seconds")}
+                                                         "blueprint_seconds", "nested")}
                                   for d in search.decisions]
             if who == "blueprint":  # paired on the same deals: search minus blueprint
                 mine = next(m for m in doc["matches"]
