@@ -1,6 +1,7 @@
-"""Exact measures of the search bot on a small variant's whole public tree (issue 23, item
-3): NashConv of every seat searching against the blueprint's, and the exact head-to-head
-value of search against its own blueprint (no sampling).
+"""Exact measures of the search bot on a small variant's whole public tree: NashConv of
+every seat searching against the blueprint's, and the exact head-to-head value of search
+against its own blueprint (no sampling). With no ``--safe``, the bot's default
+(``safe=auto``: nested Maxmargin with two players, no search with four).
 
     PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py \\
         --ranks 4 --copies 2 --hand-size 2 --blueprints counter cautious dcfr:10 \\
@@ -8,6 +9,9 @@ value of search against its own blueprint (no sampling).
     PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py \\
         --ranks 4 --copies 2 --hand-size 2 --blueprints counter cautious dcfr:10 dcfr:100 \\
         --safe resolve --out results/search/safe_resolve
+    PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py --profile vitou \
+        --ranks 4 --copies 2 --hand-size 2 --blueprints dcfr:100 --safe none \
+        --out results/search/four_player/partner_fixed
 
 ``dcfr:N``: the public tree's own DCFR average policy after N iterations (a blueprint
 of known quality). Writes ``OUT/exact_<ranks>x<copies>x<hand>.json``.
@@ -24,9 +28,11 @@ from pathlib import Path
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_exact import mix_by_seat, search_policy
+from vitou_ai.io import json_finite, write_atomic
 from vitou_ai.rules.params import RULES_VERSION
 from vitou_ai.solvers.public.cfr import PublicCFR, expected_returns, nash_conv
 from vitou_ai.solvers.public.export import bot_policy
+from vitou_ai.solvers.public.subgame import SEARCH_SAFE_MODES, effective_safe_mode
 from vitou_ai.solvers.public.tree import build_public_tree
 
 
@@ -39,18 +45,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blueprints", nargs="+", default=["counter", "dcfr:10"])
     ap.add_argument("--iterations", type=int, default=1000, help="DCFR iterations a search")
     ap.add_argument("--eps", type=float, default=0.01, help="the bot's epsilon")
-    ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"],
-                    help="the bot's safe re-solving gadget")
+    ap.add_argument("--safe", default="auto", choices=list(SEARCH_SAFE_MODES),
+                    help="the bot's safe re-solving mode (default: the bot's, auto)")
     ap.add_argument("--alternative", default="best_response",
                     choices=["best_response", "blueprint"],
                     help="the gadgets' alternative values")
-    ap.add_argument("--nested", action="store_true",
-                    help="alternatives from the seat's previous solve (an experiment: "
-                         "the bot does not do it)")
+    ap.add_argument("--nested", action=argparse.BooleanOptionalAction, default=None,
+                    help="alternatives from the seat's previous solve (default: with a "
+                         "gadget, as the bot plays; --no-nested measures the non-nested "
+                         "gadget)")
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=-1)
+    try:
+        mode = effective_safe_mode(args.safe, params.players)
+    except ValueError as e:
+        print(f"search_exact: {e}", file=sys.stderr)
+        return 2
     tree = build_public_tree(params)
     rows = []
     out = Path(args.out)
@@ -59,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),
            "tree_nodes": tree.num_nodes, "search_iterations": args.iterations,
-           "epsilon": args.eps, "safe": args.safe,
+           "epsilon": args.eps, "safe": args.safe, "mode_played": mode,
+           "nested_played": (mode in ("resolve", "maxmargin") if args.nested is None
+                             else args.nested),
            "alternative": args.alternative, "nested": args.nested, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
@@ -82,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                "search_vs_blueprint": sum(u_se) / n,
                "search_seconds": secs, **stats}
         rows.append(row)
-        path.write_text(json.dumps(doc, indent=1))
+        write_atomic(path, json.dumps(json_finite(doc), indent=1).encode())
         print(json.dumps(row), flush=True)
     return 0
 

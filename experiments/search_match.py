@@ -31,6 +31,7 @@ from vitou_ai.eval.stats import ratio_interval
 from vitou_ai.io import json_finite
 from vitou_ai.rules.params import RULES_VERSION
 from vitou_ai.search.bot import SearchPolicy
+from vitou_ai.solvers.public.subgame import SEARCH_SAFE_MODES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--iters", type=int, default=1000)
     ap.add_argument("--eps", type=float, default=0.01)
-    ap.add_argument("--safe", default="none", choices=["none", "resolve", "maxmargin"])
+    ap.add_argument("--safe", default="auto", choices=list(SEARCH_SAFE_MODES),
+                    help="the bot's safe mode (default: the bot's, auto)")
     ap.add_argument("--no-size-check", action="store_true",
                     help="build every subgame first, as before the size check (a baseline)")
     ap.add_argument("--opponents", nargs="+", default=["counter:100"],
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",
                                                          "nodes", "iterations",
-                                                         "blueprint_seconds")}
+                                                         "blueprint_seconds", "nested")}
                                   for d in search.decisions]
             if who == "blueprint":  # paired on the same deals: search minus blueprint
                 mine = next(m for m in doc["matches"]

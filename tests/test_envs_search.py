@@ -26,6 +26,9 @@ SMALL = {"ranks": 4, "copies": 2, "hand_size": 2}  # test_search.py's TINY / TIN
 # first episode differ on a fresh clone): the cap, not the clock, ends each search, so a
 # seeded episode repeats exactly
 FIXED = "search:counter,budget=120,iters=20"
+#: four players: the default (safe=auto) declines to search there; these tests exercise
+#: the (unsafe, partner held to the blueprint) search
+FIXED4 = FIXED + ",safe=none"
 
 
 def _recording(bot, table=None):
@@ -96,10 +99,10 @@ def _check_calls(calls, game: VitouParams):
 
 @pytest.mark.parametrize("kw, spec", [
     ({"profile": "vitou_2p", **SMALL}, FIXED),
-    ({"profile": "vitou", **SMALL}, FIXED),
+    ({"profile": "vitou", **SMALL}, FIXED4),
     ({"profile": "vitou_2p", **SMALL, "mode": "match", "target": 5}, FIXED),
     # R6.1 (a team at target - 1 sees its hands): those deals fall back on the blueprint
-    ({"profile": "vitou", **SMALL, "mode": "match", "target": 5}, FIXED),
+    ({"profile": "vitou", **SMALL, "mode": "match", "target": 5}, FIXED4),
     ({"profile": "vitou_2p"}, "search:counter,budget=0.05"),  # the real deck
 ])
 def test_search_opponent_plays_episodes_to_the_end(kw, spec):
@@ -123,7 +126,7 @@ def test_search_opponent_plays_episodes_to_the_end(kw, spec):
 
 def test_search_and_simulator_bots_mixed():
     """Four players: a search bot at one seat, simulator bots at the others."""
-    bot = parse_bot(FIXED)
+    bot = parse_bot(FIXED4)
     env = gymnasium.make("vitou_ai/Vitou-v0", profile="vitou", seat=1,
                          opponents=["counter", bot, "random"], **SMALL)
     for seed in range(3):
@@ -139,7 +142,7 @@ def test_search_and_simulator_bots_mixed():
 def test_seeded_reset_repeats_the_episode(kw):
     """``reset(seed=s)`` repeats the episode (cards, the search bot's draws) after other
     episodes and other random draws in between; another seed plays another."""
-    bot = parse_bot(FIXED)
+    bot = parse_bot(FIXED4 if kw["profile"] == "vitou" else FIXED)
     env = gymnasium.make("vitou_ai/Vitou-v0", opponents=[bot], **kw)
     runs = {}
     for seed in (5, 6, 5, 7, 5):
@@ -154,7 +157,7 @@ def test_seeded_reset_repeats_the_episode(kw):
 def test_search_bot_draws_from_its_seeded_stream():
     """With the deal fixed by the seed, the search bot's stochastic choices follow the
     env's seed: its rng argument is a numpy Generator, one per episode."""
-    bot = parse_bot(FIXED)
+    bot = parse_bot(FIXED4)
     calls = []
     act = bot.act
 
@@ -201,7 +204,7 @@ def test_selfplay_with_a_search_opponent():
     a seeded reset repeats the episode; one that does not fit is refused in one line."""
     from vitou_ai.envs.selfplay import SelfPlayEnv
 
-    bot = parse_bot(FIXED)
+    bot = parse_bot(FIXED4)
     env = SelfPlayEnv(profile="vitou", opponent=bot, **SMALL)
 
     def episode(seed):

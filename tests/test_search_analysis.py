@@ -27,7 +27,8 @@ STATE_COLUMNS = ["deal", "seat", "team", "position", "dealer", "stake", "trick",
 
 
 def _bot():
-    return SearchPolicy(parse_bot("counter"), budget=0.05, max_iterations=30,
+    # safe=none: four players, the default declines to search
+    return SearchPolicy(parse_bot("counter"), budget=0.05, max_iterations=30, safe="none",
                         clock=TickClock(1e-3))
 
 

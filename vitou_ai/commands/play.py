@@ -440,7 +440,7 @@ def add_arguments(p) -> None:
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 .. players-1")
     p.add_argument("--partner", default=None,
                    help="your partner's bot spec (four-player profiles only; default: counter; "
-                   "search:BLUEPRINT[,budget=SECONDS][,safe=none|resolve|maxmargin] searches)")
+                   "search:BLUEPRINT[,budget=SECONDS][,safe=auto|maxmargin|resolve|none] searches)")
     p.add_argument("--opponents", default="counter", help="the opponents' bot spec")
     from .console import SEED_RANGE
 

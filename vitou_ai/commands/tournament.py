@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "heuristic: the default heuristic parameters), NAME:field=value,... for a "
                    "heuristic variant, a tabular or abstract policy FILE.npz[:fallback=NAME], "
                    "a network nfsp:FILE.npz (also deep_cfr:, ppo:, neural:), or "
-                   "search:BLUEPRINT[,budget=SECONDS][,safe=none|resolve|maxmargin] (real-time search; --deals only)")
+                   "search:BLUEPRINT[,budget=SECONDS][,safe=auto|maxmargin|resolve|none] (real-time search; --deals only)")
     p.add_argument("--profile", default="vitou", choices=ALL_PROFILES,
                    help="game profile: RULES.md section 9, or a Truc / Put family profile "
                    "(docs/RULES_family.md)")

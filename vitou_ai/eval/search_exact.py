@@ -17,7 +17,12 @@ import numpy as np
 
 from ..rules import kernel as K
 from ..rules import layout as L
-from ..solvers.public.subgame import SubgameSolver, build_subgame, check_safe_mode
+from ..solvers.public.subgame import (
+    SubgameSolver,
+    build_subgame,
+    effective_safe_mode,
+    subtree_entries,
+)
 from ..solvers.public.tree import (
     KIND_CHANCE,
     KIND_DEAL,
@@ -28,48 +33,10 @@ from ..solvers.public.tree import (
 )
 
 
-def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
-    """``int64[sub.num_entries]``: the entry of ``tree`` below ``node`` that is each entry
-    of ``sub`` (the same edge by action ids, the same hand), -1 for ``sub``'s root ranges
-    (they belong to no action), when ``sub`` is the subgame of ``tree`` at ``node``
-    (:func:`~vitou_ai.solvers.public.subgame.build_subgame`: node for node the subtree, tested
-    in ``tests/test_search.py``).
-
-    Raises:
-        RuntimeError: the two trees differ below ``node`` (an edge or a hand of ``sub``
-            missing in ``tree``): not its subgame.
-    """
-    H = tree.num_hands
-    out = np.full(sub.num_entries, -1, np.int64)
-    pos = np.full(H + 1, -1, np.int64)
-    stack = [(0, int(node))]
-    while stack:
-        u, v = stack.pop()
-        fu, fv = int(sub.first[u]), int(tree.first[v])
-        kids = {int(tree.action[c]): c for c in range(fv, fv + int(tree.nchild[v]))}
-        for cu in range(fu, fu + int(sub.nchild[u])):
-            cv = kids.get(int(sub.action[cu]))
-            if cv is None or sub.kind[cu] != tree.kind[cv]:
-                raise RuntimeError(f"the subgame's node {cu} has no twin below node {v}")
-            if sub.kind[u] == KIND_DECISION:
-                lo, ln = int(tree.actor_off[cv]), int(tree.actor_len[cv])
-                hv = tree.entries[lo:lo + ln].astype(np.int64)
-                pos[hv] = np.arange(lo, lo + ln)
-                su, sl = int(sub.actor_off[cu]), int(sub.actor_len[cu])
-                m = pos[sub.entries[su:su + sl].astype(np.int64)]
-                pos[hv] = -1
-                if (m < 0).any():
-                    raise RuntimeError(f"the subgame's node {cu} has a hand its twin lacks")
-                out[su:su + sl] = m
-            if sub.kind[cu] != KIND_TERMINAL:
-                stack.append((cu, cv))
-    return out
-
-
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
-                  safe: str = "none", alternative: str = "best_response",
-                  nested: bool = False) -> tuple[np.ndarray, dict]:
+                  safe: str = "auto", alternative: str = "best_response",
+                  nested: bool | None = None) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
     Args:
@@ -82,20 +49,27 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             blueprint + epsilon`` uniform over the entries of each (decision, hand) (the
             bot: over the kernel's legal actions; the same but where the public tree
             drops an action no deal allows).
-        safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.public.subgame.SAFE_MODES`): the
-            gadgets' alternatives are ``blueprint``'s values on each subgame (its
-            entries there by :func:`subtree_entries`), from the same root reaches.
+        safe: the bot's ``safe`` (:data:`~vitou_ai.solvers.public.subgame.SEARCH_SAFE_MODES`,
+            default ``"auto"``, the bot's default:
+            :func:`~vitou_ai.solvers.public.subgame.effective_safe_mode`, nested Maxmargin
+            with two players, no search with four): the gadgets' alternatives are
+            ``blueprint``'s values on each subgame (its entries there by
+            :func:`~vitou_ai.solvers.public.subgame.subtree_entries`), from the same root
+            reaches. Four players, ``"none"``: the searcher's partner is held to
+            ``blueprint`` in the subgame (``SubgameSolver(fixed=...)``), as in the bot.
         alternative: the gadgets' alternative values
             (:data:`~vitou_ai.solvers.public.subgame.ALTERNATIVES`).
         nested: with a gadget, a seat's alternatives at a decision below one it searched
             come from its previous solve's average policy on the entries the two
             subgames share (the blueprint's elsewhere), not the blueprint's: nested
             subgame solving (Brown & Sandholm 2017), which keeps the gadget's guarantee
-            from one solve to the next. An experiment: the search bot does not do it.
+            from one solve to the next. Default (None): nested with a gadget, as the
+            bot plays; False measures the non-nested gadget (not the bot).
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
-            (:func:`~vitou_ai.solvers.public.subgame.check_safe_mode`).
+            (:func:`~vitou_ai.solvers.public.subgame.effective_safe_mode`); ``nested``
+            without a gadget.
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
@@ -105,20 +79,27 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         (:meth:`~vitou_ai.solvers.public.subgame.SubgameSolver.safety_margins` of the solved
         policy: how far the solve is from the gadget's guarantee; 0 without)}``).
     """
-    check_safe_mode(safe, tree.num_players)
+    mode = effective_safe_mode(safe, tree.num_players)
+    if nested is None:
+        nested = mode in ("resolve", "maxmargin")
+    if nested and mode in ("none", "off"):
+        raise ValueError("nested re-solving needs a gadget (safe=resolve or maxmargin)")
+    safe = mode
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
     from ..solvers.public.cfr import entry_policy
 
     out = blueprint.copy()
+    if safe == "off":  # the bot declines to search (four players, safe=auto)
+        n_dec = int(((tree.kind == KIND_DECISION)).sum())
+        return out, {"searched": 0, "fallback": n_dec, "subgame_nodes": 0,
+                     "worst_violation": 0.0}
     model = (1.0 - epsilon) * blueprint + epsilon * entry_policy(tree, np.zeros(tree.num_entries))
     stats = {"searched": 0, "fallback": 0, "subgame_nodes": 0, "worst_violation": 0.0}
     played = np.empty(L.MAX_RANKS, np.int64)
     st0 = np.zeros(L.STATE_SIZE, np.int32)
     K.init_state(p_arr, st0)
     ones = np.ones((n, H))
-    if nested and safe == "none":
-        raise ValueError("nested re-solving needs a gadget (safe=resolve or maxmargin)")
     # (node, kernel state, blueprint reaches, search reaches, per seat its previous solve:
     # None or (subgame, average policy, its entries in tree))
     stack = [(0, st0, ones, ones.copy(), (None,) * n)]
@@ -149,7 +130,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             try:
                 sub = build_subgame(tree.params, st, max_nodes)
                 bp_sub = None
-                if safe != "none":
+                fixed = (p + 2) % 4 if n == 4 else None
+                if safe != "none" or fixed is not None:
                     emap = subtree_entries(sub.tree, tree, node)
                     # the root ranges' entries belong to no action: never read as a policy
                     bp_sub = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
@@ -161,7 +143,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                         j = np.where(emap >= 0, inv[np.maximum(emap, 0)], -1)
                         bp_sub = np.where(j >= 0, pol_prev[np.maximum(j, 0)], bp_sub)
                 solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub,
-                                       alternative=alternative)
+                                       alternative=alternative,
+                                       fixed=() if fixed is None else (fixed,))
             except ValueError:  # too large, or nobody's hand reaches it
                 stats["fallback"] += 1
             else:

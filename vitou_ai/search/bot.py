@@ -17,12 +17,24 @@ At each of its decisions after the deal the bot
    capped at the nodes the time left can build (and, with a gadget, replay the
    blueprint over) at the recent median rates;
 3. runs range-vector DCFR on it (:class:`~vitou_ai.solvers.public.subgame.SubgameSolver`),
-   unsafe (``safe="none"``) or with the Re-solve or Maxmargin gadget for the opponent
-   (``safe="resolve"`` / ``"maxmargin"``, two players only: the blueprint's probabilities
-   over the subgame, :func:`~vitou_ai.solvers.public.export.bot_policy` from the
-   subgame's state, give each opponent hand its alternative value), until the
-   per-decision budget is nearly spent or ``max_iterations`` are done, and plays its
-   hand's average policy at the root.
+   until the per-decision budget is nearly spent or ``max_iterations`` are done, and
+   plays its hand's average policy at the root. The mode (``safe=``):
+
+   - ``"auto"``, the default: safe by default. Two players: *nested* Maxmargin (Brown &
+     Sandholm 2017, nested safe subgame solving): the opponent's hands get the Maxmargin
+     gadget, each hand's alternative value its best-response value against the seat's
+     *previous* solve of this deal (the previous subgame's average policy mapped onto this
+     one by :func:`~vitou_ai.solvers.public.subgame.subtree_entries`), against the
+     blueprint's at the seat's first search (the blueprint's probabilities over the
+     subgame, :func:`~vitou_ai.solvers.public.export.bot_policy` from the subgame's
+     state). Four players: the bot does not search (no four-player mode measured keeps
+     NashConv at or below the blueprint's, ``docs/results/search.md``): it plays the
+     blueprint and records why (:data:`OFF_REASON`, :attr:`SearchPolicy.searched_share`);
+   - ``"maxmargin"`` / ``"resolve"``: that gadget, nested as above (two players only);
+   - ``"none"``: *unsafe* re-solving from the Bayes ranges (can make a good blueprint
+     far more exploitable: measured exactly in ``docs/results/search.md``); with four
+     players the searcher's partner is held to the blueprint in the subgame (it is not
+     re-solved: the partner will play the blueprint).
 
 It falls back on the blueprint's own action (its exact probabilities, sampled) where
 the subgame does not fit: before the deal (the 2p blind window, R9.2), above
@@ -47,7 +59,7 @@ matches, and the environments (``Vitou-v0``, ``SelfPlayEnv``,
 run the search at every rollout decision.
 
 Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E][,safe=MODE]``
-with ``MODE`` one of ``none``, ``resolve``, ``maxmargin`` and ``BLUEPRINT`` any
+with ``MODE`` one of ``auto`` (default), ``maxmargin``, ``resolve``, ``none`` (unsafe) and ``BLUEPRINT`` any
 non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
 ``search:counter,budget=0.5`` or ``search:results/x/policy.npz,budget=0.2``.
 """
@@ -67,12 +79,14 @@ from ..solvers.public.subgame import (
     SubgameTooLarge,
     bayes_reach,
     build_subgame,
-    check_safe_mode,
     check_subgame_state,
     deal_tables,
+    effective_safe_mode,
+    find_node,
     public_key,
     root_policy,
     root_ranges,
+    subtree_entries,
 )
 
 #: default per-decision budget, seconds (the search benchmark's target: at most 0.5 s on this machine)
@@ -105,8 +119,14 @@ BUILD_RATE_WINDOW = 50
 BUILD_RATE_MIN_SAMPLES = 5
 #: public states whose subgame size the bot remembers (then forgets them all)
 MAX_KNOWN_SIZES = 100_000
-#: default safe re-solving technique (:data:`~vitou_ai.solvers.public.subgame.SAFE_MODES`)
-DEFAULT_SAFE = "none"
+#: default safe re-solving technique (:data:`~vitou_ai.solvers.public.subgame.SEARCH_SAFE_MODES`):
+#: ``"auto"``, nested Maxmargin with two players and no search with four
+#: (:data:`~vitou_ai.solvers.public.subgame.AUTO_SAFE`)
+DEFAULT_SAFE = "auto"
+#: the reason recorded at a decision the bot declines to search (``safe="auto"``, four
+#: players)
+OFF_REASON = ("no safe search for this game (safe=auto plays the blueprint; safe=none "
+              "searches unsafely)")
 
 
 class SearchPolicy:
@@ -119,11 +139,12 @@ class SearchPolicy:
         max_iterations: the most DCFR iterations per decision, >= 1.
         epsilon: the opponents' model for the Bayes ranges: the blueprint mixed with this
             share of uniform play, in [0, 1) (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`).
-        safe: one of :data:`~vitou_ai.solvers.public.subgame.SAFE_MODES` (the gadget of
-            :class:`~vitou_ai.solvers.public.subgame.SubgameSolver`, with its default
-            best-response alternatives; default ``"none"``, why in
-            ``docs/results/search.md``, "The defaults"); a gadget in a game of four
-            players is refused at the first decision (:meth:`act`) and by
+        safe: one of :data:`~vitou_ai.solvers.public.subgame.SEARCH_SAFE_MODES` (module
+            docstring; default ``"auto"``: nested Maxmargin with two players, no search
+            with four; the gadgets of
+            :class:`~vitou_ai.solvers.public.subgame.SubgameSolver` with their
+            best-response alternatives, nested; ``"none"`` is unsafe); a gadget in a
+            game of four players is refused at the first decision (:meth:`act`) and by
             :func:`check_fits`.
         clock: the clock read for the budget (seconds; tests inject one).
         name: the bot's name (default ``search(<blueprint name>)``).
@@ -131,8 +152,10 @@ class SearchPolicy:
     Attributes:
         decisions: one dict per decision taken: ``seconds`` (wall time of :meth:`act`),
             ``searched`` (bool), ``iterations``, ``nodes`` (0 when not searched),
-            ``reason`` (why it fell back, else ``""``), ``blueprint_seconds`` (with a
-            gadget: the blueprint's replay over the subgame and its value pass), ``probs``
+            ``reason`` (why it fell back, else ``""``; :data:`OFF_REASON` where it
+            declines to search), ``nested`` (the gadget's alternatives came from the
+            seat's previous solve), ``blueprint_seconds`` (with a gadget or four players:
+            the blueprint's replay over the subgame, the nested map and the value pass), ``probs``
             (``{action id: probability}``, the exact distribution the action was drawn
             from: the solve's root policy for the bot's hand where it searched, the
             blueprint's probabilities where it fell back; each legal action once, summing
@@ -168,7 +191,7 @@ class SearchPolicy:
         if not 0.0 <= float(epsilon) < 1.0:
             raise ValueError(f"search eps must be in [0, 1), got {epsilon!r}")
         self.epsilon = float(epsilon)
-        check_safe_mode(safe)
+        effective_safe_mode(safe, 2)  # an unknown name, here; a gadget's seats, at act
         self.safe = safe
         if isinstance(blueprint, NeuralPolicy | SearchPolicy):
             raise ValueError(f"search blueprint {blueprint.name!r}: a neural or search policy "
@@ -196,6 +219,18 @@ class SearchPolicy:
         # for each decision it searched, (action index, the deal's actions up to and with
         # that decision's action, own reach factor per hand)
         self._own: dict[int, tuple[bytes, list[tuple[int, tuple, np.ndarray]]]] = {}
+        # per seat, its last solve with a gadget (nested re-solving): (the deal's start,
+        # the deal's actions up to and with that decision's action, subgame, average policy)
+        self._solves: dict[int, tuple[bytes, tuple, object, np.ndarray]] = {}
+
+    @property
+    def searched_share(self) -> float:
+        """The share of :attr:`decisions` the bot searched (the rest played the blueprint:
+        a fallback, or a game where it declines to search, ``safe="auto"`` with four
+        players); nan before any decision."""
+        if not self.decisions:
+            return float("nan")
+        return sum(bool(d["searched"]) for d in self.decisions) / len(self.decisions)
 
     def __repr__(self) -> str:
         return (f"SearchPolicy(blueprint={self.blueprint.name!r}, budget={self.budget}, "
@@ -218,17 +253,19 @@ class SearchPolicy:
             A legal kernel action id.
 
         Raises:
-            ValueError: a gadget (``safe`` other than ``"none"``) in a game of other than
-                two players.
+            ValueError: a gadget (``safe="resolve"`` or ``"maxmargin"``) in a game of other
+                than two players.
         """
-        check_safe_mode(self.safe, params.players)
+        mode = effective_safe_mode(self.safe, params.players)
         t0 = self.clock()
         seat = int(K.current_player(params.to_array(), state))
         self._records(np.asarray(start).tobytes(), seat, actions)
-        info = {"searched": False, "iterations": 0, "nodes": 0, "reason": ""}
+        info = {"searched": False, "iterations": 0, "nodes": 0, "reason": "", "nested": False}
         try:
-            a = self._search(params, start, actions, state, seat, rng, t0, info)
-        except (SubgameTooLarge, _NoTime) as e:
+            if mode == "off":
+                raise _Declined(OFF_REASON)
+            a = self._search(params, start, actions, state, seat, rng, t0, info, mode)
+        except (SubgameTooLarge, _NoTime, _Declined) as e:
             info["reason"] = str(e)
             a = None
         except ValueError as e:  # not a subgame state (blind window, ...)
@@ -251,7 +288,19 @@ class SearchPolicy:
             self._own[seat] = (key, recs)
         return recs
 
-    def _search(self, params, start, actions, state, seat, rng, t0, info):
+    def _previous_solve(self, key: bytes, seat: int, actions: list[int]):
+        """The seat's last gadget solve of this deal (same start, its actions a prefix of
+        ``actions``) as ``(subgame, average policy, node of its tree now)``, or None."""
+        prev = self._solves.get(seat)
+        if prev is None or prev[0] != key:
+            return None
+        _, prefix, sub, pol = prev
+        acts = tuple(int(a) for a in actions)
+        if acts[:len(prefix)] != prefix:
+            return None
+        return sub, pol, find_node(sub.tree, acts[len(prefix) - 1:])
+
+    def _search(self, params, start, actions, state, seat, rng, t0, info, mode):
         check_subgame_state(params, state)
         cap = self.max_nodes
         key = public_key(params, state) if self.size_check else b""
@@ -268,7 +317,8 @@ class SearchPolicy:
                 # median rate)
                 left = self.budget - SLACK - (self.clock() - t0)
                 per_node = 2.0 * float(np.median(self._build_rates))
-                if self.safe != "none" and len(self._replay_rates) >= BUILD_RATE_MIN_SAMPLES:
+                if (mode != "none" or params.players == 4) \
+                        and len(self._replay_rates) >= BUILD_RATE_MIN_SAMPLES:
                     per_node += float(np.median(self._replay_rates))
                 if left <= 0:
                     raise _NoTime("no time left to build the subgame")
@@ -307,12 +357,27 @@ class SearchPolicy:
             self._sizes[key] = sub.num_nodes
         info["nodes"] = sub.num_nodes
         bp = None
-        if self.safe != "none":
+        key0 = np.asarray(start).tobytes()
+        if mode != "none" or params.players == 4:
             from ..solvers.public.export import bot_policy
 
             tb = self.clock()
             bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
-            solver = SubgameSolver(sub, reach, safe=self.safe, blueprint=bp)
+            if mode != "none":
+                # nested re-solving (Brown & Sandholm 2017): where this subgame lies
+                # below the seat's previous solve, the gadget's alternatives are the
+                # opponent's best-response values against that solve, not the blueprint
+                prev = self._previous_solve(key0, seat, actions)
+                if prev is not None:
+                    psub, ppol, node = prev
+                    j = subtree_entries(sub.tree, psub.tree, node)
+                    bp = np.where(j >= 0, ppol[np.maximum(j, 0)], bp)
+                    info["nested"] = True
+                solver = SubgameSolver(sub, reach, safe=mode, blueprint=bp)
+            else:
+                # four players: the partner plays the blueprint in the subgame, as it will
+                solver = SubgameSolver(sub, reach, blueprint=bp,
+                                       fixed=((seat + 2) % params.players,))
             info["blueprint_seconds"] = self.clock() - tb
             if sub.num_nodes >= BUILD_RATE_MIN_NODES:
                 self._replay_rates.append(info["blueprint_seconds"] / sub.num_nodes)
@@ -343,6 +408,8 @@ class SearchPolicy:
                 lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
                 f[t.entries[lo:lo + ln].astype(np.int64)] = pol[lo:lo + ln]
         recs.append((len(actions), tuple(int(x) for x in actions) + (a,), f))
+        if mode != "none":
+            self._solves[seat] = (key0, tuple(int(x) for x in actions) + (a,), sub, pol)
         info["searched"] = True
         return a
 
@@ -371,6 +438,10 @@ class SearchPolicy:
 
 
 class _NoTime(RuntimeError):
+    pass
+
+
+class _Declined(RuntimeError):
     pass
 
 
@@ -417,7 +488,7 @@ def parse_search_spec(spec: str) -> SearchPolicy:
     budget, nodes, iters, eps = (values[k] for k in ("budget", "nodes", "iters", "eps"))
     safe = opts.get("safe", DEFAULT_SAFE)
     try:
-        check_safe_mode(safe)
+        effective_safe_mode(safe, 2)
     except ValueError as e:
         raise ValueError(f"bot {spec!r}: {e}") from None
     if not (np.isfinite(budget) and 0 < budget <= MAX_BUDGET):
@@ -452,6 +523,6 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     check_bot_fits(policy.blueprint, params)
     try:
         check_public_params(params.replace(mode="deal", scores=(0, 0)))
-        check_safe_mode(policy.safe, params.players)
+        effective_safe_mode(policy.safe, params.players)
     except ValueError as e:
         raise ValueError(f"bot {policy.name!r}: {e}") from None

@@ -232,8 +232,12 @@ class PublicCFR(RegretTableCheckpoints):
         :func:`~vitou_ai.solvers.flat.cfr.iteration_schedule`)."""
         return iteration_schedule(self.variant, iteration, self.alpha, self.beta, self.gamma)
 
-    def iterate(self, n: int = 1, hook: Callable[[int, bool, tuple], None] | None = None) -> None:
+    def iterate(self, n: int = 1, hook: Callable[[int, bool, tuple], None] | None = None,
+                skip: tuple[int, ...] = ()) -> None:
         """Run ``n`` iterations (each: one pass per player, alternating).
+
+        ``skip``: players whose pass is not run: their regrets and cumulative policy stay
+        as set (a subgame's fixed seat, held to a given policy by setting both to it).
 
         ``hook(player, after, discounts)``, if given, is called before (``after`` False)
         and after (True) each player's pass, with :meth:`discounts` of the iteration: a
@@ -246,6 +250,8 @@ class PublicCFR(RegretTableCheckpoints):
             self.iteration += 1
             disc = self.discounts(self.iteration)
             for p in range(self.tree.num_players):
+                if p in skip:
+                    continue
                 if hook is not None:
                     hook(p, False, disc)
                 before = ps.nodes_visited

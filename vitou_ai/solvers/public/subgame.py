@@ -49,6 +49,7 @@ from . import kernels as PK
 from .cfr import PublicCFR
 from .tree import (
     KIND_DECISION,
+    KIND_TERMINAL,
     PublicTree,
     _build,
     check_public_params,
@@ -394,6 +395,106 @@ def check_safe_mode(safe: str, players: int = 2) -> None:
                          "whose hands do not split so): use safe=none")
 
 
+#: the search bot's ``safe=`` (:class:`~vitou_ai.search.bot.SearchPolicy`): ``"auto"`` (its
+#: default) or one of :data:`SAFE_MODES`
+SEARCH_SAFE_MODES = ("auto",) + SAFE_MODES
+#: what ``safe="auto"`` plays, by player count: nested Maxmargin with two players (the
+#: lowest exact NashConv of the modes measured, ``docs/results/search.md``); with four,
+#: no search (``"off"``: the blueprint's action), since no four-player mode measured keeps
+#: NashConv at or below the blueprint's
+AUTO_SAFE = {2: "maxmargin", 4: "off"}
+
+
+def effective_safe_mode(safe: str, players: int) -> str:
+    """The mode the search bot plays for ``safe`` in a game of ``players`` seats: ``safe``
+    itself, or for ``"auto"`` :data:`AUTO_SAFE` (``"off"``: no search, the blueprint).
+
+    Raises:
+        ValueError: one line: an unknown mode; a gadget with other than two players
+            (:func:`check_safe_mode`).
+    """
+    if safe not in SEARCH_SAFE_MODES:
+        raise ValueError(f"unknown safe mode {safe!r}; expected one of "
+                         f"{', '.join(SEARCH_SAFE_MODES)}")
+    if safe == "auto":
+        return AUTO_SAFE.get(players, "off")
+    check_safe_mode(safe, players)
+    return safe
+
+
+@jit
+def _subtree_entries(s_first, s_nchild, s_action, s_kind, s_aoff, s_alen, s_entries,
+                     t_first, t_nchild, t_action, t_kind, t_aoff, t_alen, t_entries,
+                     node, num_hands, out):
+    """Walk ``s`` from its root and ``t`` from ``node`` together (children matched by action
+    id, entries by hand); fill ``out``; return -1, or the first node of ``s`` without a twin."""
+    pos = np.full(num_hands + 1, -1, np.int64)
+    su = np.empty(s_first.shape[0] + 1, np.int64)
+    sv = np.empty(s_first.shape[0] + 1, np.int64)
+    su[0] = 0
+    sv[0] = node
+    top = 1
+    while top > 0:
+        top -= 1
+        u = su[top]
+        v = sv[top]
+        fv = t_first[v]
+        for cu in range(s_first[u], s_first[u] + s_nchild[u]):
+            cv = -1
+            for c in range(fv, fv + t_nchild[v]):
+                if t_action[c] == s_action[cu]:
+                    cv = c
+                    break
+            if cv < 0 or s_kind[cu] != t_kind[cv]:
+                return cu
+            if s_kind[u] == KIND_DECISION:
+                lo = t_aoff[cv]
+                ln = t_alen[cv]
+                for k in range(ln):
+                    pos[t_entries[lo + k]] = lo + k
+                bad = False
+                for k in range(s_alen[cu]):
+                    m = pos[s_entries[s_aoff[cu] + k]]
+                    out[s_aoff[cu] + k] = m
+                    if m < 0:
+                        bad = True
+                for k in range(ln):
+                    pos[t_entries[lo + k]] = -1
+                if bad:
+                    return cu
+            if s_kind[cu] != KIND_TERMINAL:
+                su[top] = cu
+                sv[top] = cv
+                top += 1
+    return -1
+
+
+def subtree_entries(sub: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
+    """``int64[sub.num_entries]``: the entry of ``tree`` below ``node`` that is each entry
+    of ``sub`` (the same edge by action ids, the same hand), -1 for ``sub``'s root ranges
+    (they belong to no action), when ``sub`` is the subgame of ``tree`` at ``node``
+    (:func:`build_subgame`: node for node the subtree, tested in ``tests/test_search.py``).
+    ``tree`` may be the whole public tree or an earlier subgame whose tree holds ``node``
+    (nested re-solving maps a seat's previous solve onto its next subgame). Jitted: one
+    walk of the two trees.
+
+    Raises:
+        RuntimeError: the two trees differ below ``node`` (an edge or a hand of ``sub``
+            missing in ``tree``): not its subgame.
+    """
+    if sub.num_hands != tree.num_hands:
+        raise RuntimeError("the two trees have different hand index spaces")
+    out = np.full(sub.num_entries, -1, np.int64)
+    bad = _subtree_entries(sub.first, sub.nchild, sub.action, sub.kind, sub.actor_off,
+                           sub.actor_len, sub.entries, tree.first, tree.nchild, tree.action,
+                           tree.kind, tree.actor_off, tree.actor_len, tree.entries,
+                           int(node), tree.num_hands, out)
+    if bad >= 0:
+        raise RuntimeError(f"the subgame's node {bad} has no twin (or a hand its twin "
+                           f"lacks) below node {node}")
+    return out
+
+
 class SubgameSolver:
     """Range-vector CFR (DCFR by default) on a :class:`Subgame` from given root reaches,
     unsafe or with a safety gadget for the opponent of the seat to act at the root.
@@ -438,11 +539,11 @@ class SubgameSolver:
       the blueprint by the solve *in this one subgame* does not make the searcher more
       exploitable in the whole game (Burch et al. 2014). Hands of zero
       ``reach`` get no constraint. Re-solving again at the next decision from the
-      blueprint's alternatives (as the search bot does) is *not* covered: nested
-      re-solving keeps the guarantee only with the previous solve's values as the
-      alternatives (Brown & Sandholm 2017, nested subgame solving: pass that solve's
-      policy as ``blueprint``, as :func:`vitou_ai.eval.search_exact.search_policy`
-      does with ``nested=True``; the bot does not).
+      blueprint's alternatives is *not* covered: nested re-solving keeps the guarantee
+      only with the previous solve's values as the alternatives (Brown & Sandholm 2017,
+      nested subgame solving: pass that solve's policy, mapped by
+      :func:`subtree_entries`, as ``blueprint``, as the search bot does and
+      :func:`vitou_ai.eval.search_exact.search_policy` by default).
     - ``safe="maxmargin"``: the Maxmargin gadget (Moravčík, Schmid, Ha, Hladík &
       Gaukrodger 2016, "Refining subgames in large imperfect information games", AAAI;
       Brown & Sandholm 2017, "Maxmargin" among the prior approaches): the opponent picks
@@ -464,6 +565,10 @@ class SubgameSolver:
             entries (e.g. :func:`~vitou_ai.solvers.public.export.bot_policy` with
             ``start=sub.state``); needed by the gadgets, ignored by ``"none"``.
         alternative: one of :data:`ALTERNATIVES` (above).
+        fixed: seats whose play in the subgame is held to ``blueprint`` instead of being
+            re-solved (four players: the searcher's partner, who will really play the
+            blueprint there, not the searcher's re-solve of it). Their passes are not
+            run; the average policy on their entries is the blueprint.
 
     Attributes:
         alternatives: ``float64[R_opponent]``, ``alt(h)`` on the opponent's root range
@@ -474,13 +579,14 @@ class SubgameSolver:
             root range (the public state is unreachable); an unknown ``safe`` or
             ``alternative``; a gadget
             with other than two players, without ``blueprint`` or with one of another
-            length, or where the root is not a decision.
+            length, or where the root is not a decision; ``fixed`` seats without
+            ``blueprint``, out of range or the root's actor.
     """
 
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                  safe: str = "none", blueprint: np.ndarray | None = None,
-                 alternative: str = "best_response"):
+                 alternative: str = "best_response", fixed: tuple[int, ...] = ()):
         t = sub.tree
         n, H = t.num_players, t.num_hands
         check_safe_mode(safe, n)
@@ -508,13 +614,36 @@ class SubgameSolver:
             ps.root_reach[s, :len(r)] = r
         self._bayes = ps.root_reach.copy()
         self.alternatives = np.zeros(0)
-        if safe == "none":
+        self.fixed = tuple(sorted({int(x) for x in fixed}))
+        if self.fixed:
+            if t.kind[0] != KIND_DECISION or not all(0 <= x < n for x in self.fixed) \
+                    or int(t.player[0]) in self.fixed:
+                raise ValueError(f"fixed seats {self.fixed} must be seats of the game other "
+                                 "than the one to act at the subgame's root")
+            if blueprint is None:
+                raise ValueError("fixed seats need the blueprint over the subgame's entries")
+        if safe == "none" and not self.fixed:
             return
         from .tree import check_entry_array
 
         if blueprint is None:
             raise ValueError(f"safe={safe} needs the blueprint over the subgame's entries")
         blueprint = check_entry_array(t, blueprint, "blueprint")
+        if self.fixed:
+            # a fixed seat never runs its pass: its regrets (so its current policy, by
+            # regret matching) and its cumulative policy (so its average) stay the
+            # blueprint's; the others' passes play against it
+            from .export import entry_children
+
+            child = entry_children(t)
+            seat = np.full(t.num_nodes, -1, np.int64)
+            for d in np.nonzero(t.kind == KIND_DECISION)[0]:
+                seat[int(t.first[d]):int(t.first[d] + t.nchild[d])] = int(t.player[d])
+            mask = np.isin(np.where(child >= 0, seat[np.maximum(child, 0)], -1), self.fixed)
+            self.cfr.regrets[mask] = blueprint[mask]
+            self.cfr.cum_policy[mask] = blueprint[mask]
+        if safe == "none":
+            return
         if t.kind[0] != KIND_DECISION:
             raise ValueError("the subgame's root is not a decision")
         self.searcher = int(t.player[0])
@@ -599,7 +728,7 @@ class SubgameSolver:
     def iterate(self, n: int = 1) -> None:
         """Run ``n`` iterations (DCFR, alternating; the gadget's update after each
         opponent pass)."""
-        self.cfr.iterate(n, None if self.safe == "none" else self._gadget_hook)
+        self.cfr.iterate(n, None if self.safe == "none" else self._gadget_hook, skip=self.fixed)
 
     def solve(self, seconds: float, clock: Callable[[], float] = time.perf_counter,
               min_iterations: int = 1, max_iterations: int = 1_000_000) -> int:
