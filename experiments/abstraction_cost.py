@@ -20,8 +20,6 @@ four-player variants. Writes ``results/abstraction_cost/cost.csv`` and
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 import time
@@ -38,6 +36,7 @@ from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.flat.evaluate import exploitability, nash_conv, team_best_response  # noqa: E402
 from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.sampling.abstract_tree import abstract_tree, lift  # noqa: E402
+from vitou_ai.training.runfolder import write_csv  # noqa: E402
 
 GAMES = {
     "vitou_2p, 32 cards, 2-card hands": VitouParams(profile="vitou_2p", hand_size=2, dealer=-1),
@@ -97,12 +96,7 @@ def main() -> int:
             rows.append(row)
             print(row, flush=True)
     out = Path(args.out)
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols)
-    w.writeheader()
-    w.writerows(rows)
-    write_atomic(out / "cost.csv", buf.getvalue().encode())
+    write_csv(out / "cost.csv", rows)
     rec = {"rules_version": RULES_VERSION, "iterations": args.iterations, "solver": "dcfr",
            "command": "python experiments/abstraction_cost.py " + " ".join(sys.argv[1:]),
            "configs": {k: v.describe() for k, v in CONFIGS.items()}, "rows": rows}

@@ -49,14 +49,20 @@ def _num(v: str) -> Any:
     return int(f) if f.is_integer() and "." not in v and "e" not in v else f
 
 
-def write_curve(folder: Path, rows: list[dict[str, Any]]) -> None:
-    """``curve.csv``: every column any row has, in order of appearance, atomically."""
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """``rows`` as a CSV file at ``path``, atomically: every column any row has, in order
+    of appearance (a row without a column leaves it empty)."""
     cols = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols)
     w.writeheader()
     w.writerows(rows)
-    write_atomic(folder / "curve.csv", buf.getvalue().encode())
+    write_atomic(Path(path), buf.getvalue().encode())
+
+
+def write_curve(folder: Path, rows: list[dict[str, Any]]) -> None:
+    """``curve.csv``: every column any row has, in order of appearance, atomically."""
+    write_csv(Path(folder) / "curve.csv", rows)
 
 
 # ---- the run folder's consistency after a kill -----------------------------------------------

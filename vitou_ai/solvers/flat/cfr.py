@@ -165,11 +165,7 @@ class TabularCFR(RegretTableCheckpoints):
                 continue
             weight = float(it) if self.variant == "cfr+" else 1.0
             for p in range(t.num_players):
-                CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
-                                 self._policy, p, self._reach_p, self._reach_o)
-                CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, t.util,
-                                t.num_players, self._policy, p, self._reach_p, self._reach_o,
-                                self._value, self.regrets, self.cum_policy, weight)
+                self._pass(p, self.regrets, weight)
                 if self.variant == "cfr+":
                     CK.clip_regrets(self.regrets)
                 elif self.variant == "dcfr":
@@ -179,6 +175,17 @@ class TabularCFR(RegretTableCheckpoints):
                 self.nodes_touched += 2 * t.num_nodes
         self.seconds += time.perf_counter() - start
 
+    def _pass(self, p: int, regrets: np.ndarray, weight: float) -> None:
+        """One CFR pass for player ``p``: reach probabilities down the tree, then values
+        up it, adding ``p``'s counterfactual regrets into ``regrets`` and its reach-weighted
+        policy (times ``weight``) into the average's table."""
+        t = self.tree
+        CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
+                         self._policy, p, self._reach_p, self._reach_o)
+        CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, t.util,
+                        t.num_players, self._policy, p, self._reach_p, self._reach_o,
+                        self._value, regrets, self.cum_policy, weight)
+
     def _predictive_iteration(self, it: int) -> None:
         # the pass adds its instantaneous regrets into the cleared ``_inst`` (summed over
         # the histories of each information set), then predictive_update folds them in
@@ -186,11 +193,7 @@ class TabularCFR(RegretTableCheckpoints):
         weight, dpos, _, davg, _ = iteration_schedule(self.variant, it, self.alpha, self.beta,
                                                       self.gamma)
         for p in range(t.num_players):
-            CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
-                             self._policy, p, self._reach_p, self._reach_o)
-            CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, t.util,
-                            t.num_players, self._policy, p, self._reach_p, self._reach_o,
-                            self._value, self._inst, self.cum_policy, weight)
+            self._pass(p, self._inst, weight)
             CK.predictive_update(self.regrets, self.prediction, self._inst, self.cum_policy,
                                  t.is_player, t.is_nact, p, dpos, davg)
             self._rematch()
