@@ -584,3 +584,18 @@ def test_the_trainer_is_chosen_once_from_explicit_settings(tmp_path, capsys):
     (tmp_path / "four").mkdir()
     (tmp_path / "four" / "state.json").write_text("{}")
     assert match_trainer(None, resume=True, out=tmp_path / "four") == "match4p"
+
+
+@pytest.mark.parametrize("field, value", [("iterations", "x"), ("time", True), ("signals", 1),
+                                          ("bots", ("counter", 3)), ("seed", 1.5)])
+def test_training_settings_of_the_wrong_type_are_one_line_errors(field, value):
+    """``PointsSettings(iterations="x")`` was accepted and ``train()`` then failed with a
+    raw ``TypeError``; a field of the wrong type is a ``TrainingError`` at construction."""
+    from vitou_ai.rules import VitouParams
+    from vitou_ai.training import AbstractSettings, PointsSettings, TrainingError
+
+    with pytest.raises(TrainingError, match=f"PointsSettings.{field}: expected"):
+        PointsSettings(**{field: value})
+    if field in ("iterations", "time", "seed", "bots"):
+        with pytest.raises(TrainingError, match=f"AbstractSettings.{field}: expected"):
+            AbstractSettings(params=VitouParams(profile="vitou"), **{field: value})

@@ -75,6 +75,35 @@ ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals":
 FULL_GAME_DEFAULT = "es-mccfr"
 
 
+#: what a settings field's annotation admits (``None`` too where it says ``| None``)
+_ADMITS = {"int": ((int,), "an integer"), "float": ((int, float), "a number"),
+           "str": ((str,), "a string"), "bool": ((bool,), "True or False"),
+           "tuple[str, ...]": ((tuple, list), "a tuple of strings"),
+           "Path": ((str, Path), "a path")}
+
+
+def check_field_types(settings: Any) -> None:
+    """Refuse, in one line, a settings field whose value is not of its annotated type
+    (``iterations="x"``): a Python caller gets :class:`TrainingError` before any work,
+    as the command line's parser does for a flag.
+
+    Raises:
+        TrainingError: the first field of the wrong type.
+    """
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        kind = str(f.type).removesuffix(" | None")
+        if kind not in _ADMITS or (value is None and str(f.type).endswith("| None")):
+            continue
+        types, what = _ADMITS[kind]
+        ok = isinstance(value, types) and (kind == "bool" or not isinstance(value, bool))
+        if ok and kind == "tuple[str, ...]":
+            ok = all(isinstance(v, str) for v in value)
+        if not ok:
+            raise TrainingError(f"{type(settings).__name__}.{f.name}: expected {what}, "
+                                f"got {value!r}")
+
+
 @dataclass(frozen=True)
 class PointsSettings:
     """A run of the points objective (points per deal at the given score, R8.1) with a
@@ -130,6 +159,9 @@ class PointsSettings:
     no_progress: bool = False
     command: str = ""
 
+    def __post_init__(self) -> None:
+        check_field_types(self)
+
     def given(self) -> dict[str, Any]:
         """The run settings (keys of :data:`RUN_DEFAULTS`) given, i.e. not ``None``."""
         return {k: getattr(self, k) for k in RUN_DEFAULTS if getattr(self, k) is not None}
@@ -170,6 +202,9 @@ class AbstractSettings:
     out: Path | None = None
     resume: bool = False
     command: str = ""
+
+    def __post_init__(self) -> None:
+        check_field_types(self)
 
 
 def show_setting(value: Any) -> str:
