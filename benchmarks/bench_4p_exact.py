@@ -1,5 +1,4 @@
-"""Benchmark: the four-player trainer's exact quality against its solver-time budget
-(issue 23, item 1).
+"""Benchmark: the four-player trainer's exact quality against its solver-time budget.
 
 For each variant (``RANKS,COPIES,HAND`` of ``vitou``, dealer 0) and each budget ``T``
 (seconds of solver time), the default four-player trainer is run exactly as

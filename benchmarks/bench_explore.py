@@ -1,4 +1,4 @@
-"""Benchmark: the strategy explorer's open times and memory (issue 25).
+"""Benchmark: the strategy explorer's open times and memory.
 
 1. The full ``vitou_2p`` game (32 cards, three-card hands: 19.1 M public nodes), read
    lazily: time to the root's view, then to each node's view along random walks from the

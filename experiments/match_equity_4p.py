@@ -1,5 +1,5 @@
 """Experiment: the four-player match-equity table, approximately, with its measured error
-(issue 15, part 2; :mod:`vitou_ai.match_equity.four_player`).
+(:mod:`vitou_ai.match_equity.four_player`).
 
 1. For every score state below the target and each of the four dealers, ``--deals``
    deals are simulated with ``--policy`` in all four seats (one sweep task per score

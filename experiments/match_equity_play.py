@@ -1,4 +1,4 @@
-"""Experiment: the match-equity table in play (issue 15).
+"""Experiment: the match-equity table in play.
 
 1. Cross-check: from a start state ``A:B`` and each dealer, ``--matches`` matches are
    simulated by the kernel in match mode (R8.2: it scores, rotates the deal, applies

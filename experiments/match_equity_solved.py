@@ -1,4 +1,4 @@
-"""Experiment: publish the states of a match-equity sweep solved so far (issue 24, item 3).
+"""Experiment: publish the states of a match-equity sweep solved so far.
 
 The exact 3-card ``vitou_2p`` table is solved state by state through
 ``vitou-ai match-equity --hand-size 3 --solver public`` (Ray path, one result file per

@@ -1,5 +1,4 @@
-"""The four-player match-objective policy against the points policy in duplicate matches
-(issue 24, item 4).
+"""The four-player match-objective policy against the points policy in duplicate matches.
 
 For each start (scores, R8.2 match mode from them; the first dealer rotates over the
 four seats, ``rotate_dealer``) ``--matches`` matches are played, in duplicate pairs: the

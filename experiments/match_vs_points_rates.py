@@ -1,5 +1,5 @@
 """Experiment: raise and refusal rates by score state of the match-objective two-player
-strategy against the point-maximising one (issue 15, part 3; :mod:`vitou_ai.match_equity.score_rates`).
+strategy against the point-maximising one (:mod:`vitou_ai.match_equity.score_rates`).
 
 Each score state's deal is solved for both objectives (the match objective with the
 table's equities as payoffs, read from ``--table``: a CSV of ``vitou-ai match-equity`` or

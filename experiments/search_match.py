@@ -1,4 +1,4 @@
-"""Duplicate matches of the ``search`` bot (issue 23, item 3) against its blueprint and the
+"""Duplicate matches of the ``search`` bot against its blueprint and the
 named bots, and the blueprint against the same bots on the same deals; per-decision times.
 
     PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_match.py \\

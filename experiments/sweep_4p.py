@@ -1,5 +1,5 @@
 """Experiment: sweep the four-player trainer's abstraction knobs and MCCFR variants on
-the exact benchmark (issue 23, item 2).
+the exact benchmark.
 
 Each configuration is the abstract ES-MCCFR of ``vitou-ai train`` (the four-player
 default, :class:`vitou_ai.solvers.sampling.mccfr_abstract.AbstractMCCFR`) on a ``vitou`` variant

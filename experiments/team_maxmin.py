@@ -1,5 +1,4 @@
-"""Experiment: where the exact team best response lies between the two team bounds
-(issue 23, item 4).
+"""Experiment: where the exact team best response lies between the two team bounds.
 
 For each four-player variant ``RANKS,COPIES,HAND`` (flat tree, dealer ``--dealer``)
 and each policy played by all four seats (named bots, and trained policies given as

@@ -1,4 +1,4 @@
-"""Experiment: warm starts for the two-player match-equity table (issue 24, item 2).
+"""Experiment: warm starts for the two-player match-equity table.
 
 A score state's deal is solved with match-equity payoffs (:mod:`vitou_ai.match_equity.two_player`)
 from scratch (cold) or starting from the solved CFR tables of its neighbour one point

@@ -99,7 +99,7 @@ def _hatched(ax) -> int:
 
 
 def test_frequency_tables_carry_their_base_and_plots_mark_thin_rows():
-    """Issue 14, item 9: a frequency is shown with the reach behind it (a bluff share
+    """A frequency is shown with the reach behind it (a bluff share
     of 0.38 at stake 6 rested on reach 0.001), and plots hatch rows below a threshold."""
     tree = build_tree(VitouParams(profile="vitou_2p", ranks=4, copies=2, hand_size=2))
     s = TabularCFR(tree, "dcfr")

@@ -1,4 +1,4 @@
-"""``benchmarks/bench_4p_exact.py`` (issue 23, item 1) on a tiny variant: the trainer
+"""``benchmarks/bench_4p_exact.py`` on a tiny variant: the trainer
 at two budgets of 1 and 2 solver seconds, evaluated exactly, the CSV's rows
 consistent, the budgets done skipped on a rerun, bad input refused in one line."""
 

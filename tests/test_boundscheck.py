@@ -1,5 +1,5 @@
 """Jitted buffers under ``NUMBA_BOUNDSCHECK=1``: ``make test`` runs the solver and
-simulator tests once that way (issue 14, item 3), so a buffer overrun raises
+simulator tests once that way, so a buffer overrun raises
 IndexError there instead of corrupting memory silently."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The games x tools matrix (vitou_ai.capabilities) is true: every "works" cell runs on a
 small variant of its game and gives a checked answer, every "refused" cell is refused by
 the tool itself, before any work, in one line that gives the matrix's reason (exit code 2
-from the commands); the docs and the README show the matrix as generated (issue 21)."""
+from the commands); the docs and the README show the matrix as generated."""
 
 from __future__ import annotations
 

@@ -163,7 +163,7 @@ def test_demo_rejects_bad_options():
         main(["demo", "--deals", "1"])
 
 
-# ---- issue 14, items 12 and 13: help, usage, refusals, bot lists, tournament folders ----
+# ---- help, usage, refusals, bot lists, tournament folders ----
 
 
 def test_every_option_of_every_subcommand_has_help_with_its_default():

@@ -1,4 +1,4 @@
-"""The docstring examples of the public API run (issue 22: the API reference's examples
+"""The docstring examples of the public API run (the API reference's examples
 are doctests, so they cannot drift from the code)."""
 
 from __future__ import annotations

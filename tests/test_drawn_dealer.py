@@ -1,6 +1,6 @@
 """A dealer drawn by chance (``dealer=-1``, R1.4) is never read as a seat.
 
-Issue 14, item 8: the score sweep took ``(dealer + 1) % players`` with
+The score sweep took ``(dealer + 1) % players`` with
 ``dealer=-1``, i.e. seat 0, whose value averaged over the draw is 0 in two
 players, where the README's figure for the dealer's left is -0.19951. Every
 place that computes a seat from ``dealer`` either averages over the draw

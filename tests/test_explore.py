@@ -1,4 +1,4 @@
-"""The strategy explorer (issue 25): its numbers are the policy's, computed here
+"""The strategy explorer: its numbers are the policy's, computed here
 independently on the built public tree; the web routes, the command's bad inputs and
 the notebook helpers. The browser test is tests/test_explore_browser.py."""
 

@@ -1,4 +1,4 @@
-"""The strategy explorer in a real browser (issue 25): headless Chromium from the system
+"""The strategy explorer in a real browser: headless Chromium from the system
 packages, driven by Playwright. The app runs on a small run; the test clicks down the
 public tree, checks the grid's numbers against the policy computed here on the built
 public tree, shows an illegal history's rule in the page, and keeps a screenshot in

@@ -1,4 +1,4 @@
-"""The four-player family trains on defaults (issue 21, item 5): ``vitou-ai train --profile
+"""The four-player family trains on defaults: ``vitou-ai train --profile
 truc_catalan`` (trut, truc_1912) takes the abstract trainer on the profile's whole deck and
 evaluates at the game's own target; the abstract key tells apart the states the family's
 rules (docs/RULES_family.md) treat differently — Catalan's partner ties (G1.3, C2.1), who

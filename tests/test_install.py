@@ -1,4 +1,4 @@
-"""`import vitou_ai` finds the package wherever Python is started (issue 14, item 15).
+"""`import vitou_ai` finds the package wherever Python is started.
 
 A clone is usually a folder named ``vitou_ai``. Started in the folder that holds it,
 Python sees that folder as a candidate namespace package ``vitou_ai``; with the

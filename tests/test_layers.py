@@ -1,4 +1,4 @@
-"""The package's layout and layers (issue 14, item 17; issue 22, item 4).
+"""The package's layout and layers.
 
 The folders name the architecture: ``rules/`` (the kernel, hand histories),
 ``openspiel/`` (the game ``python_vitou``), ``abstraction/``, ``bots/``, ``sim/``,
@@ -233,11 +233,13 @@ def test_library_code_never_imports_the_commands():
 
 def test_no_tracker_numbers_in_the_product():
     """A reader of the package, the README or the docs has no tracker: a name or a sentence
-    says what is meant ("the safe-search benchmark"), never "issue 23"."""
+    says what is meant ("the safe-search benchmark"), never a tracker number."""
     root = PKG.parent
     files = [*PKG.rglob("*.py"), root / "README.md", root / "Makefile", root / "pyproject.toml",
              *root.joinpath("docs").rglob("*.md"), *root.joinpath("docs").rglob("*.ipynb"),
-             *root.joinpath(".ci").glob("*")]
+             *root.joinpath(".ci").glob("*"),
+             *[f for d in ("tests", "experiments", "benchmarks", "notebooks")
+               for f in root.joinpath(d).rglob("*") if f.suffix in (".py", ".toml", ".ipynb", ".md")]]
     pattern = re.compile(r"\bissue\s*#?\s*\d+|\bissue_?\d+", re.I)
     found = [f"{f.relative_to(root)}:{i}: {line.strip()[:80]}"
              for f in files if f.is_file()

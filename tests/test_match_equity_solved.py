@@ -1,5 +1,5 @@
-"""``experiments/match_equity_solved.py`` publishes the states of a sweep solved so far
-(issue 24, item 3): the same equities as the whole table for the states it has, none
+"""``experiments/match_equity_solved.py`` publishes the states of a sweep solved so far:
+the same equities as the whole table for the states it has, none
 for the others, and a clear refusal when nothing is solved."""
 
 from __future__ import annotations

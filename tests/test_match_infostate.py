@@ -1,6 +1,6 @@
 """Match mode (R8.2): information states cover the current deal and the scores.
 
-Issue 14 case 2: the kernel's token list was never cleared at a new deal, so a
+The kernel's token list was never cleared at a new deal, so a
 match-mode key held earlier deals' actions, grew past ``MAX_TOKENS`` and was cut
 off: one information-state string then came with different legal actions.
 """

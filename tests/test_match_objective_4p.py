@@ -1,4 +1,4 @@
-"""The four-player match objective (issue 24, item 4): the score feature of the key, the
+"""The four-player match objective: the score feature of the key, the
 match-equity terminal values of the abstract trainer, the iteration policy -> table ->
 policy on a toy whose fixed point is known in closed form, and bad input refused in one
 line before any work."""

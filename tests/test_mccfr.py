@@ -105,7 +105,7 @@ def _run_isolated(code: str) -> subprocess.CompletedProcess:
 
 
 def test_outcome_sampling_episodes_longer_than_128_decisions():
-    """Issue 14, item 3: the per-episode buffers had 128 slots, unchecked, and a match
+    """The per-episode buffers had 128 slots, unchecked, and a match
     episode is longer (the process died). They are sized by ``max_game_decisions``."""
     code = (
         "import json\n"

@@ -1,6 +1,6 @@
 """notebooks/bluff_frequencies.ipynb executes top to bottom (nbclient), so it cannot rot;
 it reads the run it is pointed at (``VITOU_RUN``), draws its figures, and is committed
-executed, with them (issue 14, item 7)."""
+executed, with them."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_bluff_notebook_executes_on_the_run_given_and_draws(tmp_path, monkeypatc
     assert _pngs(nb) >= 1  # the summary figure is shown, not lost to a non-GUI backend
     tables = "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "reach" in tables and "infosets" in tables and "raises" in tables
-    # issue 15: the match objective's raise and refusal rates by score, from results/
+    # the match objective's raise and refusal rates by score, from results/
     assert "rates: results/match_equity/rates_ranks4_copies2_hand2/rates.csv" in text
     assert "match_base" in tables and "refusal rate" in tables
     assert _pngs(nb) >= 2
@@ -87,7 +87,7 @@ def test_committed_notebook_is_executed_with_figures():
     assert _pngs(nb) >= 1
 
 
-# ---- notebooks/four_player_bluffs.ipynb (issue 23, item 5) -----------------------------------
+# ---- notebooks/four_player_bluffs.ipynb -----------------------------------
 
 FOUR_PLAYER = ROOT / "notebooks" / "four_player_bluffs.ipynb"
 

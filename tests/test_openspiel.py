@@ -357,7 +357,7 @@ def test_cfr_plus_nash_conv_small_4p_variant():
 
 
 # ---------------------------------------------------------------------------------------------
-# every observation type (issue 14, item 4)
+# every observation type
 
 _T = pyspiel.IIGObservationType
 _PRIV = pyspiel.PrivateInfoType

@@ -1,6 +1,5 @@
 """OpenSpiel's own API conformance suite (``open_spiel.integration_tests.api_test``,
-shipped in the wheel) run on ``python_vitou``, and the observation types it and
-issue 14 (item 4) ask for.
+shipped in the wheel) run on ``python_vitou``, and every observation type the game offers.
 
 The suite defines two test-case bases that its ``load_tests`` instantiates per
 registered game: ``EnforceAPIOnPartialTreeBase`` (400 sampled states: sequence

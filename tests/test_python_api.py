@@ -1,4 +1,4 @@
-"""The public Python API (issue 22, item 3): the entry points are importable from
+"""The public Python API: the entry points are importable from
 ``vitou_ai`` itself, and every example of docs/guide/python-api.md runs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Public subgames, Bayes ranges, re-solving and the search bot (issue 23, item 3)."""
+"""Public subgames, Bayes ranges, re-solving and the search bot."""
 
 from __future__ import annotations
 

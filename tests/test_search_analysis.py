@@ -1,5 +1,5 @@
 """The search bot's decisions with exact probabilities, paired with its blueprint's
-(``vitou_ai.eval.search_analysis``; issue 23, item 5), on a four-player variant small
+(``vitou_ai.eval.search_analysis``), on a four-player variant small
 enough for the bot to search from the first trick on."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Native solvers against OpenSpiel on small variants of each profile (issue 5 item 3):
+"""Native solvers against OpenSpiel on small variants of each profile:
 vanilla CFR iterates equal OpenSpiel's CFRSolver to 1e-9 per action, and native
 exploitability / NashConv equal pyspiel's on the same policies to 1e-9. Also the
 game value found by CFR against the sequence-form LP (Koller et al. 1996)."""

@@ -1,4 +1,4 @@
-"""``experiments/sweep_4p.py`` (issue 23, item 2) on a tiny variant: two configurations
+"""``experiments/sweep_4p.py`` on a tiny variant: two configurations
 trained and evaluated exactly, the rows' knobs as given, a rerun skipping them, bad input
 refused in one line before any work."""
 

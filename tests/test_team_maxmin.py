@@ -1,4 +1,4 @@
-"""The exact team best response (issue 23, item 4): the integer program's joint plan is
+"""The exact team best response: the integer program's joint plan is
 the best one, checked against enumerating every pure plan of one partner with the other
 partner's best response to each, and it lies between the alternating and pooled bounds."""
 

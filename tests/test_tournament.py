@@ -52,7 +52,7 @@ INTEGER_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np
 
 @pytest.mark.parametrize("dtype", INTEGER_DTYPES)
 def test_counts_of_every_numpy_integer_width(dtype):
-    """Issue 14, item 5: ``4 n^2`` overflowed int32 (10 of 23171 was 11% off).
+    """``4 n^2`` overflowed int32 (10 of 23171 was 11% off).
     Counts of any NumPy integer width give the numbers of Python ints, here
     checked against SciPy's own Wilson interval."""
     scipy_stats = pytest.importorskip("scipy.stats")
@@ -194,7 +194,7 @@ def test_cli_tournament(tmp_path, capsys):
 
 
 def test_deal_mode_ranks_by_points_not_by_deals_won(tmp_path):
-    """Issue 14, item 6: in deal mode a bot that raises every time wins most deals
+    """In deal mode a bot that raises every time wins most deals
     (refusals give it 1 point each) and loses big ones. Elo on win/draw/loss put it
     first; the ranking is by points per deal, with its interval, and every output
     says so."""

@@ -177,7 +177,7 @@ def test_trained_policy_fits_check(tmp_path, capsys):
                  "200", "--out", str(tmp_path / "t"), "--no-progress"]) == 0
 
 
-# ---- issue 14: resume, OpenSpiel checkpoints, bot lists, Ctrl-C, progress, the 4-player plot ----
+# ---- resume, OpenSpiel checkpoints, bot lists, Ctrl-C, progress, the 4-player plot ----
 
 GAME = ["--ranks", "3", "--copies", "1", "--hand-size", "1"]
 
@@ -454,7 +454,7 @@ def test_abstract_resume_keeps_the_runs_settings_and_records_itself(tmp_path):
 
 
 def test_abstract_pruning_is_off_by_default_recorded_and_kept_on_resume(tmp_path, capsys):
-    """--pruning (issue 23, item 2): off by default, recorded; a resume keeps the run's
+    """--pruning: off by default, recorded; a resume keeps the run's
     setting, a run from before the knob (``prune_after`` recorded, no ``pruning``) resumes
     with pruning on, and a contradicting --pruning is refused in one line."""
     from vitou_ai.commands.cli import main

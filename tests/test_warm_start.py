@@ -1,4 +1,4 @@
-"""Warm starts of a match-equity deal (issue 24, item 2; ``experiments/warm_start.py``):
+"""Warm starts of a match-equity deal (``experiments/warm_start.py``):
 whatever tables a deal starts from, its solve ends at the cold start's equilibrium
 value, which is the table's own entry; and a table of another game is refused."""
 
