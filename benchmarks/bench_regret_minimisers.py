@@ -11,12 +11,18 @@ iterations (the first iteration at or below a target is found to within 5 %); a 
 stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
 ``iterate`` (evaluation excluded).
 
+A solver written ``NAME:float32`` runs with compact tables
+(:data:`vitou_ai.solvers.public.cfr.TABLE_DTYPES`): half the tables' memory, reported as
+``table_bytes`` beside each solver's times.
+
 Reported per rung and solver: the curve ``(iteration, solver seconds, exploitability)``
 and the first evaluated iteration (and its solver time) at or below 1e-3 and 1e-4, with
 both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
 (atomically) and the figure ``docs/results/img/regret_minimisers.png``.
 
     python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
+    python benchmarks/bench_regret_minimisers.py --rungs 5,4,3 --solvers public-dcfr,public-dcfr:float32 \
+        --out results/bench_compact_tables.json --figure docs/results/img/compact_tables.png
     python benchmarks/bench_regret_minimisers.py --replot   # the figure, from the JSON
 """
 
@@ -39,12 +45,25 @@ sys.path.insert(0, str(ROOT))
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.protocol import PUBLIC, make_solver  # noqa: E402
+from vitou_ai.solvers.public.cfr import TABLE_DTYPES  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 from vitou_ai.training.session import check_writable  # noqa: E402
 
 SOLVERS = ("public-dcfr", "public-cfr+", "public-pcfr+", "public-pdcfr+")
 TARGETS = (1e-3, 1e-4)
 BASELINE = "public-dcfr"
+
+
+def solver_spec(spec: str) -> tuple[str, str]:
+    """``(solver name, table type)`` of a ``--solvers`` item, ``NAME`` or ``NAME:float32``."""
+    name, _, tables = spec.partition(":")
+    return name, tables or "float64"
+
+
+def table_bytes(s) -> int:
+    """Bytes of a public-tree solver's tables (regrets, cumulative policy, prediction)."""
+    c = s.solver
+    return int(c.regrets.nbytes + c.cum_policy.nbytes + c.prediction.nbytes)
 
 
 def refuse(msg: str):
@@ -75,7 +94,8 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
           f"{tree.num_nodes:,} nodes, {tree.num_entries:,} entries ({build:.1f} s)", flush=True)
     live = {}
     for name in solvers:
-        s = make_solver(name, params, tree)
+        solver, tables = solver_spec(name)
+        s = make_solver(solver, params, tree, tables=tables)
         live[name] = s
     curves: dict[str, list[list[float]]] = {n: [] for n in solvers}
     pending = dict.fromkeys(solvers, 1)
@@ -96,6 +116,7 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
            "build_seconds": round(build, 1), "solvers": {}}
     for name in solvers:
         out["solvers"][name] = {
+            "table_bytes": table_bytes(live[name]),
             "curve": [[int(i), round(s, 4), e] for i, s, e in curves[name]],
             **{f"to_{x:g}": first_below(curves[name], x) for x in TARGETS}}
     base = out["solvers"].get(BASELINE)
@@ -176,8 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     # checked before any tree is built: a mistake costs no minutes
     solvers = tuple(s for s in args.solvers.split(",") if s)
     for s in solvers:
-        if s not in PUBLIC:
-            refuse(f"unknown public-tree solver {s!r}; expected some of {', '.join(PUBLIC)}")
+        name, tables = solver_spec(s)
+        if name not in PUBLIC:
+            refuse(f"unknown public-tree solver {name!r}; expected some of {', '.join(PUBLIC)}")
+        if tables not in TABLE_DTYPES:
+            refuse(f"{s}: tables must be one of {', '.join(TABLE_DTYPES)}")
     if not (args.target > 0) or args.max_iterations < 1:
         refuse("--target must be > 0 and --max-iterations >= 1")
     rungs = []
@@ -198,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     warm = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
     warm_tree = build_public_tree(warm)
     for name in solvers:
-        s = make_solver(name, warm, warm_tree)
+        solver, tables = solver_spec(name)
+        s = make_solver(solver, warm, warm_tree, tables=tables)
         s.iterate(2)
         s.exact_evaluation()
     load_before = os.getloadavg()[0]

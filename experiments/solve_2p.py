@@ -60,6 +60,7 @@ from vitou_ai.solvers.flat.cfr import VARIANTS  # noqa: E402
 from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
 from vitou_ai.solvers.protocol import make_solver  # noqa: E402
 from vitou_ai.solvers.public import cfr as public_cfr  # noqa: E402
+from vitou_ai.solvers.public.cfr import TABLE_DTYPES  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
 from vitou_ai.training.session import check_writable, interrupts_outside_numba  # noqa: E402
 
@@ -131,14 +132,16 @@ def plot(curve: Path, out: Path, compare: Path | None = None, title: str = "") -
     write_atomic(out, buf.getvalue())
 
 
-def warm_up(tree_kind: str, variant: str, profile: str, discounts: dict) -> float:
+def warm_up(tree_kind: str, variant: str, profile: str, discounts: dict,
+            tables: str = "float64") -> float:
     """Compile the solver's kernels (numba, on first use; then cached on disk) on a
     small deal of the same profile, so that the run's solver seconds count
     iterations only. Returns the seconds it took (counted in ``wall_total``)."""
     t = time.perf_counter()
     small = VitouParams(profile=profile, ranks=4, copies=2, hand_size=2)
     if tree_kind == "public":
-        solver = make_solver(f"public-{variant}", small, build_public_tree(small), **discounts)
+        solver = make_solver(f"public-{variant}", small, build_public_tree(small),
+                             tables=tables, **discounts)
     else:
         solver = make_solver(variant, small, build_tree(small), **discounts)
     solver.iterate(2)
@@ -180,6 +183,8 @@ def run(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", choices=("public", "flat"), default="public",
                     help="public tree with range vectors (default) or the flat game tree")
     ap.add_argument("--variant", choices=VARIANTS, default="dcfr")
+    ap.add_argument("--tables", choices=TABLE_DTYPES, default="float64",
+                    help="the public tree's table type (float32: compact, half their memory)")
     ap.add_argument("--alpha", type=float, default=None,
                     help=f"DCFR only: positive regrets x t^a/(t^a+1) (default {DISCOUNTS['alpha']})")
     ap.add_argument("--beta", type=float, default=None,
@@ -254,6 +259,8 @@ def run(argv: list[str] | None = None) -> int:
             refuse(f"--{name} must be a finite number, got {value}")
     if given and args.variant != "dcfr":
         refuse(f"--{next(iter(given))} is a DCFR discount; --variant {args.variant} has none")
+    if args.tables != "float64" and args.tree != "public":
+        refuse(f"--tables {args.tables} is an option of the public tree (--tree public)")
     # the discounts reach the solver (and its checkpoint record) only for DCFR
     discounts = {**DISCOUNTS, **given} if args.variant == "dcfr" else {}
     try:
@@ -282,7 +289,8 @@ def run(argv: list[str] | None = None) -> int:
         # the record of the checkpoint against this run's, before the tree is built
         fmt = public_cfr.CHECKPOINT_FORMAT if args.tree == "public" else cfr.CHECKPOINT_FORMAT
         want = {"format": fmt, "rules_version": RULES_VERSION, "variant": args.variant,
-                **discounts, "params": params_record(params)}
+                **discounts, "params": params_record(params),
+                **({"tables": args.tables} if args.tree == "public" else {})}
         try:
             meta, _ = load_checkpoint(checkpoint, ())
             check_config(checkpoint, meta, want, params.players)
@@ -303,7 +311,7 @@ def run(argv: list[str] | None = None) -> int:
     if not lock_out(out, "solve_2p"):  # one writer per run folder, before any work
         raise SystemExit(2)
     t0 = time.perf_counter()
-    compile_s = warm_up(args.tree, args.variant, args.profile, discounts)
+    compile_s = warm_up(args.tree, args.variant, args.profile, discounts, args.tables)
     t1 = time.perf_counter()
     if args.tree == "public":
         tree = build_public_tree(params)
@@ -311,7 +319,8 @@ def run(argv: list[str] | None = None) -> int:
         print(f"public tree: {tree.num_nodes:,} nodes, {tree.num_edges:,} edges, "
               f"{tree.num_entries:,} (information set, action) entries, "
               f"{tree.nbytes / 2**20:,.0f} MiB, built in {build_s:.0f} s", flush=True)
-        solver = make_solver(f"public-{args.variant}", params, tree, **discounts)
+        solver = make_solver(f"public-{args.variant}", params, tree, tables=args.tables,
+                             **discounts)
     else:
         tree = build_tree(params)
         build_s = time.perf_counter() - t1
@@ -350,7 +359,8 @@ def run(argv: list[str] | None = None) -> int:
           after_checkpoint=lambda: plot(out / "curve.csv", out / "curve.png", compare, title))
     summary = {
         "rules_version": RULES_VERSION, "params": {**params.knobs(), "profile": params.profile},
-        "tree": args.tree, "variant": args.variant, "discounts": discounts, "nodes": tree.num_nodes,
+        "tree": args.tree, "variant": args.variant, "tables": args.tables,
+        "discounts": discounts, "nodes": tree.num_nodes,
         "infosets": getattr(tree, "num_infosets", None),
         "entries": getattr(tree, "num_entries", None),
         "compile_seconds": round(compile_s, 1), "tree_build_seconds": round(build_s, 1),

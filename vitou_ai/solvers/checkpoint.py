@@ -88,6 +88,11 @@ def load_checkpoint(path: str | Path, names: tuple[str, ...]) -> tuple[dict[str,
     return meta, arrays
 
 
+#: record keys added after checkpoints without them were written, and what their absence
+#: means (a public-tree checkpoint from before compact tables holds float64 tables)
+ABSENT_MEANS = {"tables": "float64"}
+
+
 def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
                  players: int | None) -> None:
     """Check that a checkpoint's record matches the resuming solver's configuration.
@@ -95,7 +100,8 @@ def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
     Every key of ``want`` is compared in ``want``'s order (put ``format`` first, so a
     file of another solver says so first); ``rules_version`` goes through
     :func:`~vitou_ai.rules.params.check_rules_version`, which lets files from
-    ``vitou-rules-1.1`` and two-player files from ``vitou-rules-1.0`` carry over.
+    ``vitou-rules-1.1`` and two-player files from ``vitou-rules-1.0`` carry over; a key
+    an older file lacks is read as :data:`ABSENT_MEANS` says.
 
     Args:
         path: the file, for the message.
@@ -108,13 +114,14 @@ def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],
             solver's <wanted>"``, or the rules-version message.
     """
     for k, v in want.items():
+        saved = meta.get(k, ABSENT_MEANS.get(k))
         if k == "rules_version":
             try:
                 check_rules_version(meta.get(k), players, str(path))
             except ValueError as e:
                 raise CheckpointError(str(e)) from None
-        elif meta.get(k) != v:
-            raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} does not match "
+        elif saved != v:
+            raise CheckpointError(f"{path}: checkpoint {k} {saved!r} does not match "
                                   f"this solver's {v!r}")
 
 

@@ -188,11 +188,13 @@ class PublicTreeSolver(_Common):
     """Range-vector CFR / CFR+ / DCFR on the public tree
     (:class:`~vitou_ai.solvers.public.tree.PublicTree`)."""
 
-    def __init__(self, name: str, params: VitouParams, tree, **discounts: float):
+    def __init__(self, name: str, params: VitouParams, tree, tables: str = "float64",
+                 **discounts: float):
         from .public.cfr import PublicCFR
 
         self.name, self.params, self.tree = name, params, tree
-        self.solver = PublicCFR(tree, name.removeprefix("public-"), **discounts)
+        self.solver = PublicCFR(tree, name.removeprefix("public-"), tables=tables,
+                                **discounts)
         self._team = None
 
     def tabular_policy(self, name: str):
@@ -272,19 +274,24 @@ class OpenSpielTreeSolver(_Common):
 
 
 def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
-                max_infosets: int = 1 << 22, **discounts: float) -> Solver:
+                max_infosets: int = 1 << 22, tables: str = "float64",
+                **discounts: float) -> Solver:
     """The solver ``name`` (a ``vitou-ai train`` solver name) for ``params``.
 
     Args:
         tree: the flat game tree (flat-tree and OpenSpiel solvers; optional for MCCFR,
             for exact evaluation) or the public tree (public-tree solvers).
+        tables: the public-tree solvers' table type, ``"float64"`` or ``"float32"``
+            (:data:`~vitou_ai.solvers.public.cfr.TABLE_DTYPES`); the other solvers take
+            only ``"float64"``.
         discounts: ``alpha``, ``beta``, ``gamma`` of DCFR (Brown & Sandholm 2019,
             section 3) for the flat- and public-tree solvers; their defaults otherwise.
 
     Raises:
         ValueError: an unknown name, a tree of the wrong kind for it or of another game
             than ``params``, discounts given to a solver without them, a discount that
-            is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number; a ``seed``
+            is not ``alpha`` / ``beta`` / ``gamma`` or not a finite number; compact
+            ``tables`` for a solver off the public tree, or an unknown table type; a ``seed``
             out of ``0 .. 2**31-1`` (every solver: the range of ``--seed``,
             :func:`vitou_ai.rng.check_seed`); sampling solvers: a table of
             ``max_infosets`` rows larger than the memory available
@@ -310,6 +317,13 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     if name not in FLAT + PUBLIC + SAMPLING and not name.startswith("openspiel-"):
         raise ValueError(f"unknown solver {name!r}; expected one of "
                          f"{', '.join(FLAT + PUBLIC + SAMPLING)} or openspiel-*")
+    if tables != "float64":
+        from .public.cfr import check_tables
+
+        check_tables(tables)
+        if name not in PUBLIC:
+            raise ValueError(f"solver {name}: compact tables ({tables}) are an option of the "
+                             f"public-tree solvers only ({', '.join(PUBLIC)})")
     if discounts and not (name in SOLVERS and SOLVERS[name].discounts):
         raise ValueError(f"solver {name} takes no DCFR discounts ({', '.join(discounts)})")
     for k, v in discounts.items():
@@ -333,7 +347,7 @@ def make_solver(name: str, params: VitouParams, tree=None, seed: int = 0,
     if name in PUBLIC:
         if not public:
             raise ValueError(f"solver {name} needs a public tree (public_tree.build_public_tree)")
-        return PublicTreeSolver(name, params, tree, **discounts)
+        return PublicTreeSolver(name, params, tree, tables, **discounts)
     if public:
         raise ValueError(f"solver {name} runs on the flat game tree, not a public tree")
     if name in FLAT:

@@ -7,7 +7,8 @@ that at equal iterations both give the same average policy up to rounding; the
 passes are :mod:`vitou_ai.solvers.public.kernels` (vector-form CFR, Johanson et
 al. 2012; public-tree best response, Johanson et al. 2011).
 
-Tables are ``float64[num_entries]``, one slot per (information set, action)
+Tables are ``float64[num_entries]`` (or ``float32`` with ``tables="float32"``: half the
+tables' memory, :data:`TABLE_DTYPES`), one slot per (information set, action)
 pair: entry ``e`` of the range of a child of a decision node is the hand
 ``tree.entries[e]`` of the acting player at the parent, taking the action
 ``tree.action[child]``.
@@ -36,6 +37,23 @@ from . import kernels as PK
 from .tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
+
+#: the tables' element types :class:`PublicCFR` takes (``tables=``): ``float64``, the
+#: default, and ``float32`` (compact: regrets, cumulative policy and prediction stored in
+#: single precision, every sum inside a pass still in double precision; postflop-solver
+#: stores its tables compressed for the same reason, at about half the memory)
+TABLE_DTYPES = ("float64", "float32")
+
+
+def check_tables(tables: str) -> np.dtype:
+    """The element type of ``tables`` (:data:`TABLE_DTYPES`).
+
+    Raises:
+        ValueError: another name (one line, listing the choices).
+    """
+    if tables not in TABLE_DTYPES:
+        raise ValueError(f"tables must be one of {', '.join(TABLE_DTYPES)}, got {tables!r}")
+    return np.dtype(tables)
 
 
 def tree_fingerprint(tree: PublicTree) -> str:
@@ -194,13 +212,17 @@ class PublicCFR(RegretTableCheckpoints):
         alpha, beta, gamma: the discount exponents of DCFR and PDCFR+ (default
             :data:`~vitou_ai.solvers.flat.cfr.DEFAULT_DISCOUNTS`).
         frontier_size: see :class:`PublicPasses`.
+        tables: the tables' element type, ``"float64"`` (default) or ``"float32"``
+            (compact: half the tables' memory; the passes still sum in double precision;
+            ``docs/results/regret-minimisers.md`` measures what it costs). Recorded in the
+            checkpoints: a run resumes with the type it was saved with.
 
-    Tables: ``regrets`` and ``cum_policy``, ``float64[num_entries]``; the predictive
-    variants add ``prediction`` (each entry's last instantaneous regret, the
-    prediction of the next one), saved in their checkpoints.
+    Tables: ``regrets`` and ``cum_policy``, ``float64[num_entries]`` (or ``float32``);
+    the predictive variants add ``prediction`` (each entry's last instantaneous regret,
+    the prediction of the next one), saved in their checkpoints.
 
     Raises:
-        ValueError: unknown variant; a game without a public tree
+        ValueError: unknown variant or table type; a game without a public tree
             (:func:`~vitou_ai.solvers.public.tree.check_public_params`).
     """
 
@@ -208,17 +230,20 @@ class PublicCFR(RegretTableCheckpoints):
 
     def __init__(self, game: VitouParams | PublicTree, variant: str = "dcfr",
                  alpha: float | None = None, beta: float | None = None,
-                 gamma: float | None = None, frontier_size: int | None = None):
+                 gamma: float | None = None, frontier_size: int | None = None,
+                 tables: str = "float64"):
         check_variant(variant)
+        dtype = check_tables(tables)
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
         self.variant = variant
         self.alpha, self.beta, self.gamma = resolve_discounts(variant, alpha, beta, gamma)
+        self.tables = tables
         E = self.tree.num_entries
-        self.regrets = np.zeros(E)
-        self.cum_policy = np.zeros(E)
-        self._empty = np.zeros(0)
+        self.regrets = np.zeros(E, dtype)
+        self.cum_policy = np.zeros(E, dtype)
+        self._empty = np.zeros(0, dtype)
         self.predictive = variant in PREDICTIVE
-        self.prediction = np.zeros(E) if self.predictive else self._empty
+        self.prediction = np.zeros(E, dtype) if self.predictive else self._empty
         self.passes = PublicPasses(self.tree, frontier_size)
         self.iteration = 0
         self.nodes_touched = 0
@@ -297,6 +322,11 @@ class PublicCFR(RegretTableCheckpoints):
 
     def _extra_tables(self) -> dict[str, np.ndarray]:
         return {"prediction": self.prediction} if self.predictive else {}
+
+    def _config(self) -> dict:
+        # the table type is recorded and checked: a run resumes with the type it was saved
+        # with (a checkpoint from before compact tables reads as float64: ABSENT_MEANS)
+        return {**super()._config(), "tables": self.tables}
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------
