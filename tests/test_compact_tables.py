@@ -4,6 +4,8 @@ the same iterates and keep their table type, and bad table types refused in one 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,27 @@ def test_bad_table_types_are_refused(tree):
         make_solver("es-mccfr", params, tables="float32")
     s = make_solver("public-pcfr+", params, tree, tables="float32")
     assert s.solver.regrets.dtype == np.float32
+
+
+def test_train_takes_compact_tables(tmp_path, capsys):
+    from vitou_ai.commands.cli import main
+
+    game = ["--profile", "vitou_2p", "--ranks", "3", "--copies", "2", "--hand-size", "1",
+            "--eval-deals", "200", "--bots", "random", "--no-progress"]
+    out = tmp_path / "r"
+    assert main(["train", "--solver", "public-pdcfr+", "--tables", "float32", "--iterations",
+                 "6", "--eval-every", "3", "--out", str(out), *game]) == 0
+    assert json.loads((out / "run.json").read_text())["settings"]["tables"] == "float32"
+    with np.load(out / "checkpoint.npz") as z:
+        assert z["regrets"].dtype == np.float32
+    # resumed with its own table type; another is refused, in one line
+    assert main(["train", "--resume", "--out", str(out), "--iterations", "9"]) == 0
+    capsys.readouterr()
+    assert main(["train", "--resume", "--out", str(out), "--iterations", "12",
+                 "--tables", "float64"]) == 2
+    assert "--tables float64 conflicts with the run's float32" in capsys.readouterr().err
+    assert main(["train", "--solver", "dcfr", "--tables", "float32",
+                 "--out", str(tmp_path / "f"), *game]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("is an option of the public-tree solvers (--solver public-*), not of dcfr")
+    assert "\n" not in err

@@ -83,6 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             choices=SOLVERS)
     setting("--seed", f"random seed of the MCCFR samples and of the evaluation deals, "
             f"{SEED_RANGE}", type=int)
+    setting("--tables", "the public-tree solvers' table type: float32 halves the tables' "
+            "memory (docs/results/regret-minimisers.md)", choices=("float64", "float32"))
     setting("--max-infosets", "MCCFR table capacity (information states; abstract-mccfr: "
             "8000000)", type=int)
     setting("--eval-deals", "deals per opponent bot at each evaluation (duplicate: seats "

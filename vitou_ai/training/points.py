@@ -206,6 +206,11 @@ def _plan(settings: PointsSettings) -> _Plan:
              if settings.resume else None)
     if seed_error(s["seed"]):
         raise TrainingError(seed_error(s["seed"]))
+    if s["tables"] not in ("float64", "float32"):
+        raise TrainingError(f"--tables must be float64 or float32, got {s['tables']!r}")
+    if s["tables"] != "float64" and REGISTRY[s["solver"]].family != "public":
+        raise TrainingError(f"--tables {s['tables']} is an option of the public-tree solvers "
+                            f"(--solver public-*), not of {s['solver']}")
     if s["max_infosets"] < 1:
         raise TrainingError(f"--max-infosets must be positive, got {s['max_infosets']}")
     if settings.max_tree_nodes < 1:
@@ -390,7 +395,7 @@ def _train(plan: _Plan, out) -> TrainingResult:
               + f"run folder {folder}", file=out, flush=True)
         try:
             adapter = make_solver(s["solver"], plan.params, tree, seed=s["seed"],
-                                  max_infosets=s["max_infosets"])
+                                  max_infosets=s["max_infosets"], tables=s["tables"])
         except ValueError as e:
             raise TrainingError(str(e)) from None
         rows = _resume(adapter, folder) if plan.resume and plan.start is not None else []

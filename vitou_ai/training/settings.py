@@ -59,7 +59,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "profile": "vitou_2p", "ranks": None, "copies": 4, "hand_size": 2, "dealer": -1,
     "score0": 0, "score1": 0, "target": None, "early_end": "card", "signals": False,
     "signal_seen": 0.5,
-    "solver": "dcfr", "seed": 0, "max_infosets": 1 << 22,
+    "solver": "dcfr", "tables": "float64", "seed": 0, "max_infosets": 1 << 22,
     "eval_deals": 20000, "bots": list(DEFAULT_BOTS), "exact": "auto",
 }
 GAME_SETTINGS = ("profile", "ranks", "copies", "hand_size", "dealer", "score0", "score1",
@@ -116,7 +116,9 @@ class PointsSettings:
     (points before the deal), ``target`` (match target, R6), ``early_end`` (``"card"`` or
     ``"trick"``, R3.2), ``signals`` (R7), ``signal_seen`` (probability in 0 .. 1, R7.2).
 
-    Solver and evaluation: ``solver`` (a name of the registry), ``seed`` (0 .. 2**31-1:
+    Solver and evaluation: ``solver`` (a name of the registry), ``tables`` (the
+    public-tree solvers' table type, ``"float64"`` or ``"float32"``,
+    :data:`vitou_ai.solvers.public.cfr.TABLE_DTYPES`), ``seed`` (0 .. 2**31-1:
     MCCFR samples and evaluation deals), ``max_infosets`` (MCCFR table rows, >= 1),
     ``eval_deals`` (deals per bot per evaluation, >= 2, duplicate), ``bots`` (bot specs of
     :func:`vitou_ai.bots.named.parse_bot`, at least one), ``exact`` (``"auto"``,
@@ -145,6 +147,7 @@ class PointsSettings:
     signals: bool | None = None
     signal_seen: float | None = None
     solver: str | None = None
+    tables: str | None = None
     seed: int | None = None
     max_infosets: int | None = None
     eval_deals: int | None = None
