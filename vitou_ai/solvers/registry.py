@@ -73,6 +73,8 @@ def _specs() -> dict[str, SolverSpec]:
         SolverSpec("public-dcfr", "public", "public_tree", tree="public", discounts=True),
         SolverSpec("public-pcfr+", "public", "public_tree", tree="public"),
         SolverSpec("public-pdcfr+", "public", "public_tree", tree="public"),
+        SolverSpec("public-dcfr-postflop", "public", "public_tree", tree="public",
+                   discounts=True),
         SolverSpec("openspiel-cfr", "openspiel", "flat_tree", native=False),
         # OpenSpiel 2.0.2's CFRPlusSolver read back does not continue the same run
         SolverSpec("openspiel-cfr+", "openspiel", "flat_tree", resumable=False, native=False),

@@ -33,6 +33,18 @@ here reproduces OpenSpiel's iterates (tests/test_solvers_openspiel.py).
   average policy is discounted by ``(t / (t+1))^gamma`` after each pass (the same
   weights as the paper's ``((t-1)/t)^gamma`` before it, normalised).
 
+On the public tree only (:class:`~vitou_ai.solvers.public.cfr.PublicCFR`):
+
+- ``dcfr-postflop``: DCFR with the schedule of postflop-solver (b-inary, the public-tree
+  anchor; its ``DiscountParams``): positive regrets times ``(t-1)^a / ((t-1)^a + 1)``,
+  negative ones times ``t^b / (t^b + 1)`` (``b = 0``: a constant 0.5), the average
+  policy times ``(s / (s+1))^gamma`` with ``s`` the iterations since the last power of 4,
+  and *restarted* (cleared) at iterations 1, 4, 16, 64, ... (0-based), so that the average
+  holds only the iterations since the last restart; ``alpha = 1.5``, ``beta = 0``,
+  ``gamma = 3``. Departs from postflop-solver in one respect: the average policy's
+  increments are weighted by the player's own reach probability, as every variant here
+  (postflop-solver adds the policy unweighted).
+
 The prediction is state: checkpoints of the predictive variants save it, so a
 resumed run equals an uninterrupted one.
 """
@@ -54,18 +66,36 @@ from . import kernels as CK
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
 VARIANTS = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+")
+#: the variants of the public-tree solver: :data:`VARIANTS` and ``dcfr-postflop``
+PUBLIC_VARIANTS = (*VARIANTS, "dcfr-postflop")
 #: the variants that play regret matching on regrets plus a prediction
 PREDICTIVE = ("pcfr+", "pdcfr+")
 #: ``(alpha, beta, gamma)`` when not given: DCFR's (Brown & Sandholm 2019, section 3)
 #: and PDCFR+'s (Xu et al. 2024); the other variants record DCFR's
-DEFAULT_DISCOUNTS = {"dcfr": (1.5, 0.0, 2.0), "pdcfr+": (2.3, 0.0, 5.0)}
+DEFAULT_DISCOUNTS = {"dcfr": (1.5, 0.0, 2.0), "pdcfr+": (2.3, 0.0, 5.0),
+                     "dcfr-postflop": (1.5, 0.0, 3.0)}
 CHECKPOINT_FORMAT = "vitou_ai-cfr-checkpoint-1"
 
 
-def check_variant(variant: str) -> None:
-    """Raise ``ValueError`` (one line) for a name not in :data:`VARIANTS`."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown CFR variant {variant!r}; expected one of {VARIANTS}")
+def check_variant(variant: str, allowed: tuple[str, ...] = VARIANTS) -> None:
+    """Raise ``ValueError`` (one line) for a name not in ``allowed`` (default
+    :data:`VARIANTS`, the flat tree's; the public tree's are :data:`PUBLIC_VARIANTS`)."""
+    if variant not in allowed:
+        where = "" if variant not in PUBLIC_VARIANTS else " on this tree (public tree only)"
+        raise ValueError(f"unknown CFR variant {variant!r}{where}; expected one of {allowed}")
+
+
+def lower_power_of_4(n: int) -> int:
+    """The largest power of 4 at most ``n`` (0 for ``n = 0``): 1, 4, 16, 64, ..."""
+    return 0 if n <= 0 else 1 << ((n.bit_length() - 1) & ~1)
+
+
+def restarts_average(variant: str, iteration: int) -> bool:
+    """Whether the average policy is cleared before iteration ``iteration`` (1-based):
+    ``dcfr-postflop`` restarts it at 0-based iterations 1, 4, 16, 64, ... (module
+    docstring), i.e. before 1-based iterations 2, 5, 17, 65, ..."""
+    t = iteration - 1
+    return variant == "dcfr-postflop" and t >= 1 and lower_power_of_4(t) == t
 
 
 def resolve_discounts(variant: str, alpha: float | None, beta: float | None,
@@ -89,6 +119,15 @@ def iteration_schedule(variant: str, iteration: int, alpha: float, beta: float,
         weight, clip = it, True
     elif variant == "pcfr+":
         weight, clip = it * it, True
+    elif variant == "dcfr-postflop":
+        ta = (it - 1.0) ** alpha
+        dpos = ta / (ta + 1.0)
+        tb = it ** beta
+        dneg = tb / (tb + 1.0)
+        # the average's factor for the next iteration (0-based ``iteration``); at a restart
+        # it is 1 here and the solver clears the average before that iteration's pass
+        s = float(iteration - lower_power_of_4(iteration))
+        davg = (s / (s + 1.0)) ** gamma if s > 0 else 1.0
     elif variant in ("dcfr", "pdcfr+"):
         ta = it ** alpha
         dpos = ta / (ta + 1.0)

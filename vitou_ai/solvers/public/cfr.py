@@ -31,10 +31,17 @@ import numpy as np
 
 from ...rules.params import VitouParams
 from ..checkpoint import RegretTableCheckpoints
-from ..flat.cfr import PREDICTIVE, check_variant, iteration_schedule, resolve_discounts
+from ..flat.cfr import (
+    PREDICTIVE,
+    PUBLIC_VARIANTS,
+    check_variant,
+    iteration_schedule,
+    resolve_discounts,
+    restarts_average,
+)
 from ..flat.kernels import RM_TOLERANCE
 from . import kernels as PK
-from .tree import KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
+from .tree import KIND_DECISION, KIND_TERMINAL, PublicTree, build_public_tree, check_entry_array
 
 CHECKPOINT_FORMAT = "vitou_ai-public-cfr-checkpoint-1"
 
@@ -205,10 +212,11 @@ class PublicCFR(RegretTableCheckpoints):
 
     Args:
         game: a :class:`VitouParams` (its public tree is built) or a built tree.
-        variant: one of :data:`~vitou_ai.solvers.flat.cfr.VARIANTS` (as
+        variant: one of :data:`~vitou_ai.solvers.flat.cfr.PUBLIC_VARIANTS` (as
             :class:`~vitou_ai.solvers.flat.cfr.TabularCFR`, whose module docstring gives
             each update rule and its paper: PCFR+ Farina, Kroer & Sandholm 2021; PDCFR+
-            Xu et al. 2024).
+            Xu et al. 2024; and ``dcfr-postflop``, postflop-solver's DCFR schedule with
+            the average restarted at powers of 4).
         alpha, beta, gamma: the discount exponents of DCFR and PDCFR+ (default
             :data:`~vitou_ai.solvers.flat.cfr.DEFAULT_DISCOUNTS`).
         frontier_size: see :class:`PublicPasses`.
@@ -232,7 +240,7 @@ class PublicCFR(RegretTableCheckpoints):
                  alpha: float | None = None, beta: float | None = None,
                  gamma: float | None = None, frontier_size: int | None = None,
                  tables: str = "float64"):
-        check_variant(variant)
+        check_variant(variant, PUBLIC_VARIANTS)
         dtype = check_tables(tables)
         self.tree = game if isinstance(game, PublicTree) else build_public_tree(game)
         self.variant = variant
@@ -274,9 +282,12 @@ class PublicCFR(RegretTableCheckpoints):
         for _ in range(n):
             self.iteration += 1
             disc = self.discounts(self.iteration)
+            restart = restarts_average(self.variant, self.iteration)
             for p in range(self.tree.num_players):
                 if p in skip:
                     continue
+                if restart:
+                    self.cum_policy[self._player_entries(p)] = 0.0
                 if hook is not None:
                     hook(p, False, disc)
                 before = ps.nodes_visited
@@ -286,6 +297,13 @@ class PublicCFR(RegretTableCheckpoints):
                 if hook is not None:
                     hook(p, True, disc)
         self.seconds += time.perf_counter() - start
+
+    def _player_entries(self, p: int) -> np.ndarray:
+        """``bool[num_entries]``: the entries of ``p``'s decisions (cached)."""
+        cache = self.__dict__.setdefault("_entries_of", {})
+        if p not in cache:
+            cache[p] = player_entries(self.tree, p)
+        return cache[p]
 
     def average_policy(self) -> np.ndarray:
         """The average policy, ``float64[num_entries]`` (probability of each entry's
@@ -330,6 +348,20 @@ class PublicCFR(RegretTableCheckpoints):
 
 
 # ---- policies over entries and exact evaluation --------------------------------------------
+
+
+def player_entries(tree: PublicTree, player: int) -> np.ndarray:
+    """``bool[num_entries]``: the entries of the decisions ``player`` takes (the ranges of
+    the children of ``player``'s decision nodes)."""
+    t = tree
+    dec = np.nonzero((t.kind == KIND_DECISION) & (t.player == player))[0]
+    n = t.nchild[dec].astype(np.int64)
+    kids = np.repeat(t.first[dec].astype(np.int64), n) + (
+        np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n))
+    mark = np.zeros(t.num_entries + 1, np.int64)
+    np.add.at(mark, t.actor_off[kids].astype(np.int64), 1)
+    np.add.at(mark, (t.actor_off[kids] + t.actor_len[kids]).astype(np.int64), -1)
+    return np.cumsum(mark[:-1]) > 0
 
 
 def entry_policy(tree: PublicTree, weights: np.ndarray) -> np.ndarray:
