@@ -1,5 +1,5 @@
-"""The predictive regret minimisers PCFR+ (Farina, Kroer & Sandholm 2021) and PDCFR+
-(Xu et al. 2024) on the flat and public trees: they converge to the game value (the
+"""The predictive regret minimisers PCFR+ (Farina, Kroer & Sandholm 2021), PDCFR+
+(Xu et al. 2024) and HS-PCFR+ (Zhang, McAleer & Sandholm, hyperparameter schedules) on the flat and public trees: they converge to the game value (the
 sequence-form LP's, and DCFR's), the two trees agree at equal iterations, a resumed run
 equals an uninterrupted one (the prediction is saved), and bad names are refused in one
 line."""
@@ -19,7 +19,7 @@ from vitou_ai.solvers.public.cfr import PublicCFR
 from vitou_ai.solvers.public.tree import build_public_tree
 
 PARAMS = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1)
-PREDICTIVE = ("pcfr+", "pdcfr+")
+PREDICTIVE = ("pcfr+", "pdcfr+", "hs-pcfr+")
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +73,21 @@ def test_schedules_follow_the_papers():
     assert davg == pytest.approx((2 / 3) ** 5)
     assert (PublicCFR(PARAMS, "pdcfr+").alpha, PublicCFR(PARAMS, "pdcfr+").gamma) == (2.3, 5.0)
     assert (TabularCFR(PARAMS, "dcfr").alpha, TabularCFR(PARAMS, "dcfr").gamma) == (1.5, 2.0)
+    # HS-PCFR+(30): PCFR+'s regrets, weight 1, the average x (t/(t+1))^gamma_t with gamma_t
+    # falling linearly from 30 to 25 over HS_HORIZON iterations, then 25
+    from vitou_ai.solvers.flat.cfr import HS_HORIZON
+
+    g = PublicCFR(PARAMS, "hs-pcfr+").gamma
+    assert g == 30.0
+    for it, gamma_t in ((1, 30 - 5 / HS_HORIZON), (HS_HORIZON // 2, 27.5), (HS_HORIZON, 25.0),
+                        (3 * HS_HORIZON, 25.0)):
+        w, dpos, _, davg, clip = iteration_schedule("hs-pcfr+", it, 0.0, 0.0, g)
+        assert (w, dpos, clip) == (1.0, 1.0, True)
+        assert davg == pytest.approx((it / (it + 1)) ** gamma_t)
 
 
-@pytest.mark.parametrize("name", ["pcfr+", "pdcfr+", "public-pcfr+", "public-pdcfr+"])
+@pytest.mark.parametrize("name", ["pcfr+", "pdcfr+", "public-pcfr+", "public-pdcfr+",
+                                  "hs-pcfr+", "public-hs-pcfr+"])
 def test_resume_equals_an_uninterrupted_run(trees, tmp_path, name):
     tree = trees[1] if name.startswith("public") else trees[0]
     straight = make_solver(name, PARAMS, tree)

@@ -32,6 +32,13 @@ here reproduces OpenSpiel's iterates (tests/test_solvers_openspiel.py).
   ``R^t d(t)`` (the discount applied right after the pass, as ``dcfr``), the
   average policy is discounted by ``(t / (t+1))^gamma`` after each pass (the same
   weights as the paper's ``((t-1)/t)^gamma`` before it, normalised).
+- ``hs-pcfr+``: Zhang, McAleer & Sandholm 2024/2026, "Faster game solving via
+  hyperparameter schedules" (arXiv:2404.09097, section 3.2), HS-PCFR+(30): PCFR+ whose
+  average policy is discounted by ``(t / (t+1))^gamma_t`` after iteration ``t``, with
+  the schedule ``gamma_t = gamma - 5 min(t / H, 1)`` (``gamma = 30``: from 30 down to 25
+  over the horizon ``H``). The paper's horizon is the run's planned iteration count;
+  here it is :data:`HS_HORIZON` iterations (1,000, the paper's usual stopping point),
+  so that a run stopped at a target or resumed keeps one schedule.
 
 On the public tree only (:class:`~vitou_ai.solvers.public.cfr.PublicCFR`):
 
@@ -65,15 +72,17 @@ from ..checkpoint import (  # noqa: F401  (CheckpointError, unreadable_reason: i
 from . import kernels as CK
 from .tree import MAX_INFOSET_ACTIONS, GameTree, build_tree
 
-VARIANTS = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+")
+VARIANTS = ("cfr", "cfr+", "dcfr", "pcfr+", "pdcfr+", "hs-pcfr+")
 #: the variants of the public-tree solver: :data:`VARIANTS` and ``dcfr-postflop``
 PUBLIC_VARIANTS = (*VARIANTS, "dcfr-postflop")
 #: the variants that play regret matching on regrets plus a prediction
-PREDICTIVE = ("pcfr+", "pdcfr+")
+PREDICTIVE = ("pcfr+", "pdcfr+", "hs-pcfr+")
+#: HS-PCFR+'s horizon ``H``, iterations (module docstring)
+HS_HORIZON = 1000
 #: ``(alpha, beta, gamma)`` when not given: DCFR's (Brown & Sandholm 2019, section 3)
 #: and PDCFR+'s (Xu et al. 2024); the other variants record DCFR's
 DEFAULT_DISCOUNTS = {"dcfr": (1.5, 0.0, 2.0), "pdcfr+": (2.3, 0.0, 5.0),
-                     "dcfr-postflop": (1.5, 0.0, 3.0)}
+                     "dcfr-postflop": (1.5, 0.0, 3.0), "hs-pcfr+": (0.0, 0.0, 30.0)}
 CHECKPOINT_FORMAT = "vitou_ai-cfr-checkpoint-1"
 
 
@@ -119,6 +128,9 @@ def iteration_schedule(variant: str, iteration: int, alpha: float, beta: float,
         weight, clip = it, True
     elif variant == "pcfr+":
         weight, clip = it * it, True
+    elif variant == "hs-pcfr+":
+        g = gamma - 5.0 * min(it / HS_HORIZON, 1.0)
+        davg, clip = (it / (it + 1.0)) ** g, True
     elif variant == "dcfr-postflop":
         ta = (it - 1.0) ** alpha
         dpos = ta / (ta + 1.0)
