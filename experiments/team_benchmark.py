@@ -1,0 +1,170 @@
+"""Experiment: the Vitou team benchmark, small four-player variants solved to their
+team-maxmin equilibrium with correlation (TMECor) with a certified gap.
+
+For each variant ``RANKS,COPIES,HAND`` (four-player ``--profile``, dealer ``--dealer``,
+scores 0:0) the flat tree is built and solved by
+:func:`vitou_ai.solvers.flat.tmecor.solve_tmecor` (double oracle over the teams' joint
+pure plans, the exact team best response as oracle) until the gap is at most ``--gap``
+or ``--time-limit`` seconds have passed. Values are points per deal for team 0 (seats
+0 and 2); team 1's is the negation.
+
+The value of correlation: a DCFR policy of the four seats (``--cfr-iterations`` of
+:class:`vitou_ai.solvers.flat.cfr.TabularCFR`, ``dcfr``), each team's part evaluated
+by the other team's exact team best response
+(:func:`vitou_ai.solvers.flat.team_maxmin.team_maxmin_best_response`, HiGHS's proven
+bound): what each team *guarantees* with its seats playing the four-player solver's
+policy, against what the TMECor value guarantees (``correlation0``: TMECor value minus
+DCFR guarantee of team 0, ``correlation1`` the same for team 1).
+
+``OUT/tmecor.csv`` keeps rows already there and skips their variants; it is rewritten
+atomically after every variant. ``game`` is the variant's OpenSpiel string
+(``pyspiel.load_game`` after ``import vitou_ai.openspiel``).
+
+    nice python experiments/team_benchmark.py --out results/team_benchmark
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+import time
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vitou_ai.io import write_atomic  # noqa: E402
+from vitou_ai.openspiel.game import game_string  # noqa: E402
+from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
+from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
+from vitou_ai.solvers.flat.team_maxmin import team_maxmin_best_response  # noqa: E402
+from vitou_ai.solvers.flat.tmecor import solve_tmecor  # noqa: E402
+from vitou_ai.solvers.flat.tree import KIND_TERMINAL, build_tree  # noqa: E402
+
+DEFAULT_VARIANTS = ["2,3,1", "2,4,1", "3,2,1", "3,3,1", "3,4,1", "4,2,1", "4,3,1", "4,4,1",
+                    "5,2,1", "5,3,1", "5,4,1", "2,4,2", "6,2,1", "4,2,2", "3,3,2"]
+COLUMNS = ["profile", "variant", "dealer", "game", "flat_nodes", "flat_infosets",
+           "terminals", "value", "value_team1", "lower", "upper", "gap", "status",
+           "iterations", "plans0", "plans1", "support0", "support1", "seconds",
+           "oracle_seconds", "cfr_iterations", "cfr_guarantee0", "cfr_guarantee1",
+           "correlation0", "correlation1", "cfr_seconds", "rules_version"]
+
+
+def fmt(x: float, digits: int) -> str:
+    """``x`` to ``digits`` decimals, without a negative zero."""
+    return f"{round(x, digits) + 0.0:.{digits}f}"
+
+
+def refuse(msg: str) -> NoReturn:
+    print(f"team_benchmark: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def variant(spec: str, profile: str, dealer: int) -> VitouParams:
+    try:
+        r, c, h = (int(x) for x in spec.split(","))
+        return VitouParams(profile=profile, ranks=r, copies=c, hand_size=h, dealer=dealer)
+    except ValueError as e:
+        refuse(f"variant {spec!r}: expected RANKS,COPIES,HAND of a valid game ({e})")
+
+
+def read_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(path, buf.getvalue().encode())
+
+
+def cfr_guarantees(tree, iterations: int, time_limit: float) -> tuple[float, float, float]:
+    """Each team's guaranteed value (its own points) with the DCFR average policy:
+    minus the other team's exact team best response (HiGHS's proven bound)."""
+    start = time.perf_counter()
+    solver = TabularCFR(tree, variant="dcfr")
+    solver.iterate(iterations)
+    pol = solver.average_policy()
+    g0 = -team_maxmin_best_response(tree, pol, 1, time_limit=time_limit).bound
+    g1 = -team_maxmin_best_response(tree, pol, 0, time_limit=time_limit).bound
+    return g0, g1, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--profile", default="vitou", help="a four-player profile of two teams")
+    p.add_argument("--variants", nargs="*", default=DEFAULT_VARIANTS,
+                   help="RANKS,COPIES,HAND variants to solve")
+    p.add_argument("--dealer", type=int, default=0, help="the dealer's seat")
+    p.add_argument("--gap", type=float, default=1e-6, help="target gap, points per deal")
+    p.add_argument("--time-limit", type=float, default=150.0,
+                   help="seconds of TMECor per variant")
+    p.add_argument("--cfr-iterations", type=int, default=2000,
+                   help="DCFR iterations of the baseline (0: no baseline)")
+    p.add_argument("--cfr-time-limit", type=float, default=60.0,
+                   help="seconds of HiGHS per team best response to the DCFR policy")
+    p.add_argument("--out", default="results/team_benchmark", help="output folder")
+    args = p.parse_args(argv)
+    if args.time_limit <= 0 or args.cfr_time_limit <= 0:
+        refuse("time limits must be positive")
+    if not (args.gap >= 0):
+        refuse(f"--gap must be >= 0, got {args.gap}")
+    if args.cfr_iterations < 0:
+        refuse(f"--cfr-iterations must be >= 0, got {args.cfr_iterations}")
+    for spec in args.variants:
+        variant(spec, args.profile, args.dealer)  # every variant checked before any work
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "tmecor.csv"
+    rows = read_rows(path)
+    done = {(r["profile"], r["variant"], r["dealer"]) for r in rows}
+    for spec in args.variants:
+        if (args.profile, spec, str(args.dealer)) in done:
+            continue
+        params = variant(spec, args.profile, args.dealer)
+        tree = build_tree(params)
+        print(f"{spec}: {tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets",
+              flush=True)
+        res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit)
+        print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
+              f"{res.status}, {res.iterations} iterations, plans {res.plans}, "
+              f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)", flush=True)
+        row = {"profile": args.profile, "variant": spec, "dealer": args.dealer,
+               "game": game_string(params), "flat_nodes": tree.num_nodes,
+               "flat_infosets": tree.num_infosets,
+               "terminals": int((tree.kind == KIND_TERMINAL).sum()),
+               "value": fmt(res.value, 9), "value_team1": fmt(-res.value, 9),
+               "lower": fmt(res.lower, 9), "upper": fmt(res.upper, 9),
+               "gap": f"{max(res.gap, 0.0):.2e}", "status": res.status,
+               "iterations": res.iterations, "plans0": res.plans[0], "plans1": res.plans[1],
+               "support0": int((res.weights[0] > 1e-9).sum()),
+               "support1": int((res.weights[1] > 1e-9).sum()),
+               "seconds": f"{res.seconds:.1f}", "oracle_seconds": f"{res.oracle_seconds:.1f}",
+               "cfr_iterations": args.cfr_iterations, "rules_version": RULES_VERSION}
+        if args.cfr_iterations:
+            g0, g1, secs = cfr_guarantees(tree, args.cfr_iterations, args.cfr_time_limit)
+            row.update(cfr_guarantee0=fmt(g0, 9), cfr_guarantee1=fmt(g1, 9),
+                       correlation0=fmt(res.value - g0, 6),
+                       correlation1=fmt(-res.value - g1, 6), cfr_seconds=f"{secs:.1f}")
+            print(f"  DCFR guarantees {g0:+.6f} / {g1:+.6f} (team 0 / team 1), "
+                  f"{secs:.1f} s", flush=True)
+        rows.append(row)
+        write_csv(path, rows)
+    n = sum(float(r["gap"]) <= 1e-3 for r in rows)
+    print(f"{n} of {len(rows)} variants with gap <= 1e-3 -> {path}")
+    return 0 if np.isfinite(n) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
