@@ -8,13 +8,19 @@ pure plans, the exact team best response as oracle) until the gap is at most ``-
 or ``--time-limit`` seconds have passed. Values are points per deal for team 0 (seats
 0 and 2); team 1's is the negation.
 
-The value of correlation: a DCFR policy of the four seats (``--cfr-iterations`` of
-:class:`vitou_ai.solvers.flat.cfr.TabularCFR`, ``dcfr``), each team's part evaluated
-by the other team's exact team best response
+The value of correlation (TMECor value minus the team-maxmin value without a shared
+signal, TME) is bounded above by what uncorrelated play is shown to guarantee, each
+guarantee measured against the other team's exact team best response
 (:func:`vitou_ai.solvers.flat.team_maxmin.team_maxmin_best_response`, HiGHS's proven
-bound): what each team *guarantees* with its seats playing the four-player solver's
-policy, against what the TMECor value guarantees (``correlation0``: TMECor value minus
-DCFR guarantee of team 0, ``correlation1`` the same for team 1).
+bound):
+
+- ``cfr_guarantee0/1``: a DCFR policy of the four seats (``--cfr-iterations`` of
+  :class:`vitou_ai.solvers.flat.cfr.TabularCFR`, ``dcfr``), each team's part: what a
+  team guarantees playing the four-player solver's policy (the "Nash-like" baseline);
+- ``pure_guarantee0/1``: the best single joint pure plan among the TMECor mixture's
+  support (a pure plan needs no shared signal);
+- ``correlation0/1``: the TMECor value (each team's points) minus the larger of the two,
+  an upper bound on the value of correlation (0: correlation is worth nothing there).
 
 ``OUT/tmecor.csv`` keeps rows already there and skips their variants; it is rewritten
 atomically after every variant. ``game`` is the variant's OpenSpiel string
@@ -43,7 +49,7 @@ from vitou_ai.openspiel.game import game_string  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.flat.team_maxmin import team_maxmin_best_response  # noqa: E402
-from vitou_ai.solvers.flat.tmecor import solve_tmecor  # noqa: E402
+from vitou_ai.solvers.flat.tmecor import plan_policy, solve_tmecor  # noqa: E402
 from vitou_ai.solvers.flat.tree import KIND_TERMINAL, build_tree  # noqa: E402
 
 DEFAULT_VARIANTS = ["2,3,1", "2,4,1", "3,2,1", "3,3,1", "3,4,1", "4,2,1", "4,3,1", "4,4,1",
@@ -52,7 +58,8 @@ COLUMNS = ["profile", "variant", "dealer", "game", "flat_nodes", "flat_infosets"
            "terminals", "value", "value_team1", "lower", "upper", "gap", "status",
            "iterations", "plans0", "plans1", "support0", "support1", "seconds",
            "oracle_seconds", "cfr_iterations", "cfr_guarantee0", "cfr_guarantee1",
-           "correlation0", "correlation1", "cfr_seconds", "rules_version"]
+           "pure_guarantee0", "pure_guarantee1", "correlation0", "correlation1",
+           "baseline_seconds", "rules_version"]
 
 
 def fmt(x: float, digits: int) -> str:
@@ -88,16 +95,32 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     write_atomic(path, buf.getvalue().encode())
 
 
-def cfr_guarantees(tree, iterations: int, time_limit: float) -> tuple[float, float, float]:
-    """Each team's guaranteed value (its own points) with the DCFR average policy:
+def guarantee(tree, policy: np.ndarray, team: int, time_limit: float) -> float:
+    """Team ``team``'s guaranteed value (its own points) with its part of ``policy``:
     minus the other team's exact team best response (HiGHS's proven bound)."""
-    start = time.perf_counter()
+    return -team_maxmin_best_response(tree, policy, 1 - team, time_limit=time_limit).bound
+
+
+def cfr_guarantees(tree, iterations: int, time_limit: float) -> tuple[float, float]:
+    """Each team's guarantee with the DCFR average policy of the four seats."""
     solver = TabularCFR(tree, variant="dcfr")
     solver.iterate(iterations)
     pol = solver.average_policy()
-    g0 = -team_maxmin_best_response(tree, pol, 1, time_limit=time_limit).bound
-    g1 = -team_maxmin_best_response(tree, pol, 0, time_limit=time_limit).bound
-    return g0, g1, time.perf_counter() - start
+    return guarantee(tree, pol, 0, time_limit), guarantee(tree, pol, 1, time_limit)
+
+
+def pure_guarantees(tree, res, time_limit: float) -> tuple[float, float]:
+    """Each team's best guarantee with one joint pure plan of its TMECor support."""
+    out = []
+    for team in (0, 1):
+        plans, w = res.team_plans[team], res.weights[team]
+        other = res.team_plans[1 - team][0]
+        best = -np.inf
+        for plan in plans[w > 1e-9]:
+            pol = plan_policy(tree, plan, other) if team == 0 else plan_policy(tree, other, plan)
+            best = max(best, guarantee(tree, pol, team, time_limit))
+        out.append(best)
+    return out[0], out[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,13 +175,19 @@ def main(argv: list[str] | None = None) -> int:
                "support1": int((res.weights[1] > 1e-9).sum()),
                "seconds": f"{res.seconds:.1f}", "oracle_seconds": f"{res.oracle_seconds:.1f}",
                "cfr_iterations": args.cfr_iterations, "rules_version": RULES_VERSION}
+        start = time.perf_counter()
+        g0, g1 = (cfr_guarantees(tree, args.cfr_iterations, args.cfr_time_limit)
+                  if args.cfr_iterations else (-np.inf, -np.inf))
+        q0, q1 = pure_guarantees(tree, res, args.cfr_time_limit)
+        secs = time.perf_counter() - start
+        row.update(pure_guarantee0=fmt(q0, 9), pure_guarantee1=fmt(q1, 9),
+                   correlation0=fmt(res.value - max(g0, q0), 6),
+                   correlation1=fmt(-res.value - max(g1, q1), 6),
+                   baseline_seconds=f"{secs:.1f}")
         if args.cfr_iterations:
-            g0, g1, secs = cfr_guarantees(tree, args.cfr_iterations, args.cfr_time_limit)
-            row.update(cfr_guarantee0=fmt(g0, 9), cfr_guarantee1=fmt(g1, 9),
-                       correlation0=fmt(res.value - g0, 6),
-                       correlation1=fmt(-res.value - g1, 6), cfr_seconds=f"{secs:.1f}")
-            print(f"  DCFR guarantees {g0:+.6f} / {g1:+.6f} (team 0 / team 1), "
-                  f"{secs:.1f} s", flush=True)
+            row.update(cfr_guarantee0=fmt(g0, 9), cfr_guarantee1=fmt(g1, 9))
+        print(f"  guarantees, team 0 / team 1: DCFR {g0:+.6f} / {g1:+.6f}, one plan of the "
+              f"support {q0:+.6f} / {q1:+.6f}; {secs:.1f} s", flush=True)
         rows.append(row)
         write_csv(path, rows)
     n = sum(float(r["gap"]) <= 1e-3 for r in rows)
