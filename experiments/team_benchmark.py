@@ -27,6 +27,8 @@ Every guarantee is also a bound on the TMECor value (team 0's a lower one, team 
 upper one), so ``bracket_lower`` / ``bracket_upper`` are the tightest of them with the
 solver's own ``lower`` / ``upper``: what the run proves where the gap did not close.
 
+``OUT/tmecor.png`` plots, per variant, the bracket on team 0's value and what each
+baseline guarantees (from the CSV alone: rerunning redraws it without solving).
 ``OUT/tmecor.csv`` keeps rows already there and skips their variants; it is rewritten
 atomically after every variant. ``game`` is the variant's OpenSpiel string
 (``pyspiel.load_game`` after ``import vitou_ai.openspiel``).
@@ -145,6 +147,41 @@ def pure_guarantees(tree, res, time_limit: float) -> tuple[float, float]:
     return out[0], out[1]
 
 
+def plot(path: Path, rows: list[dict]) -> None:
+    """The figure ``tmecor.png`` (module docstring), written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [derive(r) for r in rows]
+    x = np.arange(len(rows))
+    lo = np.array([float(r["bracket_lower"]) for r in rows])
+    hi = np.array([float(r["bracket_upper"]) for r in rows])
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.vlines(x, lo, hi, color="black", lw=3, label="TMECor value: certified bracket")
+    solved = [i for i, r in enumerate(rows) if float(r["gap"]) <= SOLVED_GAP]
+    ax.plot(x[solved], [float(rows[i]["value"]) for i in solved], "k_", ms=12)
+    ax.plot(x, [float(r["cfr_guarantee0"]) for r in rows], "v", color="tab:blue",
+            label="team 0 guarantees with DCFR's policy")
+    ax.plot(x, [-float(r["cfr_guarantee1"]) for r in rows], "^", color="tab:red",
+            label="team 1 holds team 0 to, with DCFR's policy")
+    ax.plot(x, [float(r["pure_guarantee0"]) for r in rows], "1", color="tab:blue", ms=10,
+            label="team 0's best single plan of its support guarantees")
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xticks(x, [r["variant"] for r in rows], rotation=45, fontsize=8)
+    ax.set_xlabel("variant (ranks, copies, hand size), vitou, dealer 0, 0:0")
+    ax.set_ylabel("team 0's points per deal")
+    ys = np.concatenate([lo, hi, [-float(r["cfr_guarantee1"]) for r in rows],
+                         [float(r["pure_guarantee0"]) for r in rows]])
+    ax.set_ylim(max(ys.min(), -2.0) - 0.05, min(ys.max(), 2.0) + 0.05)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    img = io.BytesIO()
+    fig.savefig(img, format="png", dpi=100)
+    write_atomic(path, img.getvalue())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -211,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         write_csv(path, rows)
     write_csv(path, rows)  # rows of an earlier run get the derived columns again
+    if rows:
+        plot(out / "tmecor.png", rows)
     n = sum(float(r["gap"]) <= SOLVED_GAP for r in rows)
     print(f"{n} of {len(rows)} variants with gap <= {SOLVED_GAP:g} -> {path}")
     return 0
