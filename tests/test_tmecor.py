@@ -77,10 +77,11 @@ def brute():
     return out
 
 
+@pytest.mark.parametrize("local_search", [True, False], ids=["search", "plain"])
 @pytest.mark.parametrize("variant", TINY, ids=lambda v: f"{v[0]}-{v[1]}{v[2]}{v[3]}-{v[4][0]}")
-def test_the_value_is_the_matrix_game_over_every_joint_plan(brute, variant):
+def test_the_value_is_the_matrix_game_over_every_joint_plan(brute, variant, local_search):
     tree, value = brute[variant]
-    res = solve_tmecor(tree, gap=1e-10)
+    res = solve_tmecor(tree, gap=1e-10, local_search=local_search)
     assert res.status in ("gap", "no new plan")
     assert res.value == pytest.approx(value, abs=1e-7)
     assert res.lower - 1e-9 <= value <= res.upper + 1e-9
@@ -90,12 +91,15 @@ def test_the_value_is_the_matrix_game_over_every_joint_plan(brute, variant):
         assert w.shape == (len(plans),) and w.sum() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("local_search", [True, False], ids=["search", "plain"])
 @pytest.mark.parametrize("variant", TINY[1:3], ids=lambda v: v[0])
-def test_the_bounds_bracket_the_value_at_every_iteration(brute, variant):
+def test_the_bounds_bracket_the_value_at_every_iteration(brute, variant, local_search):
     tree, value = brute[variant]
-    res = solve_tmecor(tree, gap=1e-10)
+    res = solve_tmecor(tree, gap=1e-10, local_search=local_search)
     assert res.iterations > 1
+    assert any(h.certified for h in res.history)
     for h in res.history:
+        assert h.certified or (h.lower == -np.inf and h.upper == np.inf)
         assert h.lower - 1e-9 <= value <= h.upper + 1e-9
         assert h.lower - 1e-9 <= h.value <= h.upper + 1e-9
         assert h.best_lower >= h.lower - 1e-12 and h.best_upper <= h.upper + 1e-12
@@ -107,6 +111,8 @@ def test_a_mixed_equilibrium_closes_its_bracket():
     tree = tree_of("vitou", 3, 3, 1, (0, 0))
     res = solve_tmecor(tree, gap=1e-9)
     assert res.status == "gap" and res.gap <= 1e-9
+    plain = solve_tmecor(tree, gap=1e-9, local_search=False)
+    assert plain.value == pytest.approx(res.value, abs=1e-9)
     assert max(int((w > 1e-9).sum()) for w in res.weights) > 1
     for h in res.history:
         assert h.lower - 1e-9 <= res.value <= h.upper + 1e-9

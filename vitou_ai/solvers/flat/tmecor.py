@@ -27,6 +27,17 @@ ICML 2003), the column generation of Farina et al. 2018 run for both teams:
 4. the oracles' plans join the master; stop when ``upper - lower <= gap``, when neither
    oracle finds a new plan, or at the time or iteration limit.
 
+With ``local_search`` (the default) each iteration first tries the partners' alternating
+best responses to the other team's mixture (exact single-seat best responses, the
+mixture's reach folded into the terminal values), started from the team's best plan in
+the master: a plan that beats the master value by more than half the target gap joins
+the master without an integer program, and that iteration certifies no bound
+(:attr:`TmecorIteration.certified` false). The integer programs run only when the
+local search finds nothing, so they certify the end. This departs from plain double
+oracle as the column generation of Farina, Celli, Gatti & Sandholm (ICML 2021) does,
+where a cheap heuristic best response generates columns and the exact oracle proves
+optimality.
+
 Plans are identified by the terminals they reach (plans differing only where they are
 never reached are one plan of the reduced normal form). The value is in points per
 deal for team 0 (seats 0 and 2); team 1's is its negation (zero-sum between teams).
@@ -41,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..._numba import jit
+from . import kernels as CK
 from .team_maxmin import TeamMaxminError, team_best_response_to_reach, team_reach
 from .tree import KIND_CHANCE, KIND_TERMINAL, MAX_INFOSET_ACTIONS, GameTree
 
@@ -62,6 +74,8 @@ class TmecorIteration:
         best_upper: the smallest ``upper`` so far.
         plans: plans in the master at this iteration, ``(team 0, team 1)``.
         seconds: time since the start.
+        certified: the integer programs ran (else ``lower`` is ``-inf`` and ``upper``
+            ``inf``: the local search's plans joined the master).
     """
 
     iteration: int
@@ -72,6 +86,7 @@ class TmecorIteration:
     best_upper: float
     plans: tuple[int, int]
     seconds: float
+    certified: bool = True
 
 
 @dataclass(frozen=True)
@@ -87,8 +102,9 @@ class TmecorResult:
             mixture).
         iterations: master LPs solved.
         plans: joint pure plans found, ``(team 0, team 1)``.
-        seconds: wall time, of which ``oracle_seconds`` in the integer programs and
-            ``master_seconds`` in the master LPs and payoff entries.
+        seconds: wall time, of which ``oracle_seconds`` in the integer programs,
+            ``search_seconds`` in the local search and ``master_seconds`` in the master
+            LPs and payoff entries.
         status: why it stopped: ``"gap"`` (``upper - lower <= gap``), ``"no new plan"``
             (both oracles returned plans already in the master: optimal up to the solvers'
             tolerances), ``"time limit"`` or ``"iteration limit"``.
@@ -96,7 +112,9 @@ class TmecorResult:
         team_plans: ``(int8[k0, num_infosets], int8[k1, num_infosets])``: each plan's
             action slot at its team's information sets, -1 at the other team's.
         weights: ``(float64[k0], float64[k1])``: team 0's mixture that certifies
-            ``lower`` and team 1's that certifies ``upper`` (each sums to 1).
+            ``lower`` and team 1's that certifies ``upper`` (each sums to 1; the last
+            master's when no iteration was certified, ``lower`` and ``upper`` then
+            infinite).
         history: one :class:`TmecorIteration` per iteration.
     """
 
@@ -108,6 +126,7 @@ class TmecorResult:
     seconds: float
     oracle_seconds: float
     master_seconds: float
+    search_seconds: float
     status: str
     target_gap: float
     team_plans: tuple[np.ndarray, np.ndarray] = field(repr=False)
@@ -233,6 +252,46 @@ class _Master:
         return out
 
 
+class _LocalSearch:
+    """Alternating best responses of a team's two seats to the other team's reach
+    (module docstring), on :func:`kernels.best_response` with the other team's rows set
+    to 1 (their reach is in the terminal values instead)."""
+
+    def __init__(self, tree: GameTree):
+        self.tree = tree
+        n = tree.num_nodes
+        self.reach_p, self.reach_o, self.value = np.empty(n), np.empty(n), np.empty(n)
+        self.br = np.empty(tree.num_infosets, np.int64)
+        self.q = np.zeros((tree.num_infosets, MAX_INFOSET_ACTIONS))
+
+    def run(self, team: int, opp_reach: np.ndarray, start: np.ndarray,
+            max_rounds: int = 20) -> tuple[float, np.ndarray]:
+        """``(value, plan)``: the team's value (its own points) against ``opp_reach``
+        and its plan (``int8[num_infosets]``) after the alternation from ``start``."""
+        t = self.tree
+        util = t.util * opp_reach
+        pol = np.ones((t.num_infosets, MAX_INFOSET_ACTIONS))
+        mine = np.nonzero(t.is_player % 2 == team)[0]
+        pol[mine] = 0.0
+        pol[mine, start[mine]] = 1.0
+        value = -np.inf
+        for r in range(max_rounds):
+            seat = team + 2 * (r % 2)
+            v = CK.best_response(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, util,
+                                 4, t.is_player, t.is_nact, t.is_depth, pol, seat,
+                                 self.reach_p, self.reach_o, self.value, self.br, self.q)
+            rows = np.nonzero(t.is_player == seat)[0]
+            pol[rows] = 0.0
+            pol[rows, self.br[rows]] = 1.0
+            if r >= 1 and v <= value + 1e-12:
+                value = max(value, v)
+                break
+            value = max(value, float(v))
+        plan = np.full(t.num_infosets, -1, np.int8)
+        plan[mine] = np.argmax(pol[mine], axis=1)
+        return float(value), plan
+
+
 def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """The value and optimal mixtures of the zero-sum matrix game ``M`` (``float64[k0,
     k1]``, the row player's payoff, maximised), by two LPs with HiGHS.
@@ -268,7 +327,8 @@ def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = None,
                  max_iterations: int = 10_000,
-                 warm_start: Sequence[np.ndarray] = ()) -> TmecorResult:
+                 warm_start: Sequence[np.ndarray] = (),
+                 local_search: bool = True) -> TmecorResult:
     """The TMECor value of a four-player team game, with a certified bracket, by double
     oracle over the teams' joint pure plans (module docstring).
 
@@ -281,6 +341,8 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         warm_start: policies ``float64[num_infosets, 5]`` whose rows, made pure
             (:func:`pure_plan`), seed both teams' plans (e.g. a CFR average policy);
             empty: each team's first legal action everywhere.
+        local_search: try the partners' alternating best responses before the integer
+            programs (module docstring); ``False``: plain double oracle.
 
     Returns:
         :class:`TmecorResult`, team 0's points per deal.
@@ -289,7 +351,8 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         TmecorError: not a four-player team game (:func:`check_team_game`), no perfect
             recall, ``gap`` negative or not finite, ``time_limit`` not positive,
             ``max_iterations`` below 1, a warm-start policy of another shape.
-        RuntimeError: an LP or integer program failed outright.
+        RuntimeError: an LP or integer program failed outright, or the time limit passed
+            before the first iteration's best responses found a plan.
 
     Examples:
         >>> from vitou_ai import VitouParams
@@ -323,7 +386,8 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
     best_lower, best_upper = -np.inf, np.inf
     wx = wy = None
     history: list[TmecorIteration] = []
-    oracle_s = master_s = 0.0
+    oracle_s = master_s = search_s = 0.0
+    search = _LocalSearch(tree)
     status = "iteration limit"
     value = np.nan
     for it in range(1, max_iterations + 1):
@@ -331,11 +395,39 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         value, x, y = solve_matrix_game(master.M)
         t1 = time.perf_counter()
         master_s += t1 - t0
-        left = None if time_limit is None else max(time_limit - (t1 - start), 1e-3)
-        br0 = team_best_response_to_reach(tree, master.mixture_reach(1, y), 0, left)
-        left = None if time_limit is None else max(time_limit - (time.perf_counter() - start),
-                                                   1e-3)
-        br1 = team_best_response_to_reach(tree, master.mixture_reach(0, x), 1, left)
+        if local_search:
+            found = False
+            own = (master.M @ y, -(x @ master.M))  # each plan's value, its team's points
+            reach = (master.mixture_reach(1, y), master.mixture_reach(0, x))
+            starts = [np.maximum(master.plans[t][int(np.argmax(own[t]))], 0) for t in (0, 1)]
+            for team in (0, 1):
+                v, plan = search.run(team, reach[team], starts[team])
+                if v > (value if team == 0 else -value) + max(gap / 2, 1e-9):
+                    found = master.add(team, plan) or found
+            t2 = time.perf_counter()
+            search_s += t2 - t1
+            if found:
+                history.append(TmecorIteration(it, value, -np.inf, np.inf, best_lower,
+                                               best_upper, (len(master.plans[0]),
+                                                            len(master.plans[1])),
+                                               t2 - start, certified=False))
+                if time_limit is not None and t2 - start >= time_limit:
+                    status = "time limit"
+                    break
+                continue
+            t1 = t2
+        try:
+            left = None if time_limit is None else max(time_limit - (t1 - start), 1e-3)
+            br0 = team_best_response_to_reach(tree, master.mixture_reach(1, y), 0, left)
+            left = None if time_limit is None else max(
+                time_limit - (time.perf_counter() - start), 1e-3)
+            br1 = team_best_response_to_reach(tree, master.mixture_reach(0, x), 1, left)
+        except RuntimeError:  # HiGHS found no plan before the time limit
+            oracle_s += time.perf_counter() - t1
+            if history and time_limit is not None:
+                status = "time limit"
+                break
+            raise
         t2 = time.perf_counter()
         oracle_s += t2 - t1
         upper, lower = br0.bound, -br1.bound
@@ -358,13 +450,16 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         if time_limit is not None and time.perf_counter() - start >= time_limit:
             status = "time limit"
             break
+    if wx is None:  # no iteration certified: the last master mixtures, bounds infinite
+        wx, wy = x, y
     k0, k1 = len(master.plans[0]), len(master.plans[1])
     w0 = np.zeros(k0)
     w0[:len(wx)] = wx
     w1 = np.zeros(k1)
     w1[:len(wy)] = wy
     return TmecorResult(float(value), float(best_lower), float(best_upper), len(history),
-                        (k0, k1), time.perf_counter() - start, oracle_s, master_s, status,
+                        (k0, k1), time.perf_counter() - start, oracle_s, master_s, search_s,
+                        status,
                         float(gap), (np.array(master.plans[0]), np.array(master.plans[1])),
                         (w0, w1), tuple(history))
 
