@@ -201,3 +201,16 @@ def test_bad_input_is_refused_in_one_line(brute):
                          (np.full(tree.num_nodes, 2.0), "outside \\[0, 1\\]")]:
         with pytest.raises(TeamMaxminError, match=words):
             team_best_response_to_reach(tree, reach, 0)
+
+
+def test_the_master_lp_s_mixtures_are_optimal():
+    """Both mixtures of random matrix games (the column player's from the LP's duals)
+    guarantee the value: min_j (x M)_j = v = max_i (M y)_i."""
+    from vitou_ai.solvers.flat.tmecor import solve_matrix_game
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        M = rng.normal(size=(rng.integers(1, 9), rng.integers(1, 9)))
+        v, x, y = solve_matrix_game(M)
+        assert (x @ M).min() == pytest.approx(v, abs=1e-9)
+        assert (M @ y).max() == pytest.approx(v, abs=1e-9)

@@ -294,7 +294,9 @@ class _LocalSearch:
 
 def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """The value and optimal mixtures of the zero-sum matrix game ``M`` (``float64[k0,
-    k1]``, the row player's payoff, maximised), by two LPs with HiGHS.
+    k1]``, the row player's payoff, maximised), by one LP with HiGHS: the row player's
+    ``max v  s.t.  v <= (x M)_j, sum x = 1``; the column player's mixture is its dual
+    (the LP duality of zero-sum games, von Neumann's minimax theorem).
 
     Returns:
         ``(value, x, y)``: ``float64[k0]``, ``float64[k1]``, each summing to 1.
@@ -305,7 +307,6 @@ def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     from scipy.optimize import linprog
 
     k0, k1 = M.shape
-    # row player: max v  s.t.  v - M[:, j] x <= 0, sum x = 1
     c = np.zeros(k0 + 1)
     c[-1] = -1.0
     res = linprog(c, A_ub=np.hstack([-M.T, np.ones((k1, 1))]), b_ub=np.zeros(k1),
@@ -314,14 +315,9 @@ def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     if res.status != 0:
         raise RuntimeError(f"the master LP failed: {res.message}")
     x = np.maximum(res.x[:k0], 0.0)
-    c = np.zeros(k1 + 1)
-    c[-1] = 1.0
-    res1 = linprog(c, A_ub=np.hstack([M, -np.ones((k0, 1))]), b_ub=np.zeros(k0),
-                   A_eq=np.concatenate([np.ones(k1), [0.0]])[None, :], b_eq=[1.0],
-                   bounds=[(0, None)] * k1 + [(None, None)], method="highs")
-    if res1.status != 0:
-        raise RuntimeError(f"the master LP failed: {res1.message}")
-    y = np.maximum(res1.x[:k1], 0.0)
+    y = np.maximum(-res.ineqlin.marginals, 0.0)
+    if not y.sum() > 0.5:
+        raise RuntimeError("the master LP's duals are not a mixture of the columns")
     return float(-res.fun), x / x.sum(), y / y.sum()
 
 
