@@ -192,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gap", type=float, default=1e-6, help="target gap, points per deal")
     p.add_argument("--time-limit", type=float, default=150.0,
                    help="seconds of TMECor per variant")
+    p.add_argument("--no-local-search", action="store_true",
+                   help="plain double oracle: integer programs every iteration")
     p.add_argument("--cfr-iterations", type=int, default=2000,
                    help="DCFR iterations of the baseline (0: no baseline)")
     p.add_argument("--cfr-time-limit", type=float, default=60.0,
@@ -218,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         tree = build_tree(params)
         print(f"{spec}: {tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets",
               flush=True)
-        res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit)
+        res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit,
+                           local_search=not args.no_local_search)
         print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
               f"{res.status}, {res.iterations} iterations, plans {res.plans}, "
               f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)", flush=True)
