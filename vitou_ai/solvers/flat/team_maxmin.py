@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._numba import jit
-from .evaluate import _check_policy, expected_returns
-from .tree import KIND_CHANCE, KIND_TERMINAL, GameTree
+from .evaluate import _check_policy, expected_returns, uniform_policy
+from .tree import KIND_CHANCE, KIND_TERMINAL, MAX_INFOSET_ACTIONS, GameTree
 
 
 class TeamMaxminError(ValueError):
@@ -174,11 +174,98 @@ def _check(tree: GameTree, policy: np.ndarray, team: int) -> None:
         raise TeamMaxminError(str(e)) from None
 
 
+def _check_reach(tree: GameTree, reach: np.ndarray, team: int) -> None:
+    _check(tree, uniform_policy(tree) if isinstance(tree, GameTree) else None, team)
+    reach = np.asarray(reach)
+    if reach.shape != (tree.num_nodes,):
+        raise TeamMaxminError(f"reach shape {reach.shape} != ({tree.num_nodes},): one reach "
+                              "probability of the other team per node of the tree")
+    if not np.all(np.isfinite(reach)) or reach.min() < -1e-12 or reach.max() > 1 + 1e-9:
+        raise TeamMaxminError("reach holds values outside [0, 1]: not a reach probability "
+                              "of the other team")
+
+
+@jit
+def _team_reach(kind, player, infoset, first, nchild, policy, team, out):
+    out[0] = 1.0
+    for i in range(kind.shape[0]):
+        f = first[i]
+        m = nchild[i]
+        if kind[i] == KIND_TERMINAL or m == 0:
+            continue
+        mine = kind[i] != KIND_CHANCE and (player[i] == team or player[i] == team + 2)
+        for c in range(m):
+            out[f + c] = out[i] * policy[infoset[i], c] if mine else out[i]
+    return out
+
+
+def team_reach(tree: GameTree, policy: np.ndarray, team: int) -> np.ndarray:
+    """Team ``team``'s reach probability of every node under ``policy``: the product of
+    the probabilities of the partners' (seats ``team``, ``team + 2``) actions on the path,
+    chance and the other team left out (the realization weight of the team's joint
+    sequence, von Stengel 1996). Linear in a mixture of the team's joint plans, so the
+    reach of a correlated mixture is the weighted sum of its plans' reaches: what
+    :func:`team_best_response_to_reach` responds to.
+
+    Args:
+        tree: a four-player flat tree.
+        policy: ``float64[tree.num_infosets, 5]`` (only the team's rows are read).
+        team: 0 (seats 0, 2) or 1 (seats 1, 3).
+
+    Returns:
+        ``float64[tree.num_nodes]`` in [0, 1]; 0/1 for a pure plan.
+
+    Raises:
+        TeamMaxminError: as :func:`team_maxmin_best_response`.
+    """
+    _check(tree, policy, team)
+    return _team_reach(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild,
+                       np.ascontiguousarray(policy, np.float64), team,
+                       np.empty(tree.num_nodes))
+
+
+@dataclass(frozen=True)
+class ReachBestResponse:
+    """Team ``team``'s best joint pure plan against the other team's reach probabilities
+    (:func:`team_best_response_to_reach`), points per deal for team ``team``.
+
+    Attributes:
+        team: 0 (seats 0 and 2) or 1 (seats 1 and 3).
+        best: the plan's value, measured exactly on the tree (the sum over terminals of
+            chance * the other team's reach * the team's return): a lower bound on the
+            exact team best response, equal to it when ``optimal``.
+        bound: HiGHS's proven upper bound (``>= best``).
+        optimal: HiGHS proved the plan optimal (to ``mip_rel_gap``).
+        status: HiGHS's message.
+        seconds: wall time (the program's set-up included).
+        size: the program's :class:`ProgramSize`.
+        plan: ``float64[num_infosets, 5]``: the team's rows the pure plan, the other
+            team's rows uniform (placeholders: the other team is given by its reach).
+    """
+
+    team: int
+    best: float
+    bound: float
+    optimal: bool
+    status: str
+    seconds: float
+    size: ProgramSize
+    plan: np.ndarray
+
+
 class _Program:
     """The integer program of one team (module docstring), built from one tree pass."""
 
-    def __init__(self, tree: GameTree, policy: np.ndarray, team: int):
-        _check(tree, policy, team)
+    def __init__(self, tree: GameTree, policy: np.ndarray, team: int,
+                 reach: np.ndarray | None = None):
+        """``reach`` (``float64[num_nodes]``, the other team's reach probability at each
+        node, read at terminals) replaces the other team's rows of ``policy``, which is
+        then ignored: the terms are ``chance * util`` times ``reach``."""
+        if reach is None:
+            _check(tree, policy, team)
+        else:
+            _check_reach(tree, reach, team)
+            policy = np.ones((tree.num_infosets, MAX_INFOSET_ACTIONS))
         self.tree, self.team = tree, team
         mine = (tree.is_player == team) | (tree.is_player == team + 2)
         nact = np.where(mine, tree.is_nact, 0).astype(np.int64)
@@ -200,6 +287,9 @@ class _Program:
             raise TeamMaxminError(f"information set {bad} is reached after two different "
                                   "sequences of its player: no perfect recall, so the "
                                   "sequence form does not apply")
+        if reach is not None:
+            coef *= reach
+        self.coef = coef  # the team's terms per node (terminals; 0 elsewhere)
         self.parent = parent
         term = np.nonzero((tree.kind == KIND_TERMINAL) & (coef != 0.0))[0]
         self.terminals = int(term.size)
@@ -351,5 +441,65 @@ def team_maxmin_best_response(tree: GameTree, policy: np.ndarray, team: int,
                             time.perf_counter() - start, prog.size, plan)
 
 
-__all__ = ["ProgramSize", "TeamMaxminError", "TeamMaxminResult", "program_size",
-           "team_maxmin_best_response"]
+def team_best_response_to_reach(tree: GameTree, reach: np.ndarray, team: int,
+                                time_limit: float | None = None,
+                                mip_rel_gap: float = 1e-9) -> ReachBestResponse:
+    """The exact best response of team ``team`` to the other team given by its reach
+    probabilities, e.g. a correlated mixture of joint plans (which no behavioural policy
+    need represent): the same integer program as :func:`team_maxmin_best_response` with
+    each terminal's coefficient ``chance(z) * reach(z) * u_team(z)``. The oracle of the
+    TMECor column generation (Farina, Celli, Gatti & Sandholm, NeurIPS 2018, section 4),
+    :mod:`vitou_ai.solvers.flat.tmecor`.
+
+    Args:
+        tree: a four-player flat tree (:func:`~vitou_ai.solvers.flat.tree.build_tree`).
+        reach: ``float64[tree.num_nodes]``, the other team's reach probability at each
+            node (:func:`team_reach`, or a convex combination of them); only terminals
+            are read.
+        team: 0 (seats 0, 2) or 1 (seats 1, 3): the team that responds.
+        time_limit: seconds for HiGHS (``None``: until proven optimal).
+        mip_rel_gap: HiGHS's relative optimality gap.
+
+    Returns:
+        :class:`ReachBestResponse`, points per deal.
+
+    Raises:
+        TeamMaxminError: a tree of another kind or player count, ``team`` not 0 or 1,
+            ``reach`` of another shape or outside [0, 1], no perfect recall.
+        RuntimeError: HiGHS found no plan within ``time_limit``.
+
+    Examples:
+        >>> from vitou_ai import VitouParams
+        >>> from vitou_ai.solvers.flat.tree import build_tree
+        >>> from vitou_ai.solvers.flat.evaluate import uniform_policy
+        >>> tree = build_tree(VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1,
+        ...                               dealer=0))
+        >>> pol = uniform_policy(tree)
+        >>> r = team_best_response_to_reach(tree, team_reach(tree, pol, 0), team=1)
+        >>> abs(r.best - team_maxmin_best_response(tree, pol, team=1).best) < 1e-9
+        True
+    """
+    start = time.perf_counter()
+    prog = _Program(tree, None, team, reach=np.ascontiguousarray(reach, np.float64))
+    if prog.num_seq == 0:  # the team never decides: its one plan is the empty one
+        value = float(prog.coef.sum())
+        return ReachBestResponse(team, value, value, True, "no decision of the team",
+                                 time.perf_counter() - start, prog.size, uniform_policy(tree))
+    res = prog.solve(time_limit, mip_rel_gap)
+    if res.x is None:
+        raise RuntimeError(f"HiGHS found no joint plan for team {team} "
+                           f"(status {res.status}: {res.message})")
+    plan = prog.plan(uniform_policy(tree), res.x)
+    best = float(prog.coef @ _team_reach(tree.kind, tree.player, tree.infoset, tree.first,
+                                         tree.nchild, plan, team, np.empty(tree.num_nodes)))
+    dual = getattr(res, "mip_dual_bound", None)
+    bound = prog.constant - float(dual) if dual is not None and np.isfinite(dual) else np.inf
+    optimal = res.status == 0
+    bound = max(bound, best)
+    return ReachBestResponse(team, best, bound, optimal, str(res.message),
+                             time.perf_counter() - start, prog.size, plan)
+
+
+__all__ = ["ProgramSize", "ReachBestResponse", "TeamMaxminError", "TeamMaxminResult",
+           "program_size", "team_best_response_to_reach", "team_maxmin_best_response",
+           "team_reach"]
