@@ -653,6 +653,25 @@ class PositionEvaluator:
             out += w * float(ps.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR_FIXED, fx, e, policy)[0])
         return out
 
+    def best_response_policy(self, policy: np.ndarray, position: int) -> np.ndarray:
+        """``policy`` with ``position``'s entries replaced by a pure best response to the
+        other position's (``float64[num_entries]``; the first best action of each set)."""
+        policy = check_entry_array(self.tree, policy)
+        feats = node_features(self.tree)
+        enode, _ = entry_nodes(self.tree)
+        ok = enode >= 0
+        node_dealer = np.where(ok, feats.dealer[np.maximum(enode, 0)], -9)
+        node_pos = np.where(ok, feats.position[np.maximum(enode, 0)], -9)
+        out = policy.copy()
+        e = np.zeros(0)
+        for _, d, ps in self.parts:
+            seat = (d + 1 + position) % 2
+            buf = np.zeros(self.tree.num_entries)
+            ps.run(seat, PK.POLICY_GIVEN, PK.UPDATE_BR_POLICY, buf, e, policy)
+            sel = (node_pos == position) & ((node_dealer == d) if d >= 0 else ok)
+            out[sel] = buf[sel]
+        return out
+
     def exploitability(self, policy: np.ndarray, fixed: np.ndarray | None = None) -> float:
         """Half the NashConv by positions (points per deal); with ``fixed``, in the game
         where those entries are held (each side's best response restricted to its free
