@@ -46,7 +46,13 @@ import pandas as pd
 from .._numba import jit
 from ..rules import layout as L
 from ..solvers.public.lock import POSITIONS, node_features
-from ..solvers.public.tree import KIND_DEAL, KIND_DECISION, KIND_TERMINAL, PublicTree, check_entry_array
+from ..solvers.public.tree import (
+    KIND_DEAL,
+    KIND_DECISION,
+    KIND_TERMINAL,
+    PublicTree,
+    check_entry_array,
+)
 
 #: most ``terminals x hands^2`` the report takes (about a minute of the backward pass)
 MAX_WORK = 5e10
@@ -199,9 +205,9 @@ def strategy_report(tree: PublicTree, policy: np.ndarray) -> StrategyReport:
         ValueError: a four-player tree; a policy of another tree; a tree above
             :data:`MAX_WORK`.
     """
-    if tree.num_players != 2:
-        raise ValueError("the aggregate report is for two-player public trees (four players: "
-                         "vitou_ai.eval.sampled_analysis)")
+    from ..capabilities import require
+
+    require("node_locking", tree.params)
     policy = check_entry_array(tree, policy)
     H = tree.num_hands
     nterm = int((tree.kind == KIND_TERMINAL).sum())
