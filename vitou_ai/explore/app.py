@@ -16,7 +16,7 @@ Routes (all ``GET``):
   ``filter``: the grids in view (400, one line, for a sort or filter the view has no
   numbers for: ``filter=bluffs`` for four players, ``sort=value`` without values);
 - ``POST /api/lock`` with a JSON body ``{"path": "ID,ID,...", "mix": {action: p},
-  "hands": [labels] (optional)}``: lock that node and start the re-solve
+  "hands": [labels], "player": seat (both optional)}``: lock that node and start the re-solve
   (:class:`vitou_ai.explore.locking.LockSession`; 4xx with ``{"error": ...}``, one line,
   for a request it refuses, nothing written); ``/api/lock/status``: its progress and,
   when done, its result; ``/api/locks``: the run's saved locks and their results.
@@ -216,8 +216,12 @@ def make_app(strategies: list[Strategy], lock_iterations: int | None = None,
             return JSONResponse({"error": "the body is a JSON object"}, status_code=400)
         def start():
             with lock:
+                player = body.get("player")
+                if player is not None and (isinstance(player, bool)
+                                           or not isinstance(player, int)):
+                    raise LockRequestError("player is a seat number")
                 return locks.start(parse_path(str(body.get("path") or "")), body.get("mix"),
-                                   body.get("hands"))
+                                   body.get("hands"), player)
 
         try:
             out = await run_in_threadpool(start)

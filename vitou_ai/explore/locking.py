@@ -5,7 +5,8 @@ node").
 A request names a decision node (its ``path`` of action ids, as ``/api/view`` takes it),
 a ``mix`` (action label as the node's children write it without the seat, e.g.
 ``raise``, ``play T`` → probability, summing to 1) and optionally ``hands`` (hand labels,
-``"T"``, ``"K Q"``; all hands by default). :meth:`LockSession.start` writes it as a lock
+``"T"``, ``"K Q"``; all hands by default) and optionally ``player`` (the seat the page
+believes acts there: refused when another seat does). :meth:`LockSession.start` writes it as a lock
 file (one ``[[lock]]`` rule with the node's public ``history``: the format of
 :mod:`vitou_ai.solvers.public.lock`), checks it with the lock library (refusals are
 :class:`LockRequestError`, HTTP 400, before anything is written or started) and runs
@@ -102,7 +103,8 @@ class LockSession:
             return "node locking from the page needs a run folder (run.json + policy.npz)"
         return None
 
-    def lock_text(self, path: tuple[int, ...], mix: dict, hands: list | None = None) -> str:
+    def lock_text(self, path: tuple[int, ...], mix: dict, hands: list | None = None,
+                  player: int | None = None) -> str:
         """The lock file of a request (module docstring), checked against the node.
 
         Raises:
@@ -117,6 +119,9 @@ class LockSession:
         if node.kind != KIND_DECISION:
             raise LockRequestError("only a decision node can be locked (this is "
                                    f"{'the root' if not node.labels else node.labels[-1]})")
+        if player is not None and player != node.player:
+            raise LockRequestError(f"this node is seat {node.player}'s decision, not seat "
+                                   f"{player}'s: a lock fixes the acting player's mix")
         acts = [c.label.split(" ", 1)[1] for c in s.children(node)]
         if not isinstance(mix, dict) or not mix:
             raise LockRequestError("mix is an object of action: probability")
@@ -154,7 +159,8 @@ class LockSession:
 
     # ---- the re-solve ------------------------------------------------------------------
 
-    def start(self, path: tuple[int, ...], mix: dict, hands: list | None = None) -> dict:
+    def start(self, path: tuple[int, ...], mix: dict, hands: list | None = None,
+              player: int | None = None) -> dict:
         """Check the request and start the re-solve in the background.
 
         Returns:
@@ -169,7 +175,7 @@ class LockSession:
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 raise LockRequestError("a re-solve is already running; wait for it", 409)
-            text = self.lock_text(path, mix, hands)
+            text = self.lock_text(path, mix, hands, player)
             lock = self._resolve(text)
             self._status = {"state": "running", "iterations": 0, "target": self.iterations,
                             "exploitability": None, "path": list(path)}
