@@ -108,10 +108,10 @@ def make_app(strategies: list[Strategy], lock_iterations: int | None = None,
     """
     require_web()
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.responses import HTMLResponse, JSONResponse, Response
-    from starlette.concurrency import run_in_threadpool
     from starlette.routing import Route
 
     if not 1 <= len(strategies) <= 2:
