@@ -210,7 +210,7 @@ def test_lock_a_node_re_solve_and_see_the_new_mix(served, page):
     page.wait_for_selector("#lockresult table.lockcmp", timeout=120_000)
     assert page.inner_text("#lockerror") == ""
     assert page.inner_text("#lockprogress").startswith("done: ")
-    rows = page.eval_on_selector_all("#lockresult table.lockcmp tr", "els => els.slice(1)"
+    rows = page.eval_on_selector_all("#lockresult table.lockcmp tr:not(.lockfreq)", "els => els.slice(1)"
                                      ".map(e => [...e.children].map(c => c.textContent))")
     k = len(strategy.children(strategy.node(strategy.parse_history(
         "dealer 1, p0 pass, p1 pass"))))

@@ -92,6 +92,10 @@ def test_lock_resolve_result_is_the_library_s(locked):
         next(r["probs"] for r in old["rows"] if r["label"] == hand))
     assert rows[hand]["value_new"] != pytest.approx(rows[hand]["value_old"])
     assert not np.allclose([x or 0.0 for x in rows[hand]["old"]], new)
+    node = st["result"]["node"]
+    assert node["frequency_old"] == pytest.approx(s.aggregate(s.node(s.parse_history(HISTORY))))
+    assert sum(node["frequency_new"]) == pytest.approx(1.0)
+    assert not np.allclose(node["frequency_old"], node["frequency_new"])
 
 
 def test_saved_lock_is_shown_by_a_reopened_explorer(locked):

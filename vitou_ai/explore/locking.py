@@ -20,12 +20,13 @@ When done, the session writes ``RUN/locks/NNN/`` (each file atomically; the run'
 ``run.json`` (the game, so ``vitou-ai explore RUN/locks/NNN`` opens it) and
 ``result.json``: the lock library's :func:`~vitou_ai.solvers.public.lock.exploit_report`
 (``report``), and at the locked node the old and new mix and value per hand of the
-actor (``node``). :meth:`LockSession.saved` reads them back for a re-opened explorer.
+actor and the actor's old and new action frequencies over its hands (``node``). :meth:`LockSession.saved` reads them back for a re-opened explorer.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -212,9 +213,14 @@ class LockSession:
         with self.guard:
             node = self.strategy.node(path)
             old = self.strategy.hand_grid(node)
-        new = resolved.hand_grid(resolved.node(path))
+            agg_old = self.strategy.aggregate(node)
+        rnode = resolved.node(path)
+        new = resolved.hand_grid(rnode)
+        agg_new = resolved.aggregate(rnode)
         return {"history": ", ".join(node.labels),
                 "actions": old["actions"],
+                "frequency_old": [float(x) for x in agg_old],
+                "frequency_new": [float(x) for x in agg_new],
                 "rows": [{"hand": a["label"], "in_range": a["in_range"],
                           "old": a["probs"], "new": b["probs"],
                           "value_old": a["value"], "value_new": b["value"]}
@@ -229,6 +235,8 @@ class LockSession:
         n = 1 + max([int(p.name) for p in base.iterdir() if p.name.isdigit()], default=0)
         out = base / f"{n:03d}"
         tmp = base / f".{n:03d}.tmp"
+        if tmp.exists():  # left by a re-solve that failed while saving
+            shutil.rmtree(tmp)
         tmp.mkdir()
         to_tabular_policy(lock.tree, pol, name="locked-resolve").save(tmp / "policy.npz")
         params = self.strategy.params
