@@ -237,11 +237,33 @@ def _explore(game):
     assert sum(s.aggregate(node)) == pytest.approx(1.0)
 
 
+def _node_locking(game):
+    from vitou_ai.eval.report import strategy_report
+    from vitou_ai.solvers.public import lock as LK
+    from vitou_ai.solvers.public.cfr import PublicCFR
+    from vitou_ai.solvers.public.tree import build_public_tree
+
+    params = small(game)
+    tree = build_public_tree(params)
+    s = PublicCFR(tree, "dcfr", frontier_size=0)
+    s.iterate(30)
+    bp = s.average_policy()
+    rules = LK.parse_locks({"game": {**params.knobs(), "profile": game},
+                            "lock": [{"player": "non-dealer", "bot": "random"}]}, params)
+    lock = LK.resolve_locks(tree, rules)
+    pol, _, _ = LK.solve_locked(lock, 30, check_every=30)
+    rep = LK.exploit_report(lock, bp, pol)
+    assert rep["resolved_lock_held"] and rep["exploit_value"] <= rep["locked_value"] + 1e-12
+    assert rep["resolved_gain_locked"] == pytest.approx(-rep["resolved_gain_other"])  # zero-sum
+    r = strategy_report(tree, pol)
+    assert r.frequencies(["position"])["raise_reach"].sum() > 0
+
+
 WORKS = {
     "histories": _histories, "openspiel": _openspiel, "play": _play, "flat_tree": _flat_tree,
     "public_tree": _public_tree, "mccfr": _mccfr, "abstract": _abstract, "lbr": _lbr,
     "team_bracket": _team_bracket, "envs": _envs, "match_equity": _match_equity,
-    "bluff_analysis": _bluff_analysis, "explore": _explore,
+    "bluff_analysis": _bluff_analysis, "explore": _explore, "node_locking": _node_locking,
 }
 
 
@@ -288,6 +310,10 @@ def _entry(tool, game):
         from vitou_ai.explore import Strategy
 
         return Strategy(named_bot("random"), params)
+    if tool == "node_locking":
+        from vitou_ai.solvers.public.lock import parse_locks
+
+        return parse_locks({"game": {"profile": game}, "lock": []}, params)
     if tool == "lbr":
         from vitou_ai.bots.named import named_bot
         from vitou_ai.eval.lbr import local_best_response

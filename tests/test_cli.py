@@ -174,7 +174,7 @@ def test_every_option_of_every_subcommand_has_help_with_its_default():
 
     _, subs = build_parser()
     assert set(subs) == {"demo", "replay", "simulate", "tournament", "play", "train",
-                         "match-equity", "explore"}
+                         "match-equity", "explore", "lock", "report"}
     vint_subs = next(a for a in vint_parser()._actions
                      if isinstance(a, argparse._SubParsersAction)).choices
     subs.update({f"{name} --game vint": sp for name, sp in vint_subs.items()})

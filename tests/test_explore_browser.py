@@ -189,3 +189,36 @@ def test_four_players_disable_bluffs_and_value_sort(served4, page):
     assert not page.eval_on_selector("#sort option[value='raise']", "o => o.disabled")
     notes = page.inner_text("#notes")
     assert "bluffs: not flagged for four players" in notes and "values: not exact" in notes
+
+
+def test_lock_a_node_re_solve_and_see_the_new_mix(served, page):
+    """Lock 'dealer 1, p0 pass, p1 pass' to its first action for every hand, re-solve from
+    the page, and see the new mix (100% where the old one was not) and a value change;
+    the screenshot is docs/guide/img/explore-lock.png's source."""
+    strategy, url = served
+    page.goto(url + "#" + ",".join(str(a) for a in strategy.parse_history(
+        "dealer 1, p0 pass, p1 pass")))
+    page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+    page.wait_for_selector("#lockgo:not([disabled])", timeout=10_000)
+    # a mix not summing to 1 is refused on the page, in one line
+    page.fill(".lockp >> nth=0", "0.5")
+    page.click("#lockgo")
+    page.wait_for_function("document.querySelector('#lockerror').textContent.includes('not 1')",
+                           timeout=10_000)
+    page.fill(".lockp >> nth=0", "1")
+    page.click("#lockgo")
+    page.wait_for_selector("#lockresult table.lockcmp", timeout=120_000)
+    assert page.inner_text("#lockerror") == ""
+    assert page.inner_text("#lockprogress").startswith("done: ")
+    rows = page.eval_on_selector_all("#lockresult table.lockcmp tr:not(.lockfreq)", "els => els.slice(1)"
+                                     ".map(e => [...e.children].map(c => c.textContent))")
+    k = len(strategy.children(strategy.node(strategy.parse_history(
+        "dealer 1, p0 pass, p1 pass"))))
+    legal = [r for r in rows if r[1] != "-"]  # hands that may take the first action
+    assert legal and all(r[2] == "100.0%" for r in legal)  # its new column: the lock
+    assert any(r[1] != "100.0%" for r in legal)  # the blueprint did not play it always
+    changes = [float(r[2 * k + 3]) for r in rows if r[2 * k + 3] != "-"]
+    assert changes and any(abs(x) > 1e-4 for x in changes)
+    assert "maximal exploit" in page.inner_text("#lockresult")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explore_lock.png"), full_page=True)

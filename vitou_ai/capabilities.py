@@ -47,6 +47,8 @@ TOOLS: dict[str, str] = {
     "match_equity": "match-equity tables (`vitou-ai match-equity`)",
     "bluff_analysis": "bluff analysis of a tree policy (`eval.analysis`)",
     "explore": "strategy explorer, browser and Jupyter (`vitou-ai explore`, `explore`)",
+    "node_locking": "node locking, exploit and re-solve; aggregate reports (`vitou-ai lock`, "
+                    "`vitou-ai report`)",
 }
 
 _TWO_PLAYER = ("vitou_2p", "truc_catalan_2p", "put")
@@ -80,6 +82,9 @@ _WHY_LBR_WILLUGHBY = ("LBR values a seat by its team's return against the other 
                       "(docs/RULES_family.md P7.5)")
 _FLAT_BRACKET = ("on the flat tree, small variants (`solvers.evaluate.team_bracket`, "
                  "`vitou-ai train --exact yes`): no public tree")
+_WHY_LOCK_4P = ("node locking holds one player of a two-player game against a best response; "
+                "with four players (two teams) the rest is a three-seat general-sum game: use "
+                "team brackets")
 _WHY_MATCH_EQUITY = ("match-equity tables are built for vitou_2p (exact) and the four-player "
                      "Vitou profiles (estimated) only")
 
@@ -151,6 +156,9 @@ def _matrix() -> dict[tuple[str, str], Cell]:
                                          + _WHY_PUBLIC_1912)
     m["put_partnership", "explore"] = _refused("the explorer walks the public tree: "
                                                + _WHY_PUBLIC_PARTNERSHIP)
+    for g in ALL_PROFILES:
+        if g not in _TWO_PLAYER:
+            m[g, "node_locking"] = _refused(_WHY_LOCK_4P)
     for g in ("vitou", "vitou_cason", "truc_catalan", "trut"):
         m[g, "explore"] = _works("four players: reach exact on small ranges, from sampled "
                                  "deals otherwise; no values")

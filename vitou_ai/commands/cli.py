@@ -14,6 +14,9 @@ Subcommands:
   (:mod:`vitou_ai.commands.match_equity`).
 - ``vitou-ai explore RUN [RUN2]``: browse a strategy in the browser
   (:mod:`vitou_ai.commands.explore`).
+- ``vitou-ai lock RUN LOCKS --out DIR``: node locking, exploit and re-solve;
+  ``vitou-ai report RUN [--against RUN2] --out DIR``: aggregate reports
+  (:mod:`vitou_ai.commands.lock`).
 - ``vitou-ai play|tournament --game vint``: Vint (:mod:`vitou_ai.commands.vint`);
   ``vitou-ai replay`` reads ``game = "vint"`` histories too.
 
@@ -40,7 +43,8 @@ from .console import (
 )
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity", "explore")
+SUBCOMMANDS = ("demo", "replay", "tournament", "play", "train", "match-equity", "explore",
+               "lock", "report")
 
 
 def _collect(paths: list[str]) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -326,6 +330,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     explore_cli.add_arguments(add(
         "explore", "browse a strategy in the browser: the public tree, the hand grid, two "
         "strategies side by side (needs the 'explore' extra)"))
+    from . import lock as lock_cli
+
+    lock_cli.add_lock_arguments(add(
+        "lock", "node locking on a two-player public run: fix a player's play at chosen "
+        "nodes, measure the best exploit and re-solve around the lock"))
+    lock_cli.add_report_arguments(add(
+        "report", "aggregate report of a two-player public run: raise, accept, refuse and "
+        "bluff rates by trick, stake, position and hand class; value by hand class"))
     return parser, subs
 
 
@@ -386,6 +398,10 @@ def _dispatch(args: argparse.Namespace, subs: dict[str, argparse.ArgumentParser]
         from . import explore as explore_cli
 
         return explore_cli.command(args)
+    if args.command in ("lock", "report"):
+        from . import lock as lock_cli
+
+        return (lock_cli.lock_command if args.command == "lock" else lock_cli.report_command)(args)
     if args.command == "replay":
         return replay_files(args.paths, args.json)
     if args.command == "simulate":

@@ -14,7 +14,12 @@ Routes (all ``GET``):
 - ``/api/export.csv`` and ``/api/export.png`` with ``path``, ``which`` (0, 1 or
   ``all``, the default: both grids when two strategies are compared), ``sort`` and
   ``filter``: the grids in view (400, one line, for a sort or filter the view has no
-  numbers for: ``filter=bluffs`` for four players, ``sort=value`` without values).
+  numbers for: ``filter=bluffs`` for four players, ``sort=value`` without values);
+- ``POST /api/lock`` with a JSON body ``{"path": "ID,ID,...", "mix": {action: p},
+  "hands": [labels], "player": seat (both optional)}``: lock that node and start the re-solve
+  (:class:`vitou_ai.explore.locking.LockSession`; 4xx with ``{"error": ...}``, one line,
+  for a request it refuses, nothing written); ``/api/lock/status``: its progress and,
+  when done, its result; ``/api/locks``: the run's saved locks and their results.
 
 docs/guide/explore.md, "The JSON routes", documents them for users.
 
@@ -35,6 +40,7 @@ import socket
 import threading
 from pathlib import Path
 
+from .locking import LockRequestError, LockSession
 from .model import ExploreError, HistorySearchError, Strategy, check_same_game
 from .views import BadRequest, grid_csv, grid_png, node_view, parse_path
 
@@ -92,7 +98,8 @@ class SameOriginOnly:
         await self.app(scope, receive, send)
 
 
-def make_app(strategies: list[Strategy]):
+def make_app(strategies: list[Strategy], lock_iterations: int | None = None,
+             lock_seconds: float | None = None):
     """The Starlette application over one or two strategies of the same game.
 
     Raises:
@@ -101,6 +108,7 @@ def make_app(strategies: list[Strategy]):
     """
     require_web()
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -114,6 +122,9 @@ def make_app(strategies: list[Strategy]):
     for s in strategies:
         s.start_values()  # exact values built in the background; the page polls
     page = (STATIC / "index.html").read_text()
+    budget = {k: v for k, v in (("iterations", lock_iterations), ("seconds", lock_seconds))
+              if v is not None}
+    locks = LockSession(strategies[0], guard=lock, **budget)
 
     def _view(request):
         path = parse_path(request.query_params.get("path"))
@@ -196,6 +207,37 @@ def make_app(strategies: list[Strategy]):
         return Response(data, media_type="image/png", headers={
             "Content-Disposition": 'inline; filename="vitou-grid.png"'})
 
+    async def lock_start(request):
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "the body is a JSON object"}, status_code=400)
+        def start():
+            with lock:
+                player = body.get("player")
+                if player is not None and (isinstance(player, bool)
+                                           or not isinstance(player, int)):
+                    raise LockRequestError("player is a seat number")
+                return locks.start(parse_path(str(body.get("path") or "")), body.get("mix"),
+                                   body.get("hands"), player)
+
+        try:
+            out = await run_in_threadpool(start)
+        except LockRequestError as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        except ExploreError as e:
+            return _error(e)
+        return JSONResponse(out, status_code=202)
+
+    def lock_status(request):
+        return JSONResponse(locks.status())
+
+    def locks_saved(request):
+        return JSONResponse({"locks": locks.saved(), "available": locks.why_not() is None,
+                             "why_not": locks.why_not()})
+
     async def internal(request, exc):  # the page shows it and keeps running
         return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"},
                             status_code=500)
@@ -209,6 +251,8 @@ def make_app(strategies: list[Strategy]):
         Route("/", index), Route("/api/info", info), Route("/api/view", view),
         Route("/api/search", search), Route("/api/export.csv", export_csv),
         Route("/api/export.png", export_png),
+        Route("/api/lock", lock_start, methods=["POST"]),
+        Route("/api/lock/status", lock_status), Route("/api/locks", locks_saved),
     ])
 
 

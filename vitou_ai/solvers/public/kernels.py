@@ -65,6 +65,9 @@ UPDATE_CFR = 1  # regrets and cumulative policy of the traverser
 UPDATE_BR = 2  # best response of the traverser
 UPDATE_BR_POLICY = 3  # the same, and its pure policy into ``regrets`` (1 on the entries
 #                       it plays, 0 on the traverser's other entries; first best action)
+UPDATE_BR_FIXED = 4  # best response where the traverser's entries with ``regrets[e] >= 0``
+#                      are held to that probability (whole information sets: node locking,
+#                      :mod:`vitou_ai.solvers.public.lock`); a max over the others
 
 FORCED = 1  # codes of :func:`forced_nodes`
 FORCED_LAST = 2
@@ -502,7 +505,13 @@ def walk(kind, player, first, nchild, prob, util, aoff, alen, ent, pslot, forced
                 for e in range(E0, E1):
                     i = pslot[e]
                     q = f_q[d, e - E0]
-                    if f_cnt[d, i] == 0 or q > f_aux[d, i]:
+                    if upd_mode == 4 and regrets[e] >= 0.0:
+                        # a fixed information set (node locking): its given mix, no max
+                        if f_cnt[d, i] == 0:
+                            f_aux[d, i] = 0.0
+                            f_cnt[d, i] = 1
+                        f_aux[d, i] += regrets[e] * q
+                    elif f_cnt[d, i] == 0 or q > f_aux[d, i]:
                         f_aux[d, i] = q
                         f_cnt[d, i] = e - E0 + 1  # the best entry so far, plus 1
                 if upd_mode == 3:
