@@ -122,8 +122,10 @@ def _matrix() -> dict[tuple[str, str], Cell]:
                                                "not fit")
     g = "put_willughby"  # docs/RULES_family.md P7: three or four sides, deal mode only
     m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
-    for t in ("flat_tree", "mccfr", "bluff_analysis"):
+    for t in ("mccfr", "bluff_analysis"):
         m[g, t] = _refused(_WHY_SIDES_WILLUGHBY)
+    m[g, "flat_tree"] = _works("one utility per seat (`GameTree.util_seats`): CFR, CFR+, DCFR, "
+                               "exact NashConv; small variants; the team tools refuse it")
     m[g, "public_tree"] = _refused(_WHY_PUBLIC_WILLUGHBY)
     m[g, "team_bracket"] = _refused("team brackets need two teams of two; Willughby's Put has "
                                     "three or four sides, each for themselves "
