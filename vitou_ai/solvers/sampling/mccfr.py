@@ -217,7 +217,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
                 return np.nan
             if nrow < 0:
                 K.returns(params, states[d + 1], ret)
-                vals[d, child[d]] = sign * ret[0]
+                vals[d, child[d]] = ret[p]  # = sign * ret[0] in a two-team game
                 child[d] += 1
             else:
                 d += 1
