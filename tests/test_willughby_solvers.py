@@ -89,3 +89,34 @@ def test_team_tools_refuse_a_per_seat_tree_in_one_line(trees):
         with pytest.raises(NotTwoTeamsError) as info:
             call()
         assert "\n" not in str(info.value) and "P7.0" in str(info.value)
+
+
+def test_pack_key_keeps_tokens_of_32_and_more_apart():
+    from vitou_ai.rules import layout as L
+    from vitou_ai.solvers.infoset_table import pack_key
+
+    a = np.full(L.KEY_SIZE, -1, np.int8)
+    a[:4] = (1, 0, 0, 0)
+    a[L.K_NTOK] = 3
+    b = a.copy()
+    a[L.K_TOK:L.K_TOK + 3] = (8, 46, 46)  # put, see, see (P7.4)
+    b[L.K_TOK:L.K_TOK + 3] = (8, 47, 46)  # 46 << 5 | 46 == 47 << 5 | 46 in 5 bits
+    assert pack_key(a) != pack_key(b)
+    c = a.copy()
+    c[L.K_NTOK] = L.MAX_TOKENS
+    c[L.K_TOK:] = 47
+    d = c.copy()
+    d[-1] = 46  # the last token, past the 10th word boundary of the 6-bit stream
+    assert pack_key(c) != pack_key(d)
+
+
+def test_vitou_ai_train_runs_es_mccfr_on_put_willughby_by_default(tmp_path, capsys):
+    from vitou_ai.commands.cli import main
+
+    out = tmp_path / "run"
+    assert main(["train", "--profile", "put_willughby", "--ranks", "3", "--copies", "2",
+                 "--hand-size", "2", "--iterations", "200", "--eval-deals", "40",
+                 "--bots", "random", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "solver es-mccfr" in text and "nash_conv" in text
+    assert (out / "policy.npz").exists()

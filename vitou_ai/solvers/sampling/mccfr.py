@@ -191,7 +191,6 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
     or NaN if the table filled up."""
     nact = tb[5]
     actions = tb[6]
-    sign = 1.0 if p % 2 == 0 else -1.0
     K.init_state(params, states[0])
     row = _advance_es(params, states[0], p, rng, tb, regrets, cum, key, acts, probs, sig[0], used)
     if row == TABLE_FULL:
