@@ -303,7 +303,7 @@ def test_simulate_and_tournament_commands(tmp_path, capsys):
     (["simulate", "--profile", PROFILE, "--mode", "match"], "P7.6"),
     (["tournament", "--profile", PROFILE, "--matches", "10", "--bots", "random", "counter"],
      "P7.6"),
-    (["train", "--profile", PROFILE, "--solver", "es-mccfr", "--hand-size", "2", "--ranks",
+    (["train", "--profile", PROFILE, "--solver", "public-dcfr", "--hand-size", "2", "--ranks",
       "4", "--copies", "2", "--iterations", "2", "--no-progress"], "P7.5"),
 ])
 def test_commands_refuse_in_one_line(argv, words, capsys, tmp_path, monkeypatch):

@@ -150,10 +150,12 @@ class TabularPolicy:
         if keys.dtype != np.int8 or keys.ndim != 2 or keys.shape[1] != L.KEY_SIZE:
             raise ValueError(f"keys must be int8[M, {L.KEY_SIZE}], got {keys.dtype}{list(keys.shape)}")
         if probs.ndim != 2 or probs.shape[0] != keys.shape[0] or probs.shape[1] not in (
-                L.NUM_ACTIONS, L.NUM_ACTIONS_FAMILY, L.NUM_ACTIONS_PARTNERSHIP):
+                L.NUM_ACTIONS, L.NUM_ACTIONS_FAMILY, L.NUM_ACTIONS_PARTNERSHIP,
+                L.NUM_ACTIONS_WILLUGHBY):
             raise ValueError(f"probs must be float32[{keys.shape[0]}, {L.NUM_ACTIONS}] "
                              f"(or {L.NUM_ACTIONS_FAMILY} columns for the Truc / Put family, "
-                             f"{L.NUM_ACTIONS_PARTNERSHIP} for partnership Put), "
+                             f"{L.NUM_ACTIONS_PARTNERSHIP} for partnership Put, "
+                             f"{L.NUM_ACTIONS_WILLUGHBY} for Willughby's Put), "
                              f"got {list(probs.shape)}")
         if not np.isfinite(probs).all() or (probs < 0).any():
             raise ValueError("probs must be finite and non-negative")
@@ -231,6 +233,8 @@ class TabularPolicy:
             width = L.NUM_ACTIONS_FAMILY
         if (actions[used] >= L.NUM_ACTIONS_FAMILY).any():  # partnership Put (P6.1, P6.3)
             width = L.NUM_ACTIONS_PARTNERSHIP
+        if (actions[used] >= L.NUM_ACTIONS_PARTNERSHIP).any():  # Willughby's see / fold (P7.4)
+            width = L.NUM_ACTIONS_WILLUGHBY
         if ((actions < 0) | (actions >= width))[used].any():
             raise ValueError(f"action ids must be in 0..{width - 1}")
         full = np.zeros((m, width), np.float32)

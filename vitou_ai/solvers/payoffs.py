@@ -26,6 +26,8 @@ Tree = TypeVar("Tree")
 
 def terminal_points(tree) -> np.ndarray:
     """``float64[num_nodes]``: team 0's points at terminals (R8.1), NaN elsewhere."""
+    if getattr(tree, "util_seats", None) is not None:
+        tree.require_two_teams("team 0's terminal points")
     out = np.full(tree.util.shape[0], np.nan)
     term = tree.kind == KIND_TERMINAL
     out[term] = tree.util[term]
@@ -48,6 +50,8 @@ def with_terminal_utility(tree: Tree, transform: Callable[[np.ndarray], np.ndarr
     Raises:
         ValueError: ``transform`` returns the wrong shape or a non-finite value.
     """
+    if getattr(tree, "util_seats", None) is not None:
+        tree.require_two_teams("a terminal utility transform of team 0's points")
     term = tree.kind == KIND_TERMINAL
     new = np.asarray(transform(tree.util[term].copy()), dtype=np.float64)
     if new.shape != (int(term.sum()),):

@@ -109,6 +109,10 @@ def _flat_exact(tree, policy: np.ndarray) -> dict[str, float]:
         conv = sum(best_response(tree, policy, p, work)[0] - u[p] for p in range(2))
         return {"exploitability": float(conv) / 2, "game_value": float(u[0])}
     u = expected_returns(tree, policy)
+    if tree.per_seat:  # each for themselves (P7.0): no teams to bracket
+        conv = nash_conv(tree, policy)
+        return {"nash_conv": conv, "exploitability": conv / tree.num_players,
+                **{f"seat{s}_value": float(u[s]) for s in range(tree.num_players)}}
     return {"nash_conv": nash_conv(tree, policy),
             "team0_br_gain": team_best_response(tree, policy, 0).gain,
             "team1_br_gain": team_best_response(tree, policy, 1).gain,

@@ -55,6 +55,12 @@ def _full_game_default(settings: PointsSettings, out) -> PointsSettings:
     from ..capabilities import cell
 
     profile = settings.profile or RUN_DEFAULTS["profile"]
+    if settings.solver is None and not settings.resume and profile == "put_willughby":
+        # each for themselves (P7.0): no abstraction, and the whole deck's tree does not fit
+        print(f"vitou-ai train: solver {FULL_GAME_DEFAULT} (put_willughby's default: the "
+              "full-width tree solvers take small variants only); pass --solver to choose "
+              "another", file=out, flush=True)
+        return replace(settings, solver=FULL_GAME_DEFAULT)
     if settings.solver is not None or settings.resume or not four_players(profile):
         return settings
     c = cell(profile, "abstract")

@@ -48,15 +48,26 @@ def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[s
     for b in bots:
         bot = parse_bot(b)
         lineup = [mine, bot] if params.players == 2 else [mine, bot, mine, bot]
+        lineup = lineup[:params.players]  # Willughby's Put, three players: mine bot mine
         # the policy in training, as it is: unvisited states play its fallback
         res = simulate(params, lineup, 2 * half, seed=s["seed"] + 1, duplicate=True,
                        allow_fallback=True)
         variant = np.asarray(res["variant"])
-        my_team = np.where(variant == 0, 0, 1)
-        ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)
         winner = np.asarray(res["winner"])
-        decided = winner >= 0
-        wins = int(np.sum(decided & (winner == my_team)))
+        if params.willughby:  # P7.5: each for themselves; mine are the seats it holds
+            seats = np.arange(params.players)
+            mine_at = np.where(variant[:, None] == 0, seats[None, :] % 2 == 0,
+                               seats[None, :] % 2 == 1)
+            seat_ret = np.stack([np.asarray(res[f"seat_return{k}"], float) for k in seats], 1)
+            ret = (seat_ret * mine_at).sum(1)
+            decided = winner >= 0
+            won = decided & mine_at[np.arange(len(winner)), np.clip(winner, 0, None)]
+            wins = int(np.sum(won))
+        else:
+            my_team = np.where(variant == 0, 0, 1)
+            ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)
+            decided = winner >= 0
+            wins = int(np.sum(decided & (winner == my_team)))
         n = int(decided.sum())
         lo, hi = wilson_interval(wins, n) if n else (math.nan, math.nan)
         m, mlo, mhi = _mean_ci(ret)

@@ -157,6 +157,8 @@ def tree_fingerprint(tree: GameTree) -> str:
     h = hashlib.sha256()
     for a in (tree.kind, tree.first, tree.infoset, tree.util, tree.is_keys, tree.is_nact):
         h.update(np.ascontiguousarray(a).tobytes())
+    if tree.util_seats is not None:
+        h.update(np.ascontiguousarray(tree.util_seats).tobytes())
     return h.hexdigest()
 
 
@@ -233,7 +235,8 @@ class TabularCFR(RegretTableCheckpoints):
         t = self.tree
         CK.forward_reach(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
                          self._policy, p, self._reach_p, self._reach_o)
-        CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob, t.util,
+        CK.cfr_backward(t.kind, t.player, t.infoset, t.first, t.nchild, t.prob,
+                        t.seat_utility(p),
                         t.num_players, self._policy, p, self._reach_p, self._reach_o,
                         self._value, regrets, self.cum_policy, weight)
 

@@ -59,8 +59,15 @@ def _check_policy(tree: GameTree, policy: np.ndarray) -> None:
 
 
 def expected_returns(tree: GameTree, policy: np.ndarray) -> np.ndarray:
-    """``float64[players]``: each seat's expected return under ``policy``."""
+    """``float64[players]``: each seat's expected return under ``policy`` (one pass per
+    seat in a per-seat tree, :attr:`GameTree.util_seats`)."""
     _check_policy(tree, policy)
+    if tree.per_seat:
+        value = np.empty(tree.num_nodes)
+        return np.array([CK.expected_values(tree.kind, tree.player, tree.infoset, tree.first,
+                                            tree.nchild, tree.prob, tree.util_seats[:, s],
+                                            policy, value)
+                         for s in range(tree.num_players)])
     v0 = CK.expected_values(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild,
                             tree.prob, tree.util, policy, np.empty(tree.num_nodes))
     return np.array([v0 if s % 2 == 0 else -v0 for s in range(tree.num_players)])
@@ -77,7 +84,8 @@ def best_response(tree: GameTree, policy: np.ndarray, player: int,
     _check_policy(tree, policy)
     w = work or EvaluationBuffers(tree)
     v = CK.best_response(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild,
-                         tree.prob, tree.util, tree.num_players, tree.is_player, tree.is_nact,
+                         tree.prob, tree.seat_utility(player), tree.num_players, tree.is_player,
+                         tree.is_nact,
                          tree.is_depth, policy, player, w.reach_p, w.reach_o, w.value,
                          w.br_action, w.q)
     out = policy.copy()
@@ -120,6 +128,7 @@ def team_best_response(tree: GameTree, policy: np.ndarray, team: int,
     """Partners ``team`` and ``team + 2`` take best responses in turn, each to the
     other's latest, until the team's value stops improving (OpenSpiel notes,
     "Team games"). Two-player games: the single best response."""
+    tree.require_two_teams("a team best response")
     seats = [team] if tree.num_players == 2 else [team, team + 2]
     base = float(expected_returns(tree, policy)[team])
     current = policy.copy()
@@ -203,7 +212,7 @@ def pooled_team_best_response(tree: GameTree, policy: np.ndarray, team: int) -> 
     Raises:
         ValueError: a tree of two players; ``team`` not 0 or 1; a policy of another shape.
     """
-
+    tree.require_two_teams("a pooled team best response")
     if tree.num_players != 4:
         raise ValueError(f"a pooled team needs four players, the tree has {tree.num_players}")
     if team not in (0, 1):
@@ -347,6 +356,7 @@ def value_by_position(tree: GameTree, policy: np.ndarray) -> np.ndarray:
     if p.dealer >= 0:
         u = expected_returns(tree, policy)
         return np.array([u[(p.dealer + 1 + k) % n] for k in range(n)])
+    tree.require_two_teams("the value by position over a dealer draw")
     value = np.empty(tree.num_nodes)
     CK.expected_values(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild, tree.prob,
                        tree.util, policy, value)

@@ -163,6 +163,7 @@ def _check(tree: GameTree, policy: np.ndarray, team: int) -> None:
     if not isinstance(tree, GameTree):
         raise TeamMaxminError(f"the team best response runs on the flat game tree "
                               f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
+    tree.require_two_teams("the team-maxmin best response")
     if tree.num_players != 4:
         raise TeamMaxminError(f"a team best response needs four players (two teams of two); "
                               f"the tree has {tree.num_players}")

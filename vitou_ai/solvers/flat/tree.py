@@ -372,6 +372,41 @@ def _build(params, deal_hands, deal_probs, max_nodes):
         n_infosets, is_player, is_nact, is_actions, is_depth, is_keys
 
 
+@jit
+def _seat_utilities(params, kind, first, nchild, infoset, is_actions, deal_hands, players):
+    """Every seat's return at every terminal, ``float64[num_nodes, players]`` (0 off
+    terminals), by replaying the built tree on the kernel (:func:`replay_start`)."""
+    n = kind.shape[0]
+    out = np.zeros((n, players), np.float64)
+    ret = np.empty(L.MAX_PLAYERS, np.float64)
+    st_states, st_node, state, acts, probs = replay_start(params)
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        K.copy_state(st_states[sp], state)
+        node = st_node[sp]
+        if kind[node] == KIND_TERMINAL:
+            K.returns(params, state, ret)
+            for s in range(players):
+                out[node, s] = ret[s]
+            continue
+        sp, st_states, st_node = replay_children(
+            params, state, kind[node] == KIND_DECISION, infoset[node], nchild[node],
+            first[node], is_actions, deal_hands, acts, probs, st_states, st_node, sp)
+    return out
+
+
+class NotTwoTeamsError(ValueError):
+    """A two-team code path (team 0's utility, the other team's its negative, R8.1) was
+    given a per-seat tree (:attr:`GameTree.util_seats`, Willughby's Put, P7.5)."""
+
+
+def two_teams(params: VitouParams) -> bool:
+    """Whether the game's sides are two teams (every profile but ``put_willughby``, whose
+    three or four players are each for themselves, docs/RULES_family.md P7.0)."""
+    return params.profile != "put_willughby"
+
+
 @dataclass
 class GameTree(TreeArrays):
     """A deal's game tree as flat arrays (see the module docstring).
@@ -383,7 +418,11 @@ class GameTree(TreeArrays):
     ``k``-th legal action), ``prob`` (float64, probability of the edge into the
     node when its parent is a chance node, else 1), ``util`` (float64, team 0's
     return at terminals, points per deal; seat ``s`` gets ``util`` if ``s`` is
-    in team 0 else ``-util``).
+    in team 0 else ``-util``). In a game whose sides are not two teams
+    (``put_willughby``, P7.0) ``util`` is NaN and ``util_seats`` (float64[num_nodes,
+    players], each seat's own return at terminals, 0 elsewhere) holds the utilities;
+    otherwise ``util_seats`` is ``None``. Code that assumes two teams calls
+    :meth:`require_two_teams`.
 
     Infoset arrays (length ``num_infosets``): ``is_player``, ``is_nact``,
     ``is_actions`` (int8[num_infosets, 5], the kernel's action ids, ascending),
@@ -404,9 +443,40 @@ class GameTree(TreeArrays):
     is_actions: np.ndarray
     is_depth: np.ndarray
     is_keys: np.ndarray
+    util_seats: np.ndarray | None = None
 
     ARRAYS = ("kind", "player", "infoset", "first", "nchild", "prob", "util", "is_player",
               "is_nact", "is_actions", "is_depth", "is_keys")
+
+    @property
+    def per_seat(self) -> bool:
+        """Whether the tree keeps one utility per seat (:attr:`util_seats`)."""
+        return self.util_seats is not None
+
+    def require_two_teams(self, what: str) -> None:
+        """Refuse a per-seat tree for a two-team code path ``what``.
+
+        Raises:
+            NotTwoTeamsError: one line, when :attr:`per_seat`.
+        """
+        if self.per_seat:
+            raise NotTwoTeamsError(
+                f"{what} assumes two teams (team 0's utility, R8.1); {self.params.profile} has "
+                f"{self.params.players} sides, each for themselves (docs/RULES_family.md P7.0): "
+                "use the per-seat solvers (cfr, cfr+, dcfr, es-mccfr) and evaluation")
+
+    def seat_utility(self, p: int) -> np.ndarray:
+        """``float64[num_nodes]``, the terminal utilities to give the kernels'
+        passes for seat ``p`` (they multiply by :func:`~vitou_ai.solvers.flat.kernels.
+        utility_sign`): ``util`` in a two-team tree; in a per-seat tree, seat ``p``'s own
+        column pre-multiplied by that sign, so the passes see seat ``p``'s return."""
+        if self.util_seats is None:
+            return self.util
+        cache = self.__dict__.setdefault("_seat_cols", {})
+        if p not in cache:
+            sign = 1.0 if p % 2 == 0 else -1.0
+            cache[p] = np.ascontiguousarray(sign * self.util_seats[:, p])
+        return cache[p]
 
     @property
     def num_infosets(self) -> int:
@@ -457,6 +527,9 @@ def _check_size(params: VitouParams, max_nodes: int) -> None:
 def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     """Build the full game tree of one deal (deal mode, R8.1).
 
+    In a game whose sides are not two teams (``put_willughby``) the tree keeps each
+    seat's return (:attr:`GameTree.util_seats`).
+
     Raises:
         ValueError: in match mode (unbounded; use the sampling solvers), a game with
             more legal actions at a node than the tables hold (:func:`check_tree_actions`),
@@ -483,11 +556,17 @@ def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
         raise ValueError(f"the game tree has more than {max_nodes:,} nodes; "
                          "use a smaller variant or a sampling solver")
     n_is = out[8]
-    return GameTree(
+    tree = GameTree(
         params, out[1][:n_nodes].copy(), out[2][:n_nodes].copy(), out[3][:n_nodes].copy(),
         out[4][:n_nodes].copy(), out[5][:n_nodes].copy(), out[6][:n_nodes].copy(),
         out[7][:n_nodes].copy(), out[9][:n_is].copy(), out[10][:n_is].copy(),
         out[11][:n_is].copy(), out[12][:n_is].copy(), out[13][:n_is].copy(),
     )
+    if not two_teams(params):  # P7.5: each seat's own return
+        tree.util_seats = _seat_utilities(params.to_array(), tree.kind, tree.first,
+                                          tree.nchild, tree.infoset, tree.is_actions, hands,
+                                          params.players)
+        tree.util = np.full(n_nodes, np.nan)
+    return tree
 
 

@@ -191,7 +191,6 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
     or NaN if the table filled up."""
     nact = tb[5]
     actions = tb[6]
-    sign = 1.0 if p % 2 == 0 else -1.0
     K.init_state(params, states[0])
     row = _advance_es(params, states[0], p, rng, tb, regrets, cum, key, acts, probs, sig[0], used)
     if row == TABLE_FULL:
@@ -217,7 +216,7 @@ def es_iteration(params, p, rng, tb, regrets, cum, states, rows, child, vals, si
                 return np.nan
             if nrow < 0:
                 K.returns(params, states[d + 1], ret)
-                vals[d, child[d]] = sign * ret[0]
+                vals[d, child[d]] = ret[p]  # = sign * ret[0] in a two-team game
                 child[d] += 1
             else:
                 d += 1
