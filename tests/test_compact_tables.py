@@ -105,3 +105,19 @@ def test_train_takes_compact_tables(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.endswith("is an option of the public-tree solvers (--solver public-*), not of dcfr")
     assert "\n" not in err
+
+
+def test_four_player_default_refuses_compact_tables(tmp_path, capsys):
+    """The abstract four-player trainer keeps float64 tables: --tables float32 is refused
+    in one line before any work, not silently dropped."""
+    from vitou_ai.commands.cli import main
+
+    out = tmp_path / "r4"
+    for solver in ([], ["--solver", "abstract-mccfr"]):
+        assert main(["train", "--profile", "vitou", "--ranks", "3", "--copies", "2",
+                     "--hand-size", "1", "--tables", "float32", "--iterations", "10",
+                     "--out", str(out), "--no-progress", *solver]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "--tables float32 is an option of the public-tree solvers" in err, err
+        assert "\n" not in err
+        assert not out.exists()

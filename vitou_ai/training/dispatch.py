@@ -164,6 +164,10 @@ def choose_trainer(settings: PointsSettings, abstract_options: dict[str, Any] | 
     settings = _full_game_default(settings, out or sys.stdout)
     abstract = _abstract_settings(settings, options)
     if abstract is not None:
+        if settings.tables not in (None, "float64"):
+            raise TrainingError(f"--tables {settings.tables} is an option of the public-tree "
+                                f"solvers (--solver public-*), not of {ABSTRACT} (this run's "
+                                "solver: the four-player default)")
         return abstract
     given = [f"--{k.replace('_', '-')}" for k in ("abstraction", *ABSTRACT_OPTIONS)
              if options.get(k) is not None]
