@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                            local_search=not args.no_local_search)
         print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
               f"{res.status}, {res.iterations} iterations, plans {res.plans}, "
-              f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)", flush=True)
+              f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)"
+              + (f"; {res.note}" if res.note else ""), flush=True)
         row = {"profile": args.profile, "variant": spec, "dealer": args.dealer,
                "game": game_string(params), "flat_nodes": tree.num_nodes,
                "flat_infosets": tree.num_infosets,
