@@ -55,7 +55,12 @@ import numpy as np
 
 from ..._numba import jit
 from . import kernels as CK
-from .team_maxmin import TeamMaxminError, team_best_response_to_reach, team_reach
+from .team_maxmin import (
+    TeamMaxminError,
+    check_team_game,
+    team_best_response_to_reach,
+    team_reach,
+)
 from .tree import KIND_CHANCE, KIND_TERMINAL, MAX_INFOSET_ACTIONS, GameTree
 
 
@@ -148,24 +153,6 @@ class TmecorResult:
     def converged(self) -> bool:
         """The gap closed to the target."""
         return self.gap <= self.target_gap
-
-
-def check_team_game(tree: GameTree) -> None:
-    """Refuse, in one line, a tree that is not a four-player game of two teams of two.
-
-    Raises:
-        TmecorError: not a flat tree, not four players, or sides each for themselves
-            (Willughby's Put, docs/RULES_family.md P7.0).
-    """
-    if not isinstance(tree, GameTree):
-        raise TmecorError(f"TMECor runs on the flat game tree "
-                          f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
-    if tree.num_players != 4:
-        raise TmecorError(f"TMECor needs four players in two teams of two; the tree has "
-                          f"{tree.num_players}")
-    if getattr(tree.params, "willughby", False):
-        raise TmecorError(f"TMECor needs two teams of two; {tree.params.profile} has sides "
-                          "each for themselves (docs/RULES_family.md P7.0)")
 
 
 def pure_plan(tree: GameTree, policy: np.ndarray, team: int) -> np.ndarray:
@@ -393,9 +380,11 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         :class:`TmecorResult`, team 0's points per deal.
 
     Raises:
-        TmecorError: not a four-player team game (:func:`check_team_game`), no perfect
-            recall, ``gap`` negative or not finite, ``time_limit`` not positive,
-            ``max_iterations`` below 1, a warm-start policy of another shape.
+        TmecorError: not a four-player team game
+            (:func:`~vitou_ai.solvers.flat.team_maxmin.check_team_game`; a per-seat tree
+            raises its ``NotTwoTeamsError``), no perfect recall, ``gap`` negative or not
+            finite, ``time_limit`` not positive, ``max_iterations`` below 1, a warm-start
+            policy of another shape.
         RuntimeError: an LP or integer program failed outright, or (with a time limit)
             the first iteration's integer programs both found no plan in their time.
 
@@ -409,7 +398,7 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         ('gap', True)
     """
     start = time.perf_counter()
-    check_team_game(tree)
+    check_team_game(tree, "TMECor", TmecorError)
     if not isinstance(gap, int | float) or not np.isfinite(gap) or gap < 0:
         raise TmecorError(f"gap must be a finite number >= 0 (points per deal), not {gap!r}")
     if time_limit is not None and not (time_limit > 0):
@@ -517,5 +506,5 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
 
 
 __all__ = ["RESERVE_FACTOR", "RESERVE_SHARE", "TmecorError", "TmecorIteration",
-           "TmecorResult", "check_team_game", "plan_policy", "pure_plan",
+           "TmecorResult", "plan_policy", "pure_plan",
            "solve_matrix_game", "solve_tmecor"]
