@@ -39,7 +39,6 @@ atomically after every variant. ``game`` is the variant's OpenSpiel string
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import sys
 import time
@@ -50,6 +49,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))
+
+import team_common  # noqa: E402
 
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.openspiel.game import game_string  # noqa: E402
@@ -67,6 +69,7 @@ COLUMNS = ["profile", "variant", "dealer", "game", "flat_nodes", "flat_infosets"
            "oracle_seconds", "cfr_iterations", "cfr_guarantee0", "cfr_guarantee1",
            "pure_guarantee0", "pure_guarantee1", "correlation0", "correlation1",
            "bracket_lower", "bracket_upper", "baseline_seconds", "rules_version"]
+PROG = "team_benchmark"
 #: the gap under which a variant counts as solved (the benchmark's target)
 SOLVED_GAP = 1e-3
 
@@ -77,23 +80,11 @@ def fmt(x: float, digits: int) -> str:
 
 
 def refuse(msg: str) -> NoReturn:
-    print(f"team_benchmark: {msg}", file=sys.stderr)
-    raise SystemExit(2)
+    team_common.refuse(PROG, msg)
 
 
 def variant(spec: str, profile: str, dealer: int) -> VitouParams:
-    try:
-        r, c, h = (int(x) for x in spec.split(","))
-        return VitouParams(profile=profile, ranks=r, copies=c, hand_size=h, dealer=dealer)
-    except ValueError as e:
-        refuse(f"variant {spec!r}: expected RANKS,COPIES,HAND of a valid game ({e})")
-
-
-def read_rows(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    return team_common.variant(PROG, spec, profile, dealer)
 
 
 def derive(row: dict) -> dict:
@@ -112,11 +103,7 @@ def derive(row: dict) -> dict:
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows([derive(r) for r in rows])
-    write_atomic(path, buf.getvalue().encode())
+    team_common.write_rows(path, [derive(r) for r in rows], COLUMNS)
 
 
 def guarantee(tree, policy: np.ndarray, team: int, time_limit: float) -> float:
@@ -211,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "tmecor.csv"
-    rows = read_rows(path)
+    rows = team_common.read_rows(path)
     done = {(r["profile"], r["variant"], r["dealer"]) for r in rows}
     for spec in args.variants:
         if (args.profile, spec, str(args.dealer)) in done:
@@ -224,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                            local_search=not args.no_local_search)
         print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
               f"{res.status}, {res.iterations} iterations, plans {res.plans}, "
-              f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)", flush=True)
+              f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)"
+              + (f"; {res.note}" if res.note else ""), flush=True)
         row = {"profile": args.profile, "variant": spec, "dealer": args.dealer,
                "game": game_string(params), "flat_nodes": tree.num_nodes,
                "flat_infosets": tree.num_infosets,

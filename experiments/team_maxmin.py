@@ -28,8 +28,6 @@ counts the programs of larger variants (``OUT/sizes.csv``), without solving.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
 import time
 from pathlib import Path
@@ -37,9 +35,11 @@ from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))
+
+import team_common  # noqa: E402
 
 from vitou_ai.bots.named import parse_bot  # noqa: E402
-from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.flat.evaluate import team_bracket, uniform_policy  # noqa: E402
 from vitou_ai.solvers.flat.team_maxmin import (  # noqa: E402
@@ -54,36 +54,17 @@ COLUMNS = ["profile", "variant", "dealer", "policy", "team", "value", "alternati
            "exact", "exact_bound", "pooled", "optimal", "position", "gain_alternating",
            "gain_exact", "gain_pooled", "binaries", "products", "rows", "seconds",
            "rules_version"]
+PROG = "team_maxmin"
 SIZE_COLUMNS = ["profile", "variant", "dealer", "policy", "team", "flat_nodes",
                 "flat_infosets", "binaries", "products", "rows", "terminals", "seconds"]
 
 
 def refuse(msg: str) -> NoReturn:
-    print(f"team_maxmin: {msg}", file=sys.stderr)
-    raise SystemExit(2)
+    team_common.refuse(PROG, msg)
 
 
 def variant(spec: str, profile: str, dealer: int) -> VitouParams:
-    try:
-        r, c, h = (int(x) for x in spec.split(","))
-        return VitouParams(profile=profile, ranks=r, copies=c, hand_size=h, dealer=dealer)
-    except ValueError as e:
-        refuse(f"variant {spec!r}: expected RANKS,COPIES,HAND of a valid game ({e})")
-
-
-def read_rows(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, columns, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    write_atomic(path, buf.getvalue().encode())
+    return team_common.variant(PROG, spec, profile, dealer)
 
 
 def policies_of(args) -> dict[str, str]:
@@ -123,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "team_maxmin.csv"
-    rows = read_rows(path)
+    rows = team_common.read_rows(path)
     done = {(r["profile"], r["variant"], r["dealer"], r["policy"], r["team"]) for r in rows}
     for spec in args.variants:
         params = variant(spec, args.profile, args.dealer)
@@ -162,13 +143,13 @@ def main(argv: list[str] | None = None) -> int:
                     "binaries": r.size.binaries, "products": r.size.products,
                     "rows": r.size.rows, "seconds": f"{time.perf_counter() - t:.1f}",
                     "rules_version": RULES_VERSION})
-                write_csv(path, rows, COLUMNS)
+                team_common.write_rows(path, rows, COLUMNS)
                 print(f"{spec} {name} team {team}: value {b.value:+.4f}, alternating "
                       f"{b.alternating:+.4f} <= exact {r.best:+.4f} (bound {r.bound:+.4f}, "
                       f"{'optimal' if r.optimal else 'not proven'}) <= pooled {b.pooled:+.4f}"
                       f"; {r.seconds:.1f} s", flush=True)
     if args.sizes:
-        sizes = read_rows(out / "sizes.csv")
+        sizes = team_common.read_rows(out / "sizes.csv")
         for spec in args.sizes:
             t = time.perf_counter()
             try:
@@ -187,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "products": s.products, "rows": s.rows,
                                   "terminals": s.terminals,
                                   "seconds": f"{time.perf_counter() - t:.1f}"})
-                    write_csv(out / "sizes.csv", sizes, SIZE_COLUMNS)
+                    team_common.write_rows(out / "sizes.csv", sizes, SIZE_COLUMNS)
                     print(f"{spec} {name} team {team}: {s}", flush=True)
     return 0
 

@@ -181,6 +181,45 @@ def test_limits_and_warm_start(brute):
     assert warm.iterations <= full.iterations
 
 
+@pytest.mark.parametrize("variant", TINY[:3], ids=lambda v: f"{v[0]}-{v[2]}")
+def test_a_run_cut_short_by_the_iteration_limit_ends_certified(brute, variant):
+    """Every iteration before the last is the local search's (no bound) in these games;
+    the iteration limit's round certifies all the same."""
+    tree, value = brute[variant]
+    for k in (1, 2):
+        res = solve_tmecor(tree, gap=1e-10, max_iterations=k)
+        assert res.status == "iteration limit" and res.iterations == k
+        assert res.history[-1].certified and res.note == ""
+        assert np.isfinite(res.lower) and np.isfinite(res.upper)
+        assert res.lower - 1e-9 <= value <= res.upper + 1e-9
+
+
+def test_a_run_cut_short_by_the_time_limit_ends_certified(brute, monkeypatch):
+    """A clock that moves only while the local search runs (40 s a run, two runs an
+    iteration): the first iteration leaves 20 s of 100, under the reserve of 25, so
+    the second is the certifying round; without it the run would stop at the limit
+    after two rounds of local search and no bound."""
+    from vitou_ai.solvers.flat import tmecor
+
+    tree, value = brute[TINY[1]]
+    assert tmecor.RESERVE_SHARE * 100.0 > 20.0
+    clock = type("Clock", (), {"t": 0.0, "perf_counter": lambda self: self.t})()
+    run = tmecor._LocalSearch.run
+
+    def slow_run(self, *a, **k):
+        clock.t += 40.0
+        return run(self, *a, **k)
+
+    monkeypatch.setattr(tmecor, "time", clock)
+    monkeypatch.setattr(tmecor._LocalSearch, "run", slow_run)
+    res = solve_tmecor(tree, gap=1e-10, time_limit=100.0)
+    assert res.status == "time limit" and res.iterations == 2
+    assert [h.certified for h in res.history] == [False, True]
+    assert np.isfinite(res.lower) and np.isfinite(res.upper) and res.note == ""
+    assert res.lower - 1e-9 <= value <= res.upper + 1e-9
+    assert res.seconds <= 100.0
+
+
 def test_bad_input_is_refused_in_one_line(brute):
     tree, _ = brute[TINY[0]]
     two = build_tree(VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1,

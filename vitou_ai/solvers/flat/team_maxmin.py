@@ -61,26 +61,31 @@ class ProgramSize:
 
 @dataclass(frozen=True)
 class TeamMaxminResult:
-    """What team ``team`` gets with its best joint plan against the other team's policy.
+    """What team ``team`` gets with its best joint pure plan against the other team,
+    given by its policy (:func:`team_maxmin_best_response`) or by its reach probabilities
+    (:func:`team_best_response_to_reach`); points per deal for team ``team``.
 
     Attributes:
         team: 0 (seats 0 and 2) or 1 (seats 1 and 3).
-        value: the team's expected return under the policy itself (points per deal).
         best: the value of the best joint pure plan found, measured again on the tree
-            (:func:`~vitou_ai.solvers.flat.evaluate.expected_returns`): a lower bound on the
-            exact team best response, equal to it when ``optimal``.
-        bound: HiGHS's proven upper bound on it (``best`` up to the solver's
+            (:func:`~vitou_ai.solvers.flat.evaluate.expected_returns`, or the sum over
+            terminals of chance * the other team's reach * the team's return): a lower
+            bound on the exact team best response, equal to it when ``optimal``.
+        bound: HiGHS's proven upper bound on it (``>= best``; ``best`` up to the solver's
             tolerances when ``optimal``).
         optimal: HiGHS proved the plan optimal (to ``mip_rel_gap``).
         status: HiGHS's message.
         seconds: wall time of the solve (the program's set-up included).
         size: the program's :class:`ProgramSize`.
-        plan: ``float64[num_infosets, 5]``, ``policy`` with the partners' rows replaced
-            by the plan (pure; rows the plan never reaches keep a legal action).
+        plan: ``float64[num_infosets, 5]``: the policy responded to with the partners'
+            rows replaced by the plan (pure; rows the plan never reaches keep a legal
+            action); against reach probabilities the other team's rows are uniform
+            (placeholders: that team is given by its reach).
+        value: the team's expected return under the policy responded to (points per
+            deal); ``None`` for a response to reach probabilities (no policy of the team).
     """
 
     team: int
-    value: float
     best: float
     bound: float
     optimal: bool
@@ -88,16 +93,29 @@ class TeamMaxminResult:
     seconds: float
     size: ProgramSize
     plan: np.ndarray
+    value: float | None = None
+
+    def _value(self) -> float:
+        if self.value is None:
+            raise TeamMaxminError("a best response to reach probabilities has no policy "
+                                  "of the team to gain over (value is None)")
+        return self.value
 
     @property
     def gain(self) -> float:
-        """``best - value``: what the team gains (exact when ``optimal``)."""
-        return self.best - self.value
+        """``best - value``: what the team gains (exact when ``optimal``).
+
+        Raises:
+            TeamMaxminError: ``value`` is ``None``."""
+        return self.best - self._value()
 
     @property
     def gain_bound(self) -> float:
-        """``bound - value``: the most the team can gain (proven)."""
-        return self.bound - self.value
+        """``bound - value``: the most the team can gain (proven).
+
+        Raises:
+            TeamMaxminError: ``value`` is ``None``."""
+        return self.bound - self._value()
 
 
 @jit
@@ -159,14 +177,30 @@ def _terminal_terms(kind, player, infoset, first, nchild, prob, util, policy, te
     return -1
 
 
-def _check(tree: GameTree, policy: np.ndarray, team: int) -> None:
+def check_team_game(tree: GameTree, what: str,
+                    error: type[ValueError] = TeamMaxminError) -> None:
+    """Refuse, in one line, a tree that is not a four-player game of two teams of two
+    (seats 0, 2 against 1, 3, R0), for the tool ``what`` (named in the message).
+
+    Raises:
+        error: not a flat tree, not four players, or sides each for themselves by the
+            game's parameters (Willughby's Put, docs/RULES_family.md P7.0).
+        NotTwoTeamsError: a per-seat tree (:meth:`GameTree.require_two_teams`).
+    """
     if not isinstance(tree, GameTree):
-        raise TeamMaxminError(f"the team best response runs on the flat game tree "
-                              f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
-    tree.require_two_teams("the team-maxmin best response")
+        raise error(f"{what} runs on the flat game tree "
+                    f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
+    tree.require_two_teams(what)
     if tree.num_players != 4:
-        raise TeamMaxminError(f"a team best response needs four players (two teams of two); "
-                              f"the tree has {tree.num_players}")
+        raise error(f"{what} needs four players in two teams of two; the tree has "
+                    f"{tree.num_players}")
+    if getattr(tree.params, "willughby", False):
+        raise error(f"{what} needs two teams of two; {tree.params.profile} has sides "
+                    "each for themselves (docs/RULES_family.md P7.0)")
+
+
+def _check(tree: GameTree, policy: np.ndarray, team: int) -> None:
+    check_team_game(tree, "the team-maxmin best response")
     if isinstance(team, bool) or team not in (0, 1):
         raise TeamMaxminError(f"team must be 0 or 1, not {team!r}")
     try:
@@ -223,35 +257,6 @@ def team_reach(tree: GameTree, policy: np.ndarray, team: int) -> np.ndarray:
     return _team_reach(tree.kind, tree.player, tree.infoset, tree.first, tree.nchild,
                        np.ascontiguousarray(policy, np.float64), team,
                        np.empty(tree.num_nodes))
-
-
-@dataclass(frozen=True)
-class ReachBestResponse:
-    """Team ``team``'s best joint pure plan against the other team's reach probabilities
-    (:func:`team_best_response_to_reach`), points per deal for team ``team``.
-
-    Attributes:
-        team: 0 (seats 0 and 2) or 1 (seats 1 and 3).
-        best: the plan's value, measured exactly on the tree (the sum over terminals of
-            chance * the other team's reach * the team's return): a lower bound on the
-            exact team best response, equal to it when ``optimal``.
-        bound: HiGHS's proven upper bound (``>= best``).
-        optimal: HiGHS proved the plan optimal (to ``mip_rel_gap``).
-        status: HiGHS's message.
-        seconds: wall time (the program's set-up included).
-        size: the program's :class:`ProgramSize`.
-        plan: ``float64[num_infosets, 5]``: the team's rows the pure plan, the other
-            team's rows uniform (placeholders: the other team is given by its reach).
-    """
-
-    team: int
-    best: float
-    bound: float
-    optimal: bool
-    status: str
-    seconds: float
-    size: ProgramSize
-    plan: np.ndarray
 
 
 class _Program:
@@ -438,13 +443,13 @@ def team_maxmin_best_response(tree: GameTree, policy: np.ndarray, team: int,
     optimal = res.status == 0
     if optimal:
         bound = max(bound, best)
-    return TeamMaxminResult(team, value, best, bound, optimal, str(res.message),
-                            time.perf_counter() - start, prog.size, plan)
+    return TeamMaxminResult(team, best, bound, optimal, str(res.message),
+                            time.perf_counter() - start, prog.size, plan, value)
 
 
 def team_best_response_to_reach(tree: GameTree, reach: np.ndarray, team: int,
                                 time_limit: float | None = None,
-                                mip_rel_gap: float = 1e-9) -> ReachBestResponse:
+                                mip_rel_gap: float = 1e-9) -> TeamMaxminResult:
     """The exact best response of team ``team`` to the other team given by its reach
     probabilities, e.g. a correlated mixture of joint plans (which no behavioural policy
     need represent): the same integer program as :func:`team_maxmin_best_response` with
@@ -462,7 +467,7 @@ def team_best_response_to_reach(tree: GameTree, reach: np.ndarray, team: int,
         mip_rel_gap: HiGHS's relative optimality gap.
 
     Returns:
-        :class:`ReachBestResponse`, points per deal.
+        :class:`TeamMaxminResult` (``value`` ``None``), points per deal.
 
     Raises:
         TeamMaxminError: a tree of another kind or player count, ``team`` not 0 or 1,
@@ -484,7 +489,7 @@ def team_best_response_to_reach(tree: GameTree, reach: np.ndarray, team: int,
     prog = _Program(tree, None, team, reach=np.ascontiguousarray(reach, np.float64))
     if prog.num_seq == 0:  # the team never decides: its one plan is the empty one
         value = float(prog.coef.sum())
-        return ReachBestResponse(team, value, value, True, "no decision of the team",
+        return TeamMaxminResult(team, value, value, True, "no decision of the team",
                                  time.perf_counter() - start, prog.size, uniform_policy(tree))
     res = prog.solve(time_limit, mip_rel_gap)
     if res.x is None:
@@ -497,10 +502,10 @@ def team_best_response_to_reach(tree: GameTree, reach: np.ndarray, team: int,
     bound = prog.constant - float(dual) if dual is not None and np.isfinite(dual) else np.inf
     optimal = res.status == 0
     bound = max(bound, best)
-    return ReachBestResponse(team, best, bound, optimal, str(res.message),
+    return TeamMaxminResult(team, best, bound, optimal, str(res.message),
                              time.perf_counter() - start, prog.size, plan)
 
 
-__all__ = ["ProgramSize", "ReachBestResponse", "TeamMaxminError", "TeamMaxminResult",
+__all__ = ["ProgramSize", "TeamMaxminError", "TeamMaxminResult", "check_team_game",
            "program_size", "team_best_response_to_reach", "team_maxmin_best_response",
            "team_reach"]

@@ -25,7 +25,8 @@ ICML 2003), the column generation of Farina et al. 2018 run for both teams:
    is used for each best response, so the bracket is certified even when an oracle
    stops at its time limit;
 4. the oracles' plans join the master; stop when ``upper - lower <= gap``, when neither
-   oracle finds a new plan, or at the time or iteration limit.
+   oracle finds a new plan, or at the time or iteration limit, after a last round of
+   the oracles (so a run cut short still ends with finite certified bounds).
 
 With ``local_search`` (the default) each iteration first tries the partners' alternating
 best responses to the other team's mixture (exact single-seat best responses, the
@@ -33,7 +34,8 @@ mixture's reach folded into the terminal values), started from the team's best p
 the master: a plan that beats the master value by more than half the target gap joins
 the master without an integer program, and that iteration certifies no bound
 (:attr:`TmecorIteration.certified` false). The integer programs run only when the
-local search finds nothing, so they certify the end. This departs from plain double
+local search finds nothing, and in a final certifying round before the time or
+iteration limit (:func:`solve_tmecor`), so they certify the end. This departs from plain double
 oracle as the column generation of Farina, Celli, Gatti & Sandholm (ICML 2021) does,
 where a cheap heuristic best response generates columns and the exact oracle proves
 optimality.
@@ -53,7 +55,12 @@ import numpy as np
 
 from ..._numba import jit
 from . import kernels as CK
-from .team_maxmin import TeamMaxminError, team_best_response_to_reach, team_reach
+from .team_maxmin import (
+    TeamMaxminError,
+    check_team_game,
+    team_best_response_to_reach,
+    team_reach,
+)
 from .tree import KIND_CHANCE, KIND_TERMINAL, MAX_INFOSET_ACTIONS, GameTree
 
 
@@ -75,7 +82,8 @@ class TmecorIteration:
         plans: plans in the master at this iteration, ``(team 0, team 1)``.
         seconds: time since the start.
         certified: the integer programs ran (else ``lower`` is ``-inf`` and ``upper``
-            ``inf``: the local search's plans joined the master).
+            ``inf``: the local search's plans joined the master). A program that found
+            no plan in the time left gives its bound as infinite.
     """
 
     iteration: int
@@ -113,9 +121,10 @@ class TmecorResult:
             action slot at its team's information sets, -1 at the other team's.
         weights: ``(float64[k0], float64[k1])``: team 0's mixture that certifies
             ``lower`` and team 1's that certifies ``upper`` (each sums to 1; the last
-            master's when no iteration was certified, ``lower`` and ``upper`` then
-            infinite).
+            master's for a bound that stayed infinite).
         history: one :class:`TmecorIteration` per iteration.
+        note: empty when both bounds are finite; else, in one line, why not (an integer
+            program found no plan in the time left).
     """
 
     value: float
@@ -132,6 +141,7 @@ class TmecorResult:
     team_plans: tuple[np.ndarray, np.ndarray] = field(repr=False)
     weights: tuple[np.ndarray, np.ndarray] = field(repr=False)
     history: tuple[TmecorIteration, ...] = field(repr=False)
+    note: str = ""
 
     @property
     def gap(self) -> float:
@@ -143,24 +153,6 @@ class TmecorResult:
     def converged(self) -> bool:
         """The gap closed to the target."""
         return self.gap <= self.target_gap
-
-
-def check_team_game(tree: GameTree) -> None:
-    """Refuse, in one line, a tree that is not a four-player game of two teams of two.
-
-    Raises:
-        TmecorError: not a flat tree, not four players, or sides each for themselves
-            (Willughby's Put, docs/RULES_family.md P7.0).
-    """
-    if not isinstance(tree, GameTree):
-        raise TmecorError(f"TMECor runs on the flat game tree "
-                          f"(vitou_ai.solvers.flat.tree.build_tree), not {type(tree).__name__}")
-    if tree.num_players != 4:
-        raise TmecorError(f"TMECor needs four players in two teams of two; the tree has "
-                          f"{tree.num_players}")
-    if getattr(tree.params, "willughby", False):
-        raise TmecorError(f"TMECor needs two teams of two; {tree.params.profile} has sides "
-                          "each for themselves (docs/RULES_family.md P7.0)")
 
 
 def pure_plan(tree: GameTree, policy: np.ndarray, team: int) -> np.ndarray:
@@ -321,6 +313,40 @@ def solve_matrix_game(M: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return float(-res.fun), x / x.sum(), y / y.sum()
 
 
+#: Before any integer program has been timed, the share of ``time_limit`` kept for the
+#: final certifying round of :func:`solve_tmecor`.
+RESERVE_SHARE = 0.25
+#: Once one has, the time kept is this many times the longest certifying round so far
+#: (both teams' integer programs): a later program, against a mixture of more plans, is
+#: larger.
+RESERVE_FACTOR = 1.5
+
+
+def _certify(tree: GameTree, master: _Master, x: np.ndarray, y: np.ndarray,
+             seconds: float | None):
+    """Both teams' exact best responses to the other team's mixture, ``(br0, br1,
+    why)``: ``br0`` against team 1's ``y`` (team 0's upper bound), ``br1`` against team
+    0's ``x``; with ``seconds`` the first gets half of them and the second what is then
+    left. A program that finds no plan in its time is ``None``, ``why`` saying so in one
+    line, when a time was given; without one, its ``RuntimeError`` is raised."""
+    start = time.perf_counter()
+    out, why = [], ""
+    for team, reach in ((0, master.mixture_reach(1, y)), (1, master.mixture_reach(0, x))):
+        left = None
+        if seconds is not None:
+            rest = seconds - (time.perf_counter() - start)
+            left = max(rest / 2 if team == 0 else rest, 1e-3)
+        try:
+            out.append(team_best_response_to_reach(tree, reach, team, left))
+        except RuntimeError:
+            if seconds is None:
+                raise
+            out.append(None)
+            why = why or (f"team {team}'s integer program found no plan in the "
+                          f"{left:.1f} s left of the time limit")
+    return out[0], out[1], why
+
+
 def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = None,
                  max_iterations: int = 10_000,
                  warm_start: Sequence[np.ndarray] = (),
@@ -328,12 +354,22 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
     """The TMECor value of a four-player team game, with a certified bracket, by double
     oracle over the teams' joint pure plans (module docstring).
 
+    A run cut short by ``time_limit`` or ``max_iterations`` ends with a certifying round:
+    the last iteration skips the local search and runs both integer programs, so its
+    bounds are finite. With a time limit the column generation stops early enough for
+    that round: ``RESERVE_SHARE`` of ``time_limit`` before any integer program has been
+    timed, then ``RESERVE_FACTOR`` times the longest certifying round so far; the round
+    gets what is left (HiGHS's proven bound is certified even when it stops at its time
+    limit). Only when a program finds no plan at all in its time is a bound infinite,
+    and :attr:`TmecorResult.note` says why.
+
     Args:
         tree: a four-player flat tree (:func:`~vitou_ai.solvers.flat.tree.build_tree`)
             of two teams of two (seats 0, 2 against 1, 3).
         gap: stop once ``upper - lower <= gap``, points per deal (``>= 0``).
-        time_limit: seconds in all (the oracles get what is left); ``None``: none.
-        max_iterations: master LPs at most (``>= 1``).
+        time_limit: seconds in all, the certifying round included (the integer programs
+            get what is left); ``None``: none.
+        max_iterations: master LPs at most (``>= 1``); the last one certifies.
         warm_start: policies ``float64[num_infosets, 5]`` whose rows, made pure
             (:func:`pure_plan`), seed both teams' plans (e.g. a CFR average policy);
             empty: each team's first legal action everywhere.
@@ -344,11 +380,13 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         :class:`TmecorResult`, team 0's points per deal.
 
     Raises:
-        TmecorError: not a four-player team game (:func:`check_team_game`), no perfect
-            recall, ``gap`` negative or not finite, ``time_limit`` not positive,
-            ``max_iterations`` below 1, a warm-start policy of another shape.
-        RuntimeError: an LP or integer program failed outright, or the time limit passed
-            before the first iteration's best responses found a plan.
+        TmecorError: not a four-player team game
+            (:func:`~vitou_ai.solvers.flat.team_maxmin.check_team_game`; a per-seat tree
+            raises its ``NotTwoTeamsError``), no perfect recall, ``gap`` negative or not
+            finite, ``time_limit`` not positive, ``max_iterations`` below 1, a warm-start
+            policy of another shape.
+        RuntimeError: an LP or integer program failed outright, or (with a time limit)
+            the first iteration's integer programs both found no plan in their time.
 
     Examples:
         >>> from vitou_ai import VitouParams
@@ -360,7 +398,7 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         ('gap', True)
     """
     start = time.perf_counter()
-    check_team_game(tree)
+    check_team_game(tree, "TMECor", TmecorError)
     if not isinstance(gap, int | float) or not np.isfinite(gap) or gap < 0:
         raise TmecorError(f"gap must be a finite number >= 0 (points per deal), not {gap!r}")
     if time_limit is not None and not (time_limit > 0):
@@ -383,15 +421,23 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
     wx = wy = None
     history: list[TmecorIteration] = []
     oracle_s = master_s = search_s = 0.0
+    longest_round = None  # seconds of the slowest certifying round so far
     search = _LocalSearch(tree)
     status = "iteration limit"
     value = np.nan
+    why = ""
     for it in range(1, max_iterations + 1):
         t0 = time.perf_counter()
         value, x, y = solve_matrix_game(master.M)
         t1 = time.perf_counter()
         master_s += t1 - t0
-        if local_search:
+        left = None if time_limit is None else time_limit - (t1 - start)
+        reserve = None if time_limit is None else (
+            RESERVE_SHARE * time_limit if longest_round is None
+            else RESERVE_FACTOR * longest_round)
+        out_of_time = left is not None and left <= reserve
+        final = it == max_iterations or out_of_time
+        if local_search and not final:
             found = False
             own = (master.M @ y, -(x @ master.M))  # each plan's value, its team's points
             reach = (master.mixture_reach(1, y), master.mixture_reach(0, x))
@@ -407,26 +453,18 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
                                                best_upper, (len(master.plans[0]),
                                                             len(master.plans[1])),
                                                t2 - start, certified=False))
-                if time_limit is not None and t2 - start >= time_limit:
-                    status = "time limit"
-                    break
                 continue
             t1 = t2
-        try:
-            left = None if time_limit is None else max(time_limit - (t1 - start), 1e-3)
-            br0 = team_best_response_to_reach(tree, master.mixture_reach(1, y), 0, left)
-            left = None if time_limit is None else max(
-                time_limit - (time.perf_counter() - start), 1e-3)
-            br1 = team_best_response_to_reach(tree, master.mixture_reach(0, x), 1, left)
-        except RuntimeError:  # HiGHS found no plan before the time limit
-            oracle_s += time.perf_counter() - t1
-            if history and time_limit is not None:
-                status = "time limit"
-                break
-            raise
+            left = None if time_limit is None else time_limit - (t1 - start)
+        br0, br1, why = _certify(tree, master, x, y,
+                                 None if left is None else max(left, 0.0))
         t2 = time.perf_counter()
         oracle_s += t2 - t1
-        upper, lower = br0.bound, -br1.bound
+        longest_round = max(longest_round or 0.0, t2 - t1)
+        if br0 is None and br1 is None and not history:
+            raise RuntimeError(f"no bound before the time limit: {why}")
+        upper = np.inf if br0 is None else br0.bound
+        lower = -np.inf if br1 is None else -br1.bound
         if lower > best_lower:
             best_lower, wx = lower, x
         if upper < best_upper:
@@ -437,17 +475,24 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
         if best_upper - best_lower <= gap:
             status = "gap"
             break
-        new0 = master.add(0, pure_plan(tree, br0.plan, 0))
-        new1 = master.add(1, pure_plan(tree, br1.plan, 1))
+        new0 = br0 is not None and master.add(0, pure_plan(tree, br0.plan, 0))
+        new1 = br1 is not None and master.add(1, pure_plan(tree, br1.plan, 1))
         master_s += time.perf_counter() - t2
-        if not (new0 or new1):
+        if not (new0 or new1) and br0 is not None and br1 is not None:
             status = "no new plan"
             break
-        if time_limit is not None and time.perf_counter() - start >= time_limit:
+        if out_of_time or (time_limit is not None
+                           and time.perf_counter() - start >= time_limit):
             status = "time limit"
             break
-    if wx is None:  # no iteration certified: the last master mixtures, bounds infinite
-        wx, wy = x, y
+        if final:
+            break  # the iteration limit, after its certifying round
+    if wx is None:
+        wx = x
+    if wy is None:
+        wy = y
+    note = "" if np.isfinite(best_lower) and np.isfinite(best_upper) else (
+        why or "no certifying round ran")
     k0, k1 = len(master.plans[0]), len(master.plans[1])
     w0 = np.zeros(k0)
     w0[:len(wx)] = wx
@@ -457,8 +502,9 @@ def solve_tmecor(tree: GameTree, gap: float = 1e-3, time_limit: float | None = N
                         (k0, k1), time.perf_counter() - start, oracle_s, master_s, search_s,
                         status,
                         float(gap), (np.array(master.plans[0]), np.array(master.plans[1])),
-                        (w0, w1), tuple(history))
+                        (w0, w1), tuple(history), note)
 
 
-__all__ = ["TmecorError", "TmecorIteration", "TmecorResult", "check_team_game",
-           "plan_policy", "pure_plan", "solve_matrix_game", "solve_tmecor"]
+__all__ = ["RESERVE_FACTOR", "RESERVE_SHARE", "TmecorError", "TmecorIteration",
+           "TmecorResult", "plan_policy", "pure_plan",
+           "solve_matrix_game", "solve_tmecor"]
