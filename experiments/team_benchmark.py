@@ -59,7 +59,8 @@ from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.flat.team_maxmin import team_maxmin_best_response  # noqa: E402
 from vitou_ai.solvers.flat.tmecor import plan_policy, solve_tmecor  # noqa: E402
-from vitou_ai.solvers.flat.tree import KIND_TERMINAL, build_tree  # noqa: E402
+from vitou_ai.capabilities import cell  # noqa: E402
+from vitou_ai.solvers.flat.tree import KIND_TERMINAL, build_tree, check_size  # noqa: E402
 
 DEFAULT_VARIANTS = ["2,3,1", "2,4,1", "3,2,1", "3,3,1", "3,4,1", "4,2,1", "4,3,1", "4,4,1",
                     "5,2,1", "5,3,1", "5,4,1", "2,4,2", "6,2,1", "4,2,2", "3,3,2"]
@@ -149,18 +150,22 @@ def plot(path: Path, rows: list[dict]) -> None:
     ax.vlines(x, lo, hi, color="black", lw=3, label="TMECor value: certified bracket")
     solved = [i for i, r in enumerate(rows) if float(r["gap"]) <= SOLVED_GAP]
     ax.plot(x[solved], [float(rows[i]["value"]) for i in solved], "k_", ms=12)
-    ax.plot(x, [float(r["cfr_guarantee0"]) for r in rows], "v", color="tab:blue",
+    def col(key: str) -> np.ndarray:  # a baseline not run (--cfr-iterations 0): NaN
+        return np.array([float(r[key]) if r.get(key) not in (None, "") else np.nan
+                         for r in rows])
+
+    ax.plot(x, col("cfr_guarantee0"), "v", color="tab:blue",
             label="team 0 guarantees with DCFR's policy")
-    ax.plot(x, [-float(r["cfr_guarantee1"]) for r in rows], "^", color="tab:red",
+    ax.plot(x, -col("cfr_guarantee1"), "^", color="tab:red",
             label="team 1 holds team 0 to, with DCFR's policy")
-    ax.plot(x, [float(r["pure_guarantee0"]) for r in rows], "1", color="tab:blue", ms=10,
+    ax.plot(x, col("pure_guarantee0"), "1", color="tab:blue", ms=10,
             label="team 0's best single plan of its support guarantees")
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xticks(x, [r["variant"] for r in rows], rotation=45, fontsize=8)
     ax.set_xlabel("variant (ranks, copies, hand size), vitou, dealer 0, 0:0")
     ax.set_ylabel("team 0's points per deal")
-    ys = np.concatenate([lo, hi, [-float(r["cfr_guarantee1"]) for r in rows],
-                         [float(r["pure_guarantee0"]) for r in rows]])
+    ys = np.concatenate([lo, hi, -col("cfr_guarantee1"), col("pure_guarantee0")])
+    ys = ys[np.isfinite(ys)]
     ax.set_ylim(max(ys.min(), -2.0) - 0.05, min(ys.max(), 2.0) + 0.05)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -185,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="DCFR iterations of the baseline (0: no baseline)")
     p.add_argument("--cfr-time-limit", type=float, default=60.0,
                    help="seconds of HiGHS per team best response to the DCFR policy")
+    p.add_argument("--max-tree-nodes", type=int, default=2_000_000,
+                   help="refuse a variant whose flat tree is larger (checked before any work)")
     p.add_argument("--out", default="results/team_benchmark", help="output folder")
     args = p.parse_args(argv)
     if args.time_limit <= 0 or args.cfr_time_limit <= 0:
@@ -193,8 +200,24 @@ def main(argv: list[str] | None = None) -> int:
         refuse(f"--gap must be >= 0, got {args.gap}")
     if args.cfr_iterations < 0:
         refuse(f"--cfr-iterations must be >= 0, got {args.cfr_iterations}")
-    for spec in args.variants:
-        variant(spec, args.profile, args.dealer)  # every variant checked before any work
+    if args.max_tree_nodes < 1:
+        refuse(f"--max-tree-nodes must be >= 1, got {args.max_tree_nodes}")
+    if not -1 <= args.dealer <= 3:
+        refuse(f"--dealer must be a seat 0-3 or -1 (drawn), got {args.dealer}")
+    try:
+        c = cell(args.profile, "team_bracket")
+    except KeyError:
+        refuse(f"unknown profile {args.profile!r}")
+    if not c.works:  # two teams of two needed (a two-player or each-for-self game)
+        refuse(f"--profile {args.profile}: TMECor needs four players in two teams: {c.reason}")
+    for spec in args.variants:  # every variant checked before any work, its size too
+        params = variant(spec, args.profile, args.dealer)
+        try:
+            check_size(params, args.max_tree_nodes)
+        except ValueError as e:
+            refuse(f"variant {spec}: {str(e).splitlines()[0]} (--max-tree-nodes "
+                   f"{args.max_tree_nodes:,}: the exact team best responses are integer "
+                   "programs over the flat tree)")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "tmecor.csv"
@@ -204,13 +227,13 @@ def main(argv: list[str] | None = None) -> int:
         if (args.profile, spec, str(args.dealer)) in done:
             continue
         params = variant(spec, args.profile, args.dealer)
-        tree = build_tree(params)
+        tree = build_tree(params, max_nodes=args.max_tree_nodes)
         print(f"{spec}: {tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets",
               flush=True)
         res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit,
                            local_search=not args.no_local_search)
         print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
-              f"{res.status}, {res.iterations} iterations, plans {res.plans}, "
+              f"stop: {res.status}, {res.iterations} iterations, plans {res.plans}, "
               f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)"
               + (f"; {res.note}" if res.note else ""), flush=True)
         row = {"profile": args.profile, "variant": spec, "dealer": args.dealer,

@@ -110,3 +110,28 @@ def test_one_result_class_for_both_best_responses(tree):
     assert b.value is None and b.best == pytest.approx(a.best, abs=1e-9)
     with pytest.raises(TeamMaxminError, match="no policy"):
         b.gain  # noqa: B018
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--profile", "vitou_2p"], "--profile vitou_2p: TMECor needs four players in two teams"),
+    (["--profile", "put_willughby"], "--profile put_willughby: TMECor needs four players"),
+    (["--dealer", "5"], "--dealer must be a seat 0-3 or -1 (drawn), got 5"),
+    (["--variants", "8,4,3"], "variant 8,4,3: the game tree has more than 2,000,000 nodes"),
+])
+def test_team_benchmark_refuses_what_it_cannot_solve_before_any_work(tmp_path, capsys, args,
+                                                                     says):
+    mod = experiment("team_benchmark.py")
+    with pytest.raises(SystemExit) as e:
+        mod.main([*args, "--out", str(tmp_path / "out")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"team_benchmark: {says}") and "\n" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_team_benchmark_without_the_dcfr_baseline_writes_its_figure(tmp_path):
+    mod = experiment("team_benchmark.py")
+    assert mod.main(["--variants", "2,3,1", "--cfr-iterations", "0", "--out",
+                     str(tmp_path)]) == 0
+    row = rows_of(tmp_path / "tmecor.csv")[0]
+    assert row["cfr_guarantee0"] == "" and (tmp_path / "tmecor.png").stat().st_size > 0

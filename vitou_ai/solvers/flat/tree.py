@@ -524,6 +524,18 @@ def _check_size(params: VitouParams, max_nodes: int) -> None:
                  "use a smaller variant or a sampling solver")
 
 
+def check_size(params: VitouParams, max_nodes: int) -> None:
+    """Refuse, before the build, a game whose flat tree would exceed ``max_nodes`` nodes
+    (by its deal count, then by the trees of a sample of its deals scaled up: seconds at
+    most) or the memory available.
+
+    Raises:
+        ValueError: the tree is too large (one line, with the count or estimate);
+            :class:`vitou_ai.resources.ResourceError` (a ``ValueError``) for memory.
+    """
+    _check_size(params, max_nodes)
+
+
 def build_tree(params: VitouParams, max_nodes: int = 200_000_000) -> GameTree:
     """Build the full game tree of one deal (deal mode, R8.1).
 
