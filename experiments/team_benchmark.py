@@ -53,13 +53,13 @@ sys.path.insert(0, str(ROOT / "experiments"))
 
 import team_common  # noqa: E402
 
+from vitou_ai.capabilities import cell  # noqa: E402
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.openspiel.game import game_string  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.flat.cfr import TabularCFR  # noqa: E402
 from vitou_ai.solvers.flat.team_maxmin import team_maxmin_best_response  # noqa: E402
 from vitou_ai.solvers.flat.tmecor import plan_policy, solve_tmecor  # noqa: E402
-from vitou_ai.capabilities import cell  # noqa: E402
 from vitou_ai.solvers.flat.tree import KIND_TERMINAL, build_tree, check_size  # noqa: E402
 
 DEFAULT_VARIANTS = ["2,3,1", "2,4,1", "3,2,1", "3,3,1", "3,4,1", "4,2,1", "4,3,1", "4,4,1",
