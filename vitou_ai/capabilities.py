@@ -68,9 +68,6 @@ _WHY_ABSTRACT_PARTNERSHIP = ("the abstract key codes hands of at most 3 cards an
                              "in it")
 _WHY_LBR_PARTNERSHIP = ("LBR draws the opponents' hands from the cards dealt; " + _WHY_HANDOVER
                         + ", which its sampled worlds do not model")
-_WHY_SIDES_WILLUGHBY = ("the bluff analysis reads team 0's utility (the other team's is its "
-                        "negative, R8.1) and its wins by team; Willughby's Put has three or four "
-                        "sides, each for themselves (docs/RULES_family.md P7.0, P7.5)")
 _WHY_PUBLIC_WILLUGHBY = ("the public tree is two-sided (team 0's utility, two teams' ranges); "
                          "Willughby's Put has three or four sides, each for themselves "
                          "(docs/RULES_family.md P7.0, P7.5)")
@@ -127,7 +124,8 @@ def _matrix() -> dict[tuple[str, str], Cell]:
                                                "not fit")
     g = "put_willughby"  # docs/RULES_family.md P7: three or four sides, deal mode only
     m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
-    m[g, "bluff_analysis"] = _refused(_WHY_SIDES_WILLUGHBY)
+    m[g, "bluff_analysis"] = _works("on the flat tree, small variants: each seat's chance "
+                                    "to be paid and to pay; `fold` answers a put")
     m[g, "mccfr"] = _works("external and outcome sampling, each seat's own return; the "
                            "default of `vitou-ai train --profile put_willughby`")
     m[g, "flat_tree"] = _works("one utility per seat (`GameTree.util_seats`): CFR, CFR+, DCFR, "

@@ -18,6 +18,13 @@ Definitions (documented choices):
 - *bluff*: a raise with ``p < q``. A raise from stake ``s`` to ``s'`` gains
   ``(p - q)(s' - s)`` when it is accepted, so ``p = q`` is its break-even
   whatever the stake (with no void deals, ``p < 1/2``).
+- *Willughby's Put* (docs/RULES_family.md P7, each for themselves): ``team`` is the
+  seat; ``p`` is the chance the acting seat is paid (it wins the deal, P7.5) and ``q``
+  the chance it pays (another seat wins while it is still in: a folded seat pays
+  nothing); a bluff is still a put with ``p < q`` (a put paid by ``k`` seats breaks even
+  at ``k p = q``: the bluffs counted are the raises more likely to pay than to be paid);
+  ``fold`` is the refusal of a put (P7.4) and a trick holds the cards of the seats still
+  in.
 - *false gesture* (R7): a gesture other than ``none`` that differs from the
   honest one for the hand (``ten`` if it holds a T, else ``nine`` if a 9, else
   ``ace`` if an A, else ``nohigh``).
@@ -88,12 +95,46 @@ def _reach_and_chances_kernel(kind, first, nchild, prob, infoset, util, policy, 
         win1[i] = b
 
 
-def _reach_and_chances(tree: GameTree, policy: np.ndarray):
+def _reach_and_chances(tree: GameTree, policy: np.ndarray, seat: int = 0):
+    """Reach of every node and, below it, the chances that team 0 / team 1 scores; in a
+    per-seat tree (Willughby's Put, P7.5) that seat ``seat`` is paid / pays instead."""
     n = tree.num_nodes
     reach, win0, win1 = np.zeros(n), np.zeros(n), np.zeros(n)
+    util = tree.util if tree.util_seats is None else tree.util_seats[:, seat]
     _reach_and_chances_kernel(tree.kind, tree.first, tree.nchild, tree.prob, tree.infoset,
-                              tree.util, policy, reach, win0, win1)
+                              np.ascontiguousarray(util), policy, reach, win0, win1)
     return reach, win0, win1
+
+
+def _seat_chances(tree: GameTree, policy: np.ndarray):
+    """``(reach, paid, pays)``: node reach and, per node, the chance that the seat acting
+    there is paid / pays by the deal's end (per-seat trees: one pass per seat; two-team
+    trees: its team scores / the other team scores)."""
+    reach, win0, win1 = _reach_and_chances(tree, policy)
+    if tree.util_seats is None:
+        team0 = tree.player % 2 == 0
+        return reach, np.where(team0, win0, win1), np.where(team0, win1, win0)
+    paid, pays = win0.copy(), win1.copy()
+    for seat in range(1, tree.params.players):
+        _, w, q = _reach_and_chances(tree, policy, seat)
+        at = tree.player == seat
+        paid[at], pays[at] = w[at], q[at]
+    return reach, paid, pays
+
+
+def _trick(toks: list[int], per_trick: int) -> int:
+    """The trick being played (1-based) after the deal's tokens: ``per_trick`` cards to a
+    trick, one fewer after each fold (Willughby's Put, P7.4: a folder plays no more; a fold
+    comes at a trick's lead, P7.3, so no trick is left half played by it)."""
+    trick, played, active = 1, 0, per_trick
+    for t in toks:
+        if t == L.A_FOLD:
+            active -= 1
+        elif _is_card(t):
+            played += 1
+            if played == active:
+                trick, played = trick + 1, 0
+    return trick
 
 
 def _honest_gesture(hand: list[int]) -> int:
@@ -183,23 +224,23 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
     n_players = p.players
     # cards to a trick: every player's, but partnership Put's two active players only (P6.4)
     per_trick = 2 if p.partnership else n_players
-    reach, win0, win1 = _reach_and_chances(tree, policy)
+    reach, paid, pays = _seat_chances(tree, policy)
     dec = np.nonzero(tree.kind == KIND_DECISION)[0]
     iset = tree.infoset[dec]
     ni = tree.num_infosets
     r_sum = np.bincount(iset, weights=reach[dec], minlength=ni)
-    w0 = np.bincount(iset, weights=reach[dec] * win0[dec], minlength=ni)
-    w1 = np.bincount(iset, weights=reach[dec] * win1[dec], minlength=ni)
+    w = np.bincount(iset, weights=reach[dec] * paid[dec], minlength=ni)
+    q = np.bincount(iset, weights=reach[dec] * pays[dec], minlength=ni)
     with np.errstate(invalid="ignore", divide="ignore"):
-        pw0 = w0 / r_sum
-        pw1 = w1 / r_sum
+        p_paid = w / r_sum
+        p_pays = q / r_sum
     rows = []
     labels = p.ladder_labels
     ranks = p.rank_labels
     for i in range(ni):
         key = tree.is_keys[i]
         seat = int(key[L.K_PLAYER])
-        team = seat % 2
+        team = seat if p.willughby else seat % 2
         hand = [int(c) for c in key[L.K_HAND:L.K_HAND + p.hand_size] if c >= 0]
         toks = [int(t) for t in key[L.K_TOK:L.K_TOK + int(key[L.K_NTOK])]]
         stake = _stake_index(toks, len(p.ladder_labels))
@@ -210,17 +251,19 @@ def infoset_table(tree: GameTree, policy: np.ndarray) -> pd.DataFrame:
         honest = _honest_gesture(hand) if hand else -1
         false_g = sum(prob.get(L.A_SIGNAL0 + g, 0.0) for g in range(1, 5) if g != honest)
         made = sum(prob.get(L.A_SIGNAL0 + g, 0.0) for g in range(1, 5))
-        pw, pl = (pw0[i], pw1[i]) if team == 0 else (pw1[i], pw0[i])
+        pw, pl = p_paid[i], p_pays[i]
         rows.append({
             "infoset": i, "seat": seat, "team": team,
             "position": (seat - int(key[L.K_DEALER]) - 1) % n_players,
             "best_card": ranks[min(hand)] if hand else "-",
-            "trick": plays // per_trick + 1,
+            "trick": _trick(toks, per_trick) if p.willughby else plays // per_trick + 1,
             "stake": labels[stake],
             "score0": int(key[L.K_SCORE0]), "score1": int(key[L.K_SCORE1]),
             "reach": r_sum[i], "p_win": pw, "p_lose": pl, "equity": pw - pl,
             "can_raise": L.A_RAISE in prob, "raise": prob.get(L.A_RAISE, 0.0),
-            "answering": L.A_REFUSE in prob, "refuse": prob.get(L.A_REFUSE, 0.0),
+            # an answer to a raise: accept / refuse, or see / fold (P7.4)
+            "answering": L.A_REFUSE in prob or L.A_FOLD in prob,
+            "refuse": prob.get(L.A_REFUSE, 0.0) + prob.get(L.A_FOLD, 0.0),
             "gesture_phase": gesture_phase, "false_gesture": false_g, "gesture_made": made,
         })
     df = pd.DataFrame(rows)

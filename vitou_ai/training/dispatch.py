@@ -47,20 +47,58 @@ def four_players(profile: str) -> bool:
         return False
 
 
+#: ``put_willughby``'s deck in ``vitou-ai train`` when ``--ranks`` is not given: its top 6
+#: ranks (``3 2 A K Q J``, P7.0) x 4 copies; with the default 2-card hands the flat tree has
+#: 3.4 million nodes and flat DCFR solves it (the whole deck's tree does not fit)
+WILLUGHBY_RANKS = 6
+#: the largest flat tree (nodes) on which ``vitou-ai train --profile put_willughby`` picks
+#: flat DCFR when no ``--solver`` is given; larger variants take :data:`FULL_GAME_DEFAULT`
+WILLUGHBY_FLAT_NODES = 8_000_000
+
+
+def _willughby_default(settings: PointsSettings, out) -> PointsSettings:
+    """A new ``put_willughby`` run's defaults (P7.0: each for themselves, so neither the
+    abstraction nor the public tree takes it): ``ranks`` :data:`WILLUGHBY_RANKS` when not
+    given; with no ``solver``, ``dcfr`` when the variant's flat tree has at most
+    :data:`WILLUGHBY_FLAT_NODES` nodes (built once to count it), else
+    :data:`FULL_GAME_DEFAULT`. Each choice is said on ``out``."""
+    from ..solvers.flat.tree import build_tree
+
+    if settings.ranks is None:
+        labels = " ".join(VitouParams(profile="put_willughby").rank_labels[:WILLUGHBY_RANKS])
+        print(f"vitou-ai train: put_willughby's default deck: the top {WILLUGHBY_RANKS} ranks "
+              f"({labels}); pass --ranks 13 for the whole deck", file=out, flush=True)
+        settings = replace(settings, ranks=WILLUGHBY_RANKS)
+    if settings.solver is not None:
+        return settings
+    try:
+        params = game_params({**RUN_DEFAULTS, **settings.given()})
+    except (ValueError, TypeError):
+        return settings  # the trainer refuses the game, in its own words
+    try:
+        nodes = build_tree(params, max_nodes=WILLUGHBY_FLAT_NODES).num_nodes
+    except ValueError:  # larger than the limit (or a decision wider than the flat tables)
+        nodes = None
+    solver = "dcfr" if nodes is not None else FULL_GAME_DEFAULT
+    why = (f"its flat tree has {nodes:,} nodes" if nodes is not None else
+           f"its flat tree has more than {WILLUGHBY_FLAT_NODES:,} nodes")
+    print(f"vitou-ai train: solver {solver} (put_willughby's default: {why}); pass --solver "
+          "to choose another", file=out, flush=True)
+    return replace(settings, solver=solver)
+
+
 def _full_game_default(settings: PointsSettings, out) -> PointsSettings:
-    """``settings`` with ``solver`` :data:`FULL_GAME_DEFAULT` when none is given, the run is
-    new and the game has four players but the abstract trainer (the four-player default)
-    refuses it (:mod:`vitou_ai.capabilities`: partnership Put); that choice is printed on
-    ``out`` as the first line. Otherwise ``settings`` unchanged."""
+    """``settings`` with the defaults of a new run that depend on the game: those of
+    ``put_willughby`` (:func:`_willughby_default`), and ``solver``
+    :data:`FULL_GAME_DEFAULT` when none is given and the game has four players but the
+    abstract trainer (the four-player default) refuses it (:mod:`vitou_ai.capabilities`:
+    partnership Put); each choice is printed on ``out``. Otherwise ``settings``
+    unchanged."""
     from ..capabilities import cell
 
     profile = settings.profile or RUN_DEFAULTS["profile"]
-    if settings.solver is None and not settings.resume and profile == "put_willughby":
-        # each for themselves (P7.0): no abstraction, and the whole deck's tree does not fit
-        print(f"vitou-ai train: solver {FULL_GAME_DEFAULT} (put_willughby's default: the "
-              "full-width tree solvers take small variants only); pass --solver to choose "
-              "another", file=out, flush=True)
-        return replace(settings, solver=FULL_GAME_DEFAULT)
+    if not settings.resume and profile == "put_willughby":
+        return _willughby_default(settings, out)
     if settings.solver is not None or settings.resume or not four_players(profile):
         return settings
     c = cell(profile, "abstract")

@@ -8,6 +8,9 @@ figures of :meth:`vitou_ai.solvers.protocol.Solver.exact_evaluation` where a tre
 hand (points per deal: ``exploitability`` and ``game_value`` for two players;
 ``nash_conv`` and the team gains for four), and per opponent bot the trained policy's win
 rate (Wilson 95% interval) and points per deal (95% t interval) over duplicate deals.
+In a game each for themselves (Willughby's Put, P7.0) one seat of the trained policy
+plays against the bot in every other seat, rotated over the seats on the same cards
+(:func:`against_bot_each_for_self`); the run's last line gives each interval.
 """
 
 from __future__ import annotations
@@ -36,6 +39,52 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
     return mean_interval(x)
 
 
+def rotated_lineups(mine, bot, players: int) -> list[list]:
+    """The lineups of a game each for themselves (Willughby's Put, P7.0): one seat of
+    ``mine`` against ``players - 1`` seats of ``bot``, ``mine`` at seat ``v`` in lineup
+    ``v`` (``players`` lineups: every seat once)."""
+    return [[mine if k == v else bot for k in range(players)] for v in range(players)]
+
+
+def against_bot_each_for_self(mine, bot, params: VitouParams, deals: int,
+                              seed: int) -> dict[str, float]:
+    """A policy against a bot in a game each for themselves (Willughby's Put, P7.0, P7.5):
+    one seat of ``mine`` against ``players - 1`` seats of ``bot``, on duplicate deals
+    rotated over the seats (:func:`rotated_lineups`: each group of cards is played
+    ``players`` times, ``mine`` at seat 0, 1, ... in turn, the dealer the same).
+
+    Args:
+        deals: deals in all (``players`` per group of cards; at least one group).
+        seed: the deals' seed (:func:`vitou_ai.sim.batch.simulate`).
+
+    Returns:
+        ``points_per_deal`` (the trained seat's return per deal, P7.5; 0 between equals:
+        the game is zero-sum) with ``ppd_lo`` / ``ppd_hi``, its 95% Student t interval
+        over the groups as units (a group's value: the mean over its rotations;
+        :func:`vitou_ai.eval.stats.mean_interval`, NaN below 30 groups), ``win_rate``
+        (deals the trained seat won among those won by a seat; ``1 / players`` between
+        equals) with ``win_lo`` / ``win_hi`` (Wilson 95%), and ``groups``.
+    """
+    from ..eval.stats import mean_interval, wilson_interval
+    from ..sim.batch import simulate
+
+    n = params.players
+    groups = max(1, deals // n)
+    res = simulate(params, rotated_lineups(mine, bot, n), n * groups, seed=seed,
+                   allow_fallback=True)  # the policy in training, as it is
+    variant = np.asarray(res["variant"])  # the trained seat of each row (row j: j % n)
+    seat_ret = np.stack([np.asarray(res[f"seat_return{k}"], float) for k in range(n)], 1)
+    ret = seat_ret[np.arange(len(variant)), variant]
+    m, lo, hi = mean_interval(ret.reshape(groups, n).mean(1))
+    winner = np.asarray(res["winner"])
+    decided = winner >= 0
+    wins, won_by_seat = int(np.sum(decided & (winner == variant))), int(decided.sum())
+    wlo, whi = wilson_interval(wins, won_by_seat) if won_by_seat else (math.nan, math.nan)
+    return {"win_rate": wins / won_by_seat if won_by_seat else math.nan, "win_lo": wlo,
+            "win_hi": whi, "points_per_deal": m, "ppd_lo": lo, "ppd_hi": hi,
+            "groups": groups}
+
+
 def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[str, Any]:
     from ..bots.named import parse_bot
     from ..eval.stats import wilson_interval
@@ -47,27 +96,20 @@ def _against_bots(adapter: Solver, bots: list[str], s: dict[str, Any]) -> dict[s
     half = max(1, s["eval_deals"] // 2)
     for b in bots:
         bot = parse_bot(b)
+        if params.willughby:  # P7.0: each for themselves; one trained seat, rotated
+            out[b] = against_bot_each_for_self(mine, bot, params, s["eval_deals"],
+                                               s["seed"] + 1)
+            continue
         lineup = [mine, bot] if params.players == 2 else [mine, bot, mine, bot]
-        lineup = lineup[:params.players]  # Willughby's Put, three players: mine bot mine
         # the policy in training, as it is: unvisited states play its fallback
         res = simulate(params, lineup, 2 * half, seed=s["seed"] + 1, duplicate=True,
                        allow_fallback=True)
         variant = np.asarray(res["variant"])
         winner = np.asarray(res["winner"])
-        if params.willughby:  # P7.5: each for themselves; mine are the seats it holds
-            seats = np.arange(params.players)
-            mine_at = np.where(variant[:, None] == 0, seats[None, :] % 2 == 0,
-                               seats[None, :] % 2 == 1)
-            seat_ret = np.stack([np.asarray(res[f"seat_return{k}"], float) for k in seats], 1)
-            ret = (seat_ret * mine_at).sum(1)
-            decided = winner >= 0
-            won = decided & mine_at[np.arange(len(winner)), np.clip(winner, 0, None)]
-            wins = int(np.sum(won))
-        else:
-            my_team = np.where(variant == 0, 0, 1)
-            ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)
-            decided = winner >= 0
-            wins = int(np.sum(decided & (winner == my_team)))
+        my_team = np.where(variant == 0, 0, 1)
+        ret = np.where(my_team == 0, res["return0"], res["return1"]).astype(float)
+        decided = winner >= 0
+        wins = int(np.sum(decided & (winner == my_team)))
         n = int(decided.sum())
         lo, hi = wilson_interval(wins, n) if n else (math.nan, math.nan)
         m, mlo, mhi = _mean_ci(ret)
@@ -147,9 +189,10 @@ def plot(rows: list[dict[str, Any]], bots: list[str], path: Path, title: str) ->
     write_atomic(path, buf.getvalue())
 
 
-def short_row(row: dict[str, Any]) -> str:
+def short_row(row: dict[str, Any], intervals: bool = False) -> str:
     """An evaluation row in one line for the log (``it 20, exploitability 0.09814, vs
-    random +0.700``)."""
+    random +0.700``); with ``intervals``, each bot's 95% interval of points per deal
+    after it (``vs random +0.700 [+0.650, +0.750]``; none where it is NaN)."""
     parts = [f"it {row['iteration']}"]
     for k in ("exploitability", "nash_conv"):
         if isinstance(row.get(k), float):
@@ -157,8 +200,11 @@ def short_row(row: dict[str, Any]) -> str:
     if isinstance(row.get("infosets"), int):
         parts.append(f"{row['infosets']:,} infosets")
     for k, v in row.items():
-        if k.endswith("_ppd") and not k.endswith("_lo") and isinstance(v, float):
-            parts.append(f"vs {k[:-4]} {v:+.3f}")
+        if k.endswith("_ppd") and isinstance(v, float):
+            lo, hi = row.get(f"{k}_lo"), row.get(f"{k}_hi")
+            ci = (f" [{lo:+.3f}, {hi:+.3f}]" if intervals and isinstance(lo, float)
+                  and isinstance(hi, float) and not (math.isnan(lo) or math.isnan(hi)) else "")
+            parts.append(f"vs {k[:-4]} {v:+.3f}{ci}")
     return ", ".join(parts)
 
 

@@ -462,7 +462,8 @@ def _train(plan: _Plan, out) -> TrainingResult:
     finally:
         if bar:
             bar.close()
-    print(f"done: {adapter.iterations_done} iterations; " + (short_row(rows[-1]) if rows else "")
+    print(f"done: {adapter.iterations_done} iterations; "
+          + (short_row(rows[-1], intervals=True) if rows else "")
           + f"\nrun folder: {plan.folder}", file=out)
     return TrainingResult(folder=plan.folder, iterations=adapter.iterations_done,
                           latest=rows[-1] if rows else None)
