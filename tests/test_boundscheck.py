@@ -235,7 +235,8 @@ def test_willughby_simulator_bots_and_refusals(players):
     """Willughby's Put (docs/RULES_family.md P7) on the bounds-checked kernel: hands of 4
     and 5 (MAX_HAND), the see round, per-seat returns; random and heuristic bots in the
     simulator (duplicate lineups, zero-sum rows); ``max_legal_actions`` bounds random play
-    and is reached; the solvers that cannot take three or four sides refuse it before work."""
+    and is reached; the flat tree and MCCFR keep one utility per seat, and the solvers that
+    cannot take three or four sides refuse it before work."""
     from vitou_ai.bots.named import named_bot
     from vitou_ai.rules.game import max_legal_actions
     from vitou_ai.sim.batch import F_SEAT_RETURN0, simulate
@@ -253,8 +254,16 @@ def test_willughby_simulator_bots_and_refusals(players):
         res = simulate(params, lineup, 200, seed=k, duplicate=True)
         assert (res.table[:, F_SEAT_RETURN0:F_SEAT_RETURN0 + players].sum(1) == 0).all()
     small = params.replace(ranks=4, copies=2, hand_size=2)
-    for build in (lambda: MCCFR(small), lambda: build_tree(small),
-                  lambda: build_public_tree(small),
+    # One utility per seat (P7.5): the flat tree and external-sampling MCCFR take it, and
+    # run bounds-checked; the two-sided public tree and the two-team abstract key refuse.
+    tree = build_tree(small)
+    assert tree.per_seat and tree.util_seats.shape == (tree.num_nodes, players)
+    assert np.allclose(tree.util_seats.sum(1), 0.0)
+    solver = MCCFR(small, seed=0)
+    solver.iterate(50)
+    avg = solver.average_policy()
+    assert np.isfinite(avg).all() and avg.min() >= 0.0
+    for build in (lambda: build_public_tree(small),
                   lambda: AbstractMCCFR(small, threads=1, max_infosets=1 << 10)):
         with pytest.raises(ValueError, match="docs/RULES_family.md P7"):
             build()
