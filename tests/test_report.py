@@ -114,3 +114,53 @@ def test_lock_and_report_commands(solved, tmp_path, capsys):
     assert "\n" not in err and "not 1" in err, err
     assert main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r")]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_lock_and_report_never_overwrite(solved, tmp_path, capsys):
+    """``--out`` is new or empty, never a run read, and one writer at a time: refused in
+    one line before the tree is built, and the run folder's bytes are unchanged."""
+    import subprocess
+    import sys
+
+    tree, pol = solved
+    run = tmp_path / "run"
+    write_policy_run(run, tree, pol, "tiny", {"params": {**GAME.knobs(), "profile": GAME.profile}})
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    locks = tmp_path / "locks.toml"
+    locks.write_text('[game]\nprofile = "vitou_2p"\nranks = 3\ncopies = 2\nhand_size = 2\n'
+                     'dealer = -1\n[[lock]]\nplayer = "non-dealer"\nphase = "answer"\n'
+                     'mix = { accept = 1.0 }\n')
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    cases = [(["lock", str(run), str(locks), "--out", str(run)], "run folder being read"),
+             (["lock", str(run), str(locks), "--out", str(full)], "not empty"),
+             (["report", str(run), "--out", str(run)], "run folder being read"),
+             (["report", str(run), "--against", str(run), "--out", str(full)], "not empty")]
+    for argv, why in cases:
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and why in err, err
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+    assert (full / "notes.txt").read_text() == "mine"
+    # another live process writing the folder: refused, naming its PID
+    busy = tmp_path / "busy"
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; from vitou_ai.io import RunLock\n"
+                               f"RunLock({str(busy)!r}, 'holder').acquire(); print('held', "
+                               "flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        capsys.readouterr()
+        assert main(["lock", str(run), str(locks), "--out", str(busy)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and f"PID {holder.pid}" in err, err
+    finally:
+        holder.kill()
+        holder.wait()
+    # a mix written as a string is no probability
+    locks.write_text(locks.read_text().replace("accept = 1.0", 'accept = "1"'))
+    assert main(["lock", str(run), str(locks), "--out", str(tmp_path / "new")]) == 2
+    assert "must be numbers" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()

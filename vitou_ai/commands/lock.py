@@ -18,7 +18,8 @@ def add_lock_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN", help="a two-player public-tree run folder "
                    "(vitou-ai train --solver public-dcfr ...)")
     p.add_argument("locks", metavar="LOCKS", help="a lock file (TOML; docs/guide/node-locking.md)")
-    p.add_argument("--out", required=True, help="the run folder to write (explorer-ready)")
+    p.add_argument("--out", required=True, help="the run folder to write (explorer-ready): "
+                   "new or empty, never the run read")
     p.add_argument("--iterations", type=int, default=2000,
                    help="most re-solve iterations")
     p.add_argument("--target", type=float, default=1e-3,
@@ -31,10 +32,12 @@ def add_lock_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_report_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run", metavar="RUN", help="a two-player public-tree run folder")
+    p.add_argument("run", metavar="RUN", help="a two-player run folder (any solver's "
+                   "policy.npz, read onto the game's public tree)")
     p.add_argument("--against", metavar="RUN2", default=None,
                    help="a second run of the same game, reported side by side")
-    p.add_argument("--out", required=True, help="folder for report.csv, values.csv, report.png")
+    p.add_argument("--out", required=True, help="folder for report.csv, values.csv, "
+                   "report.png: new or empty, never a run read")
 
 
 def _fail(name: str, msg: str, err) -> int:
@@ -78,8 +81,9 @@ def report_command(args, out=None, err=None) -> int:
 
     out = out or sys.stdout
     err = err or sys.stderr
+    cmd = "vitou-ai report " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     try:
-        reps = report_runs(args.run, args.out, args.against,
+        reps = report_runs(args.run, args.out, args.against, command=cmd,
                            log=lambda s: print(f"vitou-ai report: {s}", file=err, flush=True))
     except ValueError as e:
         return _fail("report", str(e).splitlines()[0], err)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import write_atomic
+from ..io import RunLock, RunLockedError, holds_files, write_atomic
 from ..rules.params import VitouParams
 from .runfolder import git_commit, package_versions, write_csv, write_record
 
@@ -87,10 +87,7 @@ def load_public_run(folder: str | Path, tree=None, max_nodes: int = MAX_NODES) -
     from ..solvers.public.export import bot_policy
     from ..solvers.public.tree import build_public_tree
 
-    params = read_params(folder)
-    if params.players != 2:
-        raise RunError(f"{folder}: a {params.players}-player game; node locking and the "
-                       "report are for two-player public trees")
+    params = check_two_player(folder)
     try:
         if tree is None:
             tree = build_public_tree(params, max_nodes=max_nodes)
@@ -103,6 +100,56 @@ def load_public_run(folder: str | Path, tree=None, max_nodes: int = MAX_NODES) -
     except (ValueError, OSError) as e:
         raise RunError(f"{folder}: {str(e).splitlines()[0]}") from None
     return PublicRun(Path(folder), params, tree, pol)
+
+
+def check_two_player(folder: str | Path) -> VitouParams:
+    """:func:`read_params`, refusing a game that is not two-player before any tree is
+    built.
+
+    Raises:
+        RunError: :func:`read_params`'s refusals; a game of three or four players.
+    """
+    params = read_params(folder)
+    if params.players != 2:
+        raise RunError(f"{folder}: a {params.players}-player game; node locking and the "
+                       "report are for two-player public trees")
+    return params
+
+
+def claim_out(out: str | Path, runs, command: str = "") -> RunLock:
+    """Take the output folder for one writer (:class:`~vitou_ai.io.RunLock`), before any
+    work: it must be new or empty, and none of the run folders read.
+
+    Args:
+        out: the folder to write; made if missing.
+        runs: the run folders read (never overwritten).
+        command: the command line, for the message a second writer gets.
+
+    Returns:
+        the held lock; release it when the folder is written.
+
+    Raises:
+        RunError: ``out`` is a file, one of ``runs``, not empty, held by another live
+            process, or cannot be made; one line.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out}: exists and is not a folder")
+    for r in runs:
+        if r is not None and Path(r).exists() and out.exists() and out.resolve() == Path(r).resolve():
+            raise RunError(f"--out {out}: is the run folder being read; choose a new folder")
+    lock = RunLock(out, command)
+    try:
+        lock.acquire()
+    except RunLockedError as e:
+        raise RunError(str(e).splitlines()[0]) from None
+    except OSError as e:
+        raise RunError(f"--out {out}: {e.strerror or e}") from None
+    if holds_files(out):
+        lock.release()
+        raise RunError(f"--out {out}: not empty; choose a new folder (nothing there is "
+                       "overwritten)")
+    return lock
 
 
 def _record(params: VitouParams, command: str, extra: dict) -> dict:
@@ -130,21 +177,34 @@ def lock_run(run: str | Path, locks: str | Path, out: str | Path, iterations: in
         the measures (``report.json``), with ``iterations``, ``seconds`` of the re-solve.
 
     Raises:
-        RunError, LockError: bad run folder or lock file, one line, before the work.
+        RunError, LockError: bad run folder or lock file; ``out`` not new or empty, the run
+            itself, or written by another process (:func:`claim_out`); one line, before
+            the work.
     """
+    from ..solvers.public.lock import load_locks
+
+    params = check_two_player(run)
+    rules = load_locks(locks, params)  # refused before the tree is built
+    say = log or (lambda s: None)
+    claim = claim_out(out, [run], command or f"lock_run({run}, {locks})")
+    try:
+        say(f"reading {run} onto the public tree of {params.profile} ...")
+        return _lock_run(run, locks, Path(out), params, rules, iterations, target, variant,
+                         check_every, command, say)
+    finally:
+        claim.release()
+
+
+def _lock_run(run, locks, out: Path, params, rules, iterations, target, variant, check_every,
+              command, say) -> dict:
     from ..eval.report import strategy_report
     from ..solvers.public.lock import (
         PositionEvaluator,
         exploit_report,
-        load_locks,
         resolve_locks,
         solve_locked,
     )
 
-    params = read_params(run)
-    rules = load_locks(locks, params)  # refused before the tree is built
-    say = log or (lambda s: None)
-    say(f"reading {run} onto the public tree of {params.profile} ...")
     r = load_public_run(run)
     lock = resolve_locks(r.tree, rules, Path(locks).read_text(), str(locks))
     say(f"{sum(lock.infosets):,} information sets locked ({lock.mask.sum():,} entries); "
@@ -157,8 +217,6 @@ def lock_run(run: str | Path, locks: str | Path, out: str | Path, iterations: in
                 "target": target, "blueprint_run": str(run), "locks": str(locks)})
     ev = PositionEvaluator(r.tree)
     exploit_pol = ev.best_response_policy(lock.apply(r.policy), lock.other)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     record = _record(params, command, {"solver": f"public-{variant} with node locks",
                                        "lock": {"file": "locks.toml",
                                                 "position": rep["locked_position"]},
@@ -205,7 +263,7 @@ def _write_reports(out: Path, reports: dict, title: str) -> None:
 
 
 def report_runs(run: str | Path, out: str | Path, against: str | Path | None = None,
-                log=None) -> dict:
+                log=None, command: str = "") -> dict:
     """The aggregate report of a public run, and of ``against`` beside it (same game):
     ``report.csv`` (rates by trick, stake, position, best card), ``values.csv`` (value by
     position and hand class), ``report.png``.
@@ -214,24 +272,31 @@ def report_runs(run: str | Path, out: str | Path, against: str | Path | None = N
         ``{name: StrategyReport}``.
 
     Raises:
-        RunError: bad run folders, two games, a four-player game, a tree too large.
+        RunError: bad run folders, two games, a four-player game, a tree too large;
+            ``out`` not new or empty, one of the runs, or written by another process
+            (:func:`claim_out`).
     """
     from ..eval.report import strategy_report
 
     say = log or (lambda s: None)
-    say(f"reading {run} ...")
-    a = load_public_run(run)
-    runs = {Path(run).name or "run": a}
+    check_two_player(run)
     if against is not None:
-        b = load_public_run(against, tree=a.tree)
-        name = Path(against).name or "against"
-        runs[name if name not in runs else name + "-2"] = b
+        check_two_player(against)
+    claim = claim_out(out, [run, against], command or f"report_runs({run})")
     try:
-        reports = {n: strategy_report(x.tree, x.policy) for n, x in runs.items()}
-    except ValueError as e:
-        raise RunError(str(e)) from None
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_reports(out, reports, " vs ".join(reports))
+        say(f"reading {run} ...")
+        a = load_public_run(run)
+        runs = {Path(run).name or "run": a}
+        if against is not None:
+            b = load_public_run(against, tree=a.tree)
+            name = Path(against).name or "against"
+            runs[name if name not in runs else name + "-2"] = b
+        try:
+            reports = {n: strategy_report(x.tree, x.policy) for n, x in runs.items()}
+        except ValueError as e:
+            raise RunError(str(e)) from None
+        _write_reports(Path(out), reports, " vs ".join(reports))
+    finally:
+        claim.release()
     say(f"wrote {out}")
     return reports

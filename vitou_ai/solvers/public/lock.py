@@ -285,6 +285,9 @@ def parse_locks(data: dict, params: VitouParams, where: str = "locks") -> list[L
             if not isinstance(mix, dict) or not mix:
                 raise LockError(f"{w}: mix is a table of action = probability")
             try:
+                if any(isinstance(v, bool) or not isinstance(v, int | float)
+                       for v in mix.values()):
+                    raise TypeError  # "1" or true is not a probability
                 mix = {str(k): float(v) for k, v in mix.items()}
             except (TypeError, ValueError):
                 raise LockError(f"{w}: mix probabilities must be numbers") from None
