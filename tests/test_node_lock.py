@@ -198,6 +198,13 @@ BAD = {
                              'accept = 0.4 }\n', "not 1"),
     "another game": ('[game]\nprofile = "vitou_2p"\nranks = 4\ncopies = 2\nhand_size = 1\n'
                      '[[lock]]\nplayer = "dealer"\nmix = { raise = 1.0 }\n', "written for"),
+    "another dealer": (HEAD + 'dealer = 1\n[[lock]]\nplayer = "dealer"\nmix = { raise = 1.0 }\n',
+                       "dealer 1 (run: 0)"),
+    "history of the other position": (HEAD + '[[lock]]\nhistory = "p1 raise"\n'
+                                      'player = "non-dealer"\nmix = { accept = 1.0 }\n',
+                                      "ends at the dealer's decision (answer, stake 3"),
+    "a mix of strings": (HEAD + '[[lock]]\nplayer = "dealer"\nmix = { raise = "1" }\n',
+                         "must be numbers"),
     "no game": ('[[lock]]\nplayer = "dealer"\nmix = { raise = 1.0 }\n', "[game]"),
     "unknown action": (HEAD + '[[lock]]\nplayer = "dealer"\nmix = { fold = 1.0 }\n',
                        "not an action"),

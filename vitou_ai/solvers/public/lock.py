@@ -180,8 +180,14 @@ def _check_game(table, params: VitouParams, where: str) -> None:
     except (TypeError, ValueError) as e:
         raise LockError(f"{where}: [game] is not a game: {str(e).splitlines()[0]}") from None
     if theirs.profile != params.profile or theirs.knobs() != params.knobs():
-        raise LockError(f"{where}: the locks are written for {game_name(theirs)}, not for "
-                        f"this run's game {game_name(params)} ([game] must match the run)")
+        a, b = theirs.knobs(), params.knobs()
+        diff = [f"{k} {getattr(theirs, k)!r} (run: {getattr(params, k)!r})"
+                for k in sorted(set(a) | set(b)) if getattr(theirs, k) != getattr(params, k)]
+        if theirs.profile != params.profile:
+            diff.insert(0, f"profile {theirs.profile!r} (run: {params.profile!r})")
+        raise LockError(f"{where}: the locks are written for another game than this run's "
+                        f"{game_name(params)}: [game] has {', '.join(diff[:3])}"
+                        f"{' ...' if len(diff) > 3 else ''}; [game] must match the run")
 
 
 def _parse_hand(text: str, params: VitouParams, where: str) -> tuple[int, ...]:
@@ -476,6 +482,13 @@ def resolve_locks(tree: PublicTree, rules: list[LockRule], text: str = "",
             sel &= feats.stake == labels.index(r.stake)
         if r.trick is not None:
             sel &= feats.trick == r.trick
+        if r.history is not None and not sel.any():
+            phase = [k for k, v in PHASES.items() if v == feats.phase[node]]
+            raise LockError(
+                f"{w}: history {r.history!r} ends at the {POSITIONS[feats.position[node]]}'s "
+                f"decision ({phase[0] if phase else 'phase ?'}, stake "
+                f"{labels[feats.stake[node]]}, trick {feats.trick[node]}), which the rule's "
+                "player / phase / stake / trick exclude")
         if r.mix is not None:
             want = {_action_id(p, k, w): v for k, v in r.mix.items()}
             play = [a for a, v in want.items() if v > 0]
