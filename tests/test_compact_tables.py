@@ -91,6 +91,8 @@ def test_train_takes_compact_tables(tmp_path, capsys):
     out = tmp_path / "r"
     assert main(["train", "--solver", "public-pdcfr+", "--tables", "float32", "--iterations",
                  "6", "--eval-every", "3", "--out", str(out), *game]) == 0
+    said = capsys.readouterr()
+    assert "public-pdcfr+ (float32 tables);" in said.out + said.err  # the run's header
     assert json.loads((out / "run.json").read_text())["settings"]["tables"] == "float32"
     with np.load(out / "checkpoint.npz") as z:
         assert z["regrets"].dtype == np.float32

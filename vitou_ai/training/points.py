@@ -388,7 +388,8 @@ def _train(plan: _Plan, out) -> TrainingResult:
         folder = plan.folder
         pp = plan.params
         print(f"vitou-ai train: {pp.profile} ({pp.ranks} ranks x {pp.copies} copies, "
-              f"{pp.hand_size}-card hands) {s['solver']}; "
+              f"{pp.hand_size}-card hands) {s['solver']}"
+              + (f" ({s['tables']} tables)" if s["tables"] != "float64" else "") + "; "
               + (f"{tree_summary(tree)[1]} ({build_s:.1f} s); " if tree else
                  "no exact evaluation (" + ("--exact no" if s["exact"] == "no" else
                                             "the tree is too large") + "); ")
