@@ -210,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         refuse(f"unknown profile {args.profile!r}")
     if not c.works:  # two teams of two needed (a two-player or each-for-self game)
         refuse(f"--profile {args.profile}: TMECor needs four players in two teams: {c.reason}")
+    if not args.variants:
+        refuse("--variants: give at least one RANKS,COPIES,HAND variant")
     for spec in args.variants:  # every variant checked before any work, its size too
         params = variant(spec, args.profile, args.dealer)
         try:
@@ -218,10 +220,12 @@ def main(argv: list[str] | None = None) -> int:
             refuse(f"variant {spec}: {str(e).splitlines()[0]} (--max-tree-nodes "
                    f"{args.max_tree_nodes:,}: the exact team best responses are integer "
                    "programs over the flat tree)")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = team_common.out_folder(PROG, args.out)
     path = out / "tmecor.csv"
-    rows = team_common.read_rows(path)
+    rows = team_common.read_rows(path, PROG, ("profile", "variant", "dealer", "value", "lower",
+                                              "upper", "gap"),
+                                 ("value", "lower", "upper", "gap", "cfr_guarantee0",
+                                  "cfr_guarantee1", "pure_guarantee0", "pure_guarantee1"))
     done = {(r["profile"], r["variant"], r["dealer"]) for r in rows}
     for spec in args.variants:
         if (args.profile, spec, str(args.dealer)) in done:
@@ -230,8 +234,12 @@ def main(argv: list[str] | None = None) -> int:
         tree = build_tree(params, max_nodes=args.max_tree_nodes)
         print(f"{spec}: {tree.num_nodes:,} nodes, {tree.num_infosets:,} information sets",
               flush=True)
-        res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit,
-                           local_search=not args.no_local_search)
+        try:
+            res = solve_tmecor(tree, gap=args.gap, time_limit=args.time_limit,
+                               local_search=not args.no_local_search)
+        except RuntimeError as e:  # no bound at all within the time limit
+            refuse(f"variant {spec}: {str(e).splitlines()[0]}; raise --time-limit (the rows "
+                   f"of the variants before it are in {path})")
         print(f"  TMECor {res.value:+.6f} in [{res.lower:+.6f}, {res.upper:+.6f}], "
               f"stop: {res.status}, {res.iterations} iterations, plans {res.plans}, "
               f"{res.seconds:.1f} s ({res.oracle_seconds:.1f} s in the oracle)"
@@ -257,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                    baseline_seconds=f"{secs:.1f}")
         if args.cfr_iterations:
             row.update(cfr_guarantee0=fmt(g0, 9), cfr_guarantee1=fmt(g1, 9))
-        print(f"  guarantees, team 0 / team 1: DCFR {g0:+.6f} / {g1:+.6f}, one plan of the "
+        dcfr = f"DCFR {g0:+.6f} / {g1:+.6f}" if args.cfr_iterations else "DCFR not run"
+        print(f"  guarantees, team 0 / team 1: {dcfr}, one plan of the "
               f"support {q0:+.6f} / {q1:+.6f}; {secs:.1f} s", flush=True)
         rows.append(row)
         write_csv(path, rows)

@@ -33,12 +33,49 @@ def variant(prog: str, spec: str, profile: str, dealer: int) -> VitouParams:
         refuse(prog, f"variant {spec!r}: expected RANKS,COPIES,HAND of a valid game ({e})")
 
 
-def read_rows(path: Path) -> list[dict]:
-    """The rows of the CSV ``path`` (values as strings); ``[]`` when it does not exist."""
+def out_folder(prog: str, out: str | Path) -> Path:
+    """The output folder ``out``, made if missing; refused (:func:`refuse`) when it is a
+    file or cannot be made."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        refuse(prog, f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        refuse(prog, f"--out {out}: {e.strerror or e}")
+    return out
+
+
+def read_rows(path: Path, prog: str = "", keys: tuple[str, ...] = (),
+              numbers: tuple[str, ...] = ()) -> list[dict]:
+    """The rows of the CSV ``path`` (values as strings); ``[]`` when it does not exist.
+
+    With ``prog``, a file that is not this script's CSV (not text, a column of ``keys``
+    missing, a value of ``numbers`` that is not a number) is refused in one line
+    (:func:`refuse`) instead of failing later: nothing in it is overwritten."""
     if not path.exists():
         return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (UnicodeDecodeError, csv.Error) as e:
+        if not prog:
+            raise
+        refuse(prog, f"{path}: not a CSV this script wrote ({type(e).__name__}); "
+                     "choose another --out")
+    for i, r in enumerate(rows):
+        for k in keys:
+            if r.get(k) in (None, ""):
+                refuse(prog, f"{path}: row {i + 1} has no {k!r}: not a CSV this script "
+                             "wrote; choose another --out")
+        for k in numbers:
+            try:
+                if r.get(k) not in (None, ""):
+                    float(r[k])
+            except ValueError:
+                refuse(prog, f"{path}: row {i + 1}, {k} = {r[k]!r} is not a number: not a "
+                             "CSV this script wrote; choose another --out")
+    return rows
 
 
 def write_rows(path: Path, rows: list[dict], columns: list[str]) -> None:

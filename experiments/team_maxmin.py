@@ -101,10 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     pols = policies_of(args)
     for spec in [*args.variants, *args.sizes]:
         variant(spec, args.profile, args.dealer)  # every variant checked before any work
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = team_common.out_folder(PROG, args.out)
     path = out / "team_maxmin.csv"
-    rows = team_common.read_rows(path)
+    rows = team_common.read_rows(path, PROG, ("profile", "variant", "dealer", "policy", "team"))
     done = {(r["profile"], r["variant"], r["dealer"], r["policy"], r["team"]) for r in rows}
     for spec in args.variants:
         params = variant(spec, args.profile, args.dealer)

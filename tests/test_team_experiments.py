@@ -117,6 +117,7 @@ def test_one_result_class_for_both_best_responses(tree):
     (["--profile", "put_willughby"], "--profile put_willughby: TMECor needs four players"),
     (["--dealer", "5"], "--dealer must be a seat 0-3 or -1 (drawn), got 5"),
     (["--variants", "8,4,3"], "variant 8,4,3: the game tree has more than 2,000,000 nodes"),
+    (["--variants"], "--variants: give at least one"),
 ])
 def test_team_benchmark_refuses_what_it_cannot_solve_before_any_work(tmp_path, capsys, args,
                                                                      says):
@@ -135,3 +136,37 @@ def test_team_benchmark_without_the_dcfr_baseline_writes_its_figure(tmp_path):
                      str(tmp_path)]) == 0
     row = rows_of(tmp_path / "tmecor.csv")[0]
     assert row["cfr_guarantee0"] == "" and (tmp_path / "tmecor.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("script, csv_name", [("team_benchmark", "tmecor.csv"),
+                                              ("team_maxmin", "team_maxmin.csv")])
+@pytest.mark.parametrize("content, says", [
+    (b"\xff\xfe\x00binary", "not a CSV this script wrote (UnicodeDecodeError)"),
+    (b"a,b\n1,2\n", "row 1 has no 'profile'"),
+])
+def test_team_experiments_refuse_an_out_folder_they_cannot_use(tmp_path, capsys, script,
+                                                                csv_name, content, says):
+    """An --out that is a file, or that holds a damaged or foreign CSV under the script's
+    name: one line, exit 2, and the file is left as it was."""
+    mod = experiment(f"{script}.py")
+    path = tmp_path / csv_name
+    path.write_bytes(content)
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--variants", "2,3,1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and says in err and "\n" not in err, err
+    assert path.read_bytes() == content
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--variants", "2,3,1", "--out", str(path)])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and "exists and is not a folder" in err and "\n" not in err, err
+
+
+def test_team_benchmark_refuses_a_non_number_in_its_csv(tmp_path, capsys):
+    mod = experiment("team_benchmark.py")
+    (tmp_path / "tmecor.csv").write_text("profile,variant,dealer,value,lower,upper,gap\n"
+                                         "vitou,2,3,1,0,abc,0,0,0\n")
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--variants", "2,3,1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and "is not a number" in err, err
