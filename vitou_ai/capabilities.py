@@ -126,8 +126,10 @@ def _matrix() -> dict[tuple[str, str], Cell]:
     m[g, "match_equity"] = _refused(_WHY_MATCH_EQUITY)
     m[g, "bluff_analysis"] = _works("on the flat tree, small variants: each seat's chance "
                                     "to be paid and to pay; `fold` answers a put")
-    m[g, "mccfr"] = _works("external and outcome sampling, each seat's own return; the "
-                           "default of `vitou-ai train --profile put_willughby`")
+    m[g, "mccfr"] = _works("external and outcome sampling, each seat's own return; what "
+                           "`vitou-ai train --profile put_willughby` runs when the flat tree "
+                           "has more than 8 million nodes (flat DCFR below that, the "
+                           "defaults' case)")
     m[g, "flat_tree"] = _works("one utility per seat (`GameTree.util_seats`): CFR, CFR+, DCFR, "
                                "exact NashConv; small variants; the team tools refuse it")
     m[g, "public_tree"] = _refused(_WHY_PUBLIC_WILLUGHBY)
