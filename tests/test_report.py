@@ -94,6 +94,9 @@ def test_lock_and_report_commands(solved, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["lock", str(run), str(locks), "--out", str(out), "--iterations", "200",
                  "--check-every", "100"]) == 0
+    said = capsys.readouterr()
+    assert "it 100: exploitability given the lock" in said.err  # progress, on stderr
+    assert "re-solved with lock" in said.out
     rep = json.loads((out / "report.json").read_text())
     assert rep["exploit_value"] <= rep["locked_value"] + 1e-12
     assert rep["resolved_lock_held"]

@@ -210,7 +210,10 @@ def _lock_run(run, locks, out: Path, params, rules, iterations, target, variant,
     say(f"{sum(lock.infosets):,} information sets locked ({lock.mask.sum():,} entries); "
         f"re-solving ({variant}, up to {iterations:,} iterations, target {target:g}) ...")
     t0 = time.perf_counter()
-    pol, solver, curve = solve_locked(lock, iterations, variant, target, check_every)
+    pol, solver, curve = solve_locked(
+        lock, iterations, variant, target, check_every,
+        lambda row: say(f"it {row['iteration']:,}: exploitability given the lock "
+                        f"{row['exploitability']:.5f} ({row['seconds']:.0f} s)"))
     seconds = time.perf_counter() - t0
     rep = exploit_report(lock, r.policy, pol)
     rep.update({"iterations": solver.iteration, "seconds": seconds, "variant": variant,

@@ -712,11 +712,13 @@ class PositionEvaluator:
 
 
 def solve_locked(lock: NodeLock, iterations: int = 1000, variant: str = "dcfr",
-                 target: float | None = None, check_every: int = 100
+                 target: float | None = None, check_every: int = 100,
+                 progress: Callable[[dict], None] | None = None
                  ) -> tuple[np.ndarray, LockedCFR, list[dict]]:
     """Re-solve the game with ``lock`` held: :class:`LockedCFR` for up to ``iterations``
     iterations, stopping early once the exploitability given the lock is at most
-    ``target`` (checked every ``check_every`` iterations).
+    ``target`` (checked every ``check_every`` iterations; ``progress`` is called with
+    each check's row of the curve).
 
     Returns:
         (average policy ``float64[num_entries]``, the solver, the curve: one dict per
@@ -736,6 +738,8 @@ def solve_locked(lock: NodeLock, iterations: int = 1000, variant: str = "dcfr",
         x = ev.exploitability(pol, lock.fixed)
         curve.append({"iteration": solver.iteration, "exploitability": x,
                       "seconds": solver.seconds})
+        if progress is not None:
+            progress(curve[-1])
         if target is not None and x <= target:
             break
     return solver.average_policy(), solver, curve
