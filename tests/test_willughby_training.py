@@ -97,6 +97,21 @@ def test_vitou_ai_train_on_defaults_solves_and_reports_intervals(tmp_path, capsy
         assert lo > 0, (b, lo)  # the solved 3x2x2 policy beats every named bot
 
 
+@pytest.mark.parametrize("flags, refused", [
+    (["--profile", "put_willughby", "--early-end", "trick"], "--early-end is not a knob of put_willughby"),
+    (["--profile", "vitou_2p", "--signal-seen", "0.3"], "--signal-seen is not a knob of vitou_2p"),
+])
+def test_a_knob_the_game_ignores_is_refused_before_the_run(tmp_path, capsys, flags, refused):
+    from vitou_ai.commands.cli import main
+
+    out = tmp_path / "run"
+    assert main(["train", *flags, "--ranks", "3", "--copies", "2", "--hand-size", "2",
+                 "--iterations", "1", "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and refused in err[0], err
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_bluff_analysis_reads_each_seats_own_chances():
     from vitou_ai.eval.analysis import infoset_table, refusal_rates
     from vitou_ai.rules import layout as L

@@ -279,7 +279,21 @@ def game_params(s: dict[str, Any]) -> VitouParams:
 
     Raises:
         ValueError, TypeError: settings :class:`~vitou_ai.rules.params.VitouParams`
-            refuses."""
+            refuses, or a game knob the profile does not have set off its default
+            (``--early-end trick`` for ``put_willughby``, P7.2; ``--signal-seen`` for a
+            game without signals, R7), which would otherwise be ignored."""
+    from ..rules.params import profile_knobs
+
+    try:
+        knobs = profile_knobs(s["profile"])
+    except KeyError:
+        knobs = None  # an unknown profile: VitouParams names the profiles
+    for name, why in (("early_end", "docs/RULES_family.md P7.2: a deal ends at the end of "
+                       "a trick whatever its value"),
+                      ("signal_seen", "R7: gestures are a four-player Vitou knob")):
+        if knobs is not None and name not in knobs and s[name] != RUN_DEFAULTS[name]:
+            raise ValueError(f"--{name.replace('_', '-')} is not a knob of {s['profile']} "
+                             f"({why}); its knobs: {', '.join(knobs)}")
     return VitouParams(profile=s["profile"], ranks=s["ranks"], copies=s["copies"],
                        hand_size=s["hand_size"], dealer=s["dealer"],
                        scores=(s["score0"], s["score1"]), target=s["target"],
