@@ -205,6 +205,11 @@ BAD = {
                                       "ends at the dealer's decision (answer, stake 3"),
     "a mix of strings": (HEAD + '[[lock]]\nplayer = "dealer"\nmix = { raise = "1" }\n',
                          "must be numbers"),
+    "a dealer history item in a game with a fixed dealer": (
+        HEAD + '[[lock]]\nhistory = "dealer 0, p1 raise"\nmix = { accept = 1.0 }\n',
+        "the dealer is not drawn in this game (dealer 0): leave the 'dealer S' item out"),
+    "an unknown [game] knob": (HEAD + 'colour = "red"\n[[lock]]\nplayer = "dealer"\n'
+                               'mix = { raise = 1.0 }\n', "[game] has no knob 'colour'"),
     "no game": ('[[lock]]\nplayer = "dealer"\nmix = { raise = 1.0 }\n', "[game]"),
     "unknown action": (HEAD + '[[lock]]\nplayer = "dealer"\nmix = { fold = 1.0 }\n',
                        "not an action"),
@@ -232,3 +237,11 @@ def test_four_players_refused():
     with pytest.raises(LK.LockError, match="two-player"):
         LK.parse_locks({"game": {"profile": "vitou"}, "lock": []},
                        VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1))
+
+
+def test_a_knob_left_out_of_game_is_named_as_the_default():
+    run = VitouParams(profile="vitou_2p", ranks=3, copies=2, hand_size=1, dealer=-1)
+    table = {"game": {"profile": "vitou_2p", "ranks": 3, "copies": 2, "hand_size": 1},
+             "lock": [{"player": "dealer", "mix": {"raise": 1.0}}]}
+    with pytest.raises(LK.LockError, match=r"dealer 0 \(left out: the default\) \(run: -1\)"):
+        LK.parse_locks(table, run)

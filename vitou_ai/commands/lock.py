@@ -15,8 +15,8 @@ EXIT_OK, EXIT_ERROR = 0, 2
 
 
 def add_lock_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run", metavar="RUN", help="a two-player public-tree run folder "
-                   "(vitou-ai train --solver public-dcfr ...)")
+    p.add_argument("run", metavar="RUN", help="a two-player run folder whose policy.npz "
+                   "the game's public tree reads (a public-tree run, a flat-tree run, a lock run)")
     p.add_argument("locks", metavar="LOCKS", help="a lock file (TOML; docs/guide/node-locking.md)")
     p.add_argument("--out", required=True, help="the run folder to write (explorer-ready): "
                    "new or empty, never the run read")
@@ -72,6 +72,10 @@ def lock_command(args, out=None, err=None) -> int:
           f"{rep['resolved_gain_other']:+.5f}; exploitability given the lock "
           f"{rep['resolved_exploitability']:.5f} after {rep['iterations']:,} iterations, "
           f"{rep['seconds']:.0f} s)", file=out)
+    if args.target > 0 and rep["resolved_exploitability"] > args.target:
+        print(f"vitou-ai lock: the target {args.target:g} was not reached in "
+              f"{rep['iterations']:,} iterations (the measures above are of the re-solve as it "
+              "stands): run again with more --iterations", file=err, flush=True)
     return EXIT_OK
 
 

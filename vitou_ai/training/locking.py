@@ -92,7 +92,13 @@ def load_public_run(folder: str | Path, tree=None, max_nodes: int = MAX_NODES) -
         if tree is None:
             tree = build_public_tree(params, max_nodes=max_nodes)
         elif tree.params.profile != params.profile or tree.params.knobs() != params.knobs():
-            raise RunError(f"{folder}: another game than the first run's")
+            a, b = params, tree.params
+            diff = [f"{k} {getattr(a, k)!r} (first run: {getattr(b, k)!r})"
+                    for k in sorted(set(a.knobs()) | set(b.knobs())) if getattr(a, k) != getattr(b, k)]
+            if a.profile != b.profile:
+                diff.insert(0, f"profile {a.profile!r} (first run: {b.profile!r})")
+            raise RunError(f"{folder}: another game than the first run's: {', '.join(diff[:3])}"
+                           f"{' ...' if len(diff) > 3 else ''}")
         policy = TabularPolicy.load(Path(folder) / "policy.npz")
         pol = bot_policy(tree, policy)
     except RunError:

@@ -62,7 +62,7 @@ import numpy as np
 from ..._numba import jit
 from ...rules import kernel as K
 from ...rules import layout as L
-from ...rules.params import VitouParams, game_name
+from ...rules.params import VitouParams, game_name, profile_knobs
 from . import kernels as PK
 from .cfr import PublicCFR, PublicPasses
 from .tree import (
@@ -172,6 +172,11 @@ def _check_game(table, params: VitouParams, where: str) -> None:
     if not isinstance(table, dict) or "profile" not in table:
         raise LockError(f"{where}: a lock file names its game in a [game] table with at least "
                         "'profile' (and the knobs: ranks, copies, hand_size, ...)")
+    known = {f.name for f in dataclasses.fields(VitouParams)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise LockError(f"{where}: [game] has no knob {unknown[0]!r}; a game's knobs: "
+                        f"profile, {', '.join(profile_knobs(params.profile))}")
     try:
         g = dict(table)
         if "scores" in g:
@@ -181,7 +186,8 @@ def _check_game(table, params: VitouParams, where: str) -> None:
         raise LockError(f"{where}: [game] is not a game: {str(e).splitlines()[0]}") from None
     if theirs.profile != params.profile or theirs.knobs() != params.knobs():
         a, b = theirs.knobs(), params.knobs()
-        diff = [f"{k} {getattr(theirs, k)!r} (run: {getattr(params, k)!r})"
+        diff = [f"{k} {getattr(theirs, k)!r}{'' if k in table else ' (left out: the default)'}"
+                f" (run: {getattr(params, k)!r})"
                 for k in sorted(set(a) | set(b)) if getattr(theirs, k) != getattr(params, k)]
         if theirs.profile != params.profile:
             diff.insert(0, f"profile {theirs.profile!r} (run: {params.profile!r})")
@@ -376,6 +382,10 @@ def find_history(tree: PublicTree, text: str, where: str = "history") -> int:
         words = item.split()
         p = int(tree.player[node])
         legal = [game.action_string(int(tree.action[f + k])) for k in range(m)]
+        if words and words[0].lower() == "dealer" and tree.params.dealer >= 0:
+            raise LockError(f"{w}: the dealer is not drawn in this game (dealer "
+                            f"{tree.params.dealer}): leave the 'dealer S' item out; legal "
+                            f"here: {', '.join(legal)}")
         if len(words) < 2 or words[0].lower() != f"p{p}":
             raise LockError(f"{w}: it is seat {p}'s turn (write 'p{p} VERB'); legal here: "
                             f"{', '.join(legal)}")
@@ -770,7 +780,7 @@ def exploit_report(lock: NodeLock, blueprint: np.ndarray, resolved: np.ndarray |
         "locked_position": POSITIONS[L_], "other_position": POSITIONS[O_],
         "locked_infosets": int(sum(lock.infosets)),
         "blueprint_value": float(u_bp[L_]),
-        "blueprint_exploitability": ev.exploitability(bp),
+        "blueprint_exploitability": float(ev.exploitability(bp)),
         "locked_value": float(u_lk[L_]),
         "exploit_value": float(-br_o),
         "exploit_gain": float(br_o - u_bp[O_]),
@@ -782,7 +792,7 @@ def exploit_report(lock: NodeLock, blueprint: np.ndarray, resolved: np.ndarray |
             "resolved_value": float(u_rs[L_]),
             "resolved_gain_other": float(u_rs[O_] - u_bp[O_]),
             "resolved_gain_locked": float(u_rs[L_] - u_bp[L_]),
-            "resolved_exploitability": ev.exploitability(rs, lock.fixed),
+            "resolved_exploitability": float(ev.exploitability(rs, lock.fixed)),
             "resolved_lock_held": bool(np.array_equal(rs[lock.mask], lock.fixed[lock.mask])),
         })
     return out
