@@ -339,8 +339,12 @@ def compare(reports: dict[str, StrategyReport], by: list[str] | None = None) -> 
     """Several strategies' :func:`frequencies` side by side: columns ``(name, rate)``."""
     if not reports:
         raise ValueError("compare needs at least one report")
-    return pd.concat({name: rep.frequencies(by or GROUPS) for name, rep in reports.items()},
-                     axis=1)
+    out = pd.concat({name: rep.frequencies(by or GROUPS) for name, rep in reports.items()},
+                    axis=1)
+    for name in reports:  # a group one strategy never reaches has 0 of its information sets
+        if (name, "infosets") in out.columns:
+            out[(name, "infosets")] = out[(name, "infosets")].fillna(0).astype(np.int64)
+    return out
 
 
 def plot_reports(reports: dict[str, StrategyReport], title: str = ""):
