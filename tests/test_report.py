@@ -167,3 +167,25 @@ def test_lock_and_report_never_overwrite(solved, tmp_path, capsys):
     assert main(["lock", str(run), str(locks), "--out", str(tmp_path / "new")]) == 2
     assert "must be numbers" in capsys.readouterr().err
     assert not (tmp_path / "new").exists()
+
+
+def test_a_lock_run_too_large_for_the_memory_is_refused_in_one_line(solved, tmp_path, capsys,
+                                                                    monkeypatch):
+    """The re-solve's memory (measured per entry of the public tree) is checked against the
+    machine's once the tree is read, before the re-solve; the drawn dealer's way round is
+    named."""
+    from vitou_ai.training import locking
+
+    tree, pol = solved
+    run = tmp_path / "run"
+    write_policy_run(run, tree, pol, "tiny", {"params": {**GAME.knobs(), "profile": GAME.profile}})
+    locks = tmp_path / "locks.toml"
+    locks.write_text('[game]\nprofile = "vitou_2p"\nranks = 3\ncopies = 2\nhand_size = 2\n'
+                     'dealer = -1\n[[lock]]\nplayer = "non-dealer"\nphase = "answer"\n'
+                     'mix = { accept = 1.0 }\n')
+    monkeypatch.setattr(locking, "LOCK_BYTES_PER_ENTRY", 10**15)
+    capsys.readouterr()
+    assert main(["lock", str(run), str(locks), "--out", str(tmp_path / "out")]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(err) == 1 and "would need about" in err[0] and "--dealer 0" in err[0], err
+    assert not (tmp_path / "out" / "policy.npz").exists()

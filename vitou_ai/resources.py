@@ -63,6 +63,18 @@ def available_memory() -> int | None:
     return min(found) if found else None
 
 
+def process_rss() -> int:
+    """Bytes of memory this process holds now (``VmRSS`` of ``/proc/self/status``); 0
+    where the machine does not say."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def format_bytes(n: float) -> str:
     """``8.37 TiB``, ``512 MiB``: binary units, as NumPy's memory errors."""
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):

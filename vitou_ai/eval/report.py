@@ -54,8 +54,9 @@ from ..solvers.public.tree import (
     check_entry_array,
 )
 
-#: most ``terminals x hands^2`` the report takes (about a minute of the backward pass)
-MAX_WORK = 5e10
+#: most ``terminals x hands^2`` the report takes: the full vitou_2p game with a fixed
+#: dealer is 2.36e11 (its backward pass 69 s here; the dealer drawn doubles it)
+MAX_WORK = 2.5e11
 GROUPS = ("trick", "stake", "position", "best_card")
 
 
@@ -283,19 +284,29 @@ def _infoset_rows(t: PublicTree, feats, policy, mt, mw, ml) -> pd.DataFrame:
         p_lose = np.where(reach > 0, lose / reach, np.nan)
     labels = t.params.rank_labels
     ladder = list(t.params.ladder_labels)
-    best = np.array(["-"] + [labels[int(h.min())] for h in t.hands])[np.where(hand < H, hand + 1, 0)]
-    hand_txt = np.array([" ".join(labels[r] for r in h) for h in t.hands] + ["-"])[hand]
+    # categorical columns (codes of a byte or two): a row per information set, 20 M of
+    # them in the full vitou_2p game, where columns of Python strings took gigabytes
+    best_codes = np.concatenate([[0], 1 + np.array([int(h.min()) for h in t.hands])])
+    best = pd.Categorical.from_codes(best_codes[np.where(hand < H, hand + 1, 0)],
+                                     categories=["-", *labels], ordered=True)
+    hand_txt = pd.Categorical.from_codes(
+        hand, categories=[" ".join(labels[r] for r in h) for h in t.hands] + ["-"])
     phase_names = {L.PH_BLIND: "blind", L.PH_PLAY: "play", L.PH_ANSWER: "answer",
                    L.PH_ABANDON: "abandon", L.PH_ONE_FROM_END: "one-from-end"}
+    ph = feats.phase[node]
+    ph_u = np.unique(ph)
+    phase = pd.Categorical.from_codes(np.searchsorted(ph_u, ph),
+                                      categories=[phase_names.get(int(x), str(int(x)))
+                                                  for x in ph_u])
     df = pd.DataFrame({
-        "node": node, "seat": t.player[node].astype(np.int64),
-        "position": np.array(POSITIONS)[feats.position[node]],
+        "node": node, "seat": t.player[node].astype(np.int8),
+        "position": pd.Categorical.from_codes(feats.position[node], categories=list(POSITIONS)),
         "dealer": feats.dealer[node],
-        "phase": [phase_names.get(int(x), str(int(x))) for x in feats.phase[node]],
+        "phase": phase,
         "trick": feats.trick[node],
-        "stake": pd.Categorical(np.array(ladder)[np.minimum(feats.stake[node], len(ladder) - 1)],
-                                categories=ladder, ordered=True),
-        "best_card": pd.Categorical(best, categories=["-", *labels], ordered=True),
+        "stake": pd.Categorical.from_codes(np.minimum(feats.stake[node], len(ladder) - 1),
+                                           categories=ladder, ordered=True),
+        "best_card": best,
         "hand": hand_txt, "reach": reach, "p_win": p_win, "p_lose": p_lose,
         "can_raise": can_raise, "raise": p_raise,
         "answering": answering, "accept": per(pol * (act == L.A_ACCEPT)),

@@ -35,6 +35,10 @@ from .runfolder import git_commit, package_versions, write_csv, write_record
 
 #: the public tree's node limit here (the full vitou_2p with the dealer drawn: 38 M)
 MAX_NODES = 60_000_000
+#: peak memory of a lock run per entry of the public tree, bytes: the full vitou_2p game
+#: with dealer 0 (28,085,973 entries) peaked at 12.8 GB (12,835,928 kB, /usr/bin/time -v,
+#: results/node_locking); the one with the dealer drawn (56 M entries) was killed at 24.3 GB
+LOCK_BYTES_PER_ENTRY = 470
 
 
 class RunError(ValueError):
@@ -201,6 +205,25 @@ def lock_run(run: str | Path, locks: str | Path, out: str | Path, iterations: in
         claim.release()
 
 
+def check_lock_memory(entries: int, params: VitouParams) -> None:
+    """Refuse a lock run whose re-solve, exploit and measures would not fit in memory:
+    :data:`LOCK_BYTES_PER_ENTRY` times ``entries`` (the public tree's), less what this
+    process already holds (the tree and the blueprint), against what the machine has
+    available.
+
+    Raises:
+        vitou_ai.resources.ResourceError: one line, with the way round it.
+    """
+    from ..resources import check_memory, process_rss
+
+    hint = ("train and lock the game with the dealer fixed (vitou-ai train --dealer 0; "
+            "dealer = 0 in the lock file's [game]): the drawn dealer's tree is the two "
+            "dealers' trees side by side, mirror images whose values by position are the "
+            "same" if params.dealer < 0 else "lock a smaller variant")
+    need = LOCK_BYTES_PER_ENTRY * entries - process_rss()
+    check_memory(need, f"locking this run ({entries:,} entries in its public tree)", hint)
+
+
 def _lock_run(run, locks, out: Path, params, rules, iterations, target, variant, check_every,
               command, say) -> dict:
     from ..eval.report import strategy_report
@@ -212,6 +235,7 @@ def _lock_run(run, locks, out: Path, params, rules, iterations, target, variant,
     )
 
     r = load_public_run(run)
+    check_lock_memory(r.tree.num_entries, params)
     lock = resolve_locks(r.tree, rules, Path(locks).read_text(), str(locks))
     say(f"{sum(lock.infosets):,} information sets locked ({lock.mask.sum():,} entries); "
         f"re-solving ({variant}, up to {iterations:,} iterations, target {target:g}) ...")
