@@ -77,6 +77,22 @@ def test_hand_values_average_to_the_position_values(solved):
     assert list(side.columns.levels[0]) == ["a", "b"]
 
 
+def test_the_figure_gives_a_strategy_and_position_one_colour_in_every_panel(solved):
+    from vitou_ai.eval.report import plot_reports
+
+    tree, pol = solved
+    rep = strategy_report(tree, pol)
+    fig = plot_reports({"a": rep, "b": rep})
+
+    def colours(ax):
+        return {c.get_label().lstrip("_"): c.patches[0].get_facecolor() for c in ax.containers}
+
+    first = colours(fig.axes[0])
+    assert set(first) == {f"{n}, {p}" for n in "ab" for p in ("non-dealer", "dealer")}
+    for ax in fig.axes[1:4]:
+        assert colours(ax) == first
+
+
 def test_four_players_refused():
     tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1))
     with pytest.raises(ValueError, match="two-player"):

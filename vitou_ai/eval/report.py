@@ -377,7 +377,8 @@ def plot_reports(reports: dict[str, StrategyReport], title: str = ""):
         for j, name in enumerate(names):
             f = reports[name].frequencies(["stake", "position"])[col].unstack("position")
             x = np.arange(len(f.index))
-            for q, pos in enumerate(f.columns):
+            for pos in f.columns:  # one colour a (strategy, position) in every panel
+                q = POSITIONS.index(str(pos))
                 ax.bar(x - 0.4 + width * (2 * j + q + 0.5), f[pos].to_numpy(), width,
                        label=f"{name}, {pos}", color=f"C{2 * j + q}")
             ax.set_xticks(x, [str(i) for i in f.index])
@@ -388,9 +389,10 @@ def plot_reports(reports: dict[str, StrategyReport], title: str = ""):
     for j, name in enumerate(names):
         v = reports[name].hand_class_values()["value"].unstack("position")
         x = np.arange(len(v.index))
-        for q, pos in enumerate(v.columns):
+        for pos in v.columns:
+            q = POSITIONS.index(str(pos))
             ax.bar(x - 0.4 + width * (2 * j + q + 0.5), v[pos].to_numpy(), width,
-                   color=f"C{2 * j + q}")
+                   label=f"_{name}, {pos}", color=f"C{2 * j + q}")  # "_": not in a legend
         ax.set_xticks(x, [str(i) for i in v.index])
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel("best card dealt")

@@ -36,9 +36,10 @@ from .runfolder import git_commit, package_versions, write_csv, write_record
 #: the public tree's node limit here (the full vitou_2p with the dealer drawn: 38 M)
 MAX_NODES = 60_000_000
 #: peak memory of a lock run per entry of the public tree, bytes: the full vitou_2p game
-#: with dealer 0 (28,085,973 entries) peaked at 12.8 GB (12,835,928 kB, /usr/bin/time -v,
-#: results/node_locking); the one with the dealer drawn (56 M entries) was killed at 24.3 GB
-LOCK_BYTES_PER_ENTRY = 470
+#: with dealer 0 (28,085,973 entries) peaked at 15.3 GB with its three reports
+#: (15,326,052 kB, /usr/bin/time -v, results/node_locking/lock/lock.log); the one with the
+#: dealer drawn (56 M entries) was killed at 24.3 GB
+LOCK_BYTES_PER_ENTRY = 560
 
 
 class RunError(ValueError):
