@@ -99,7 +99,9 @@ def test_four_players_refused():
         strategy_report(tree, np.ones(tree.num_entries))
 
 
-def test_lock_and_report_commands(solved, tmp_path, capsys):
+def tiny_run_and_locks(solved, tmp_path):
+    """A run folder of the solved tiny game and a lock file for it ("the non-dealer always
+    accepts")."""
     tree, pol = solved
     run = tmp_path / "run"
     write_policy_run(run, tree, pol, "tiny", {"params": {**GAME.knobs(), "profile": GAME.profile}})
@@ -107,6 +109,11 @@ def test_lock_and_report_commands(solved, tmp_path, capsys):
     locks.write_text('[game]\nprofile = "vitou_2p"\nranks = 3\ncopies = 2\nhand_size = 2\n'
                      'dealer = -1\n[[lock]]\nplayer = "non-dealer"\nphase = "answer"\n'
                      'mix = { accept = 1.0 }\n')
+    return run, locks
+
+
+def test_lock_and_report_commands(solved, tmp_path, capsys):
+    run, locks = tiny_run_and_locks(solved, tmp_path)
     out = tmp_path / "out"
     assert main(["lock", str(run), str(locks), "--out", str(out), "--iterations", "200",
                  "--check-every", "100"]) == 0
@@ -141,14 +148,8 @@ def test_lock_and_report_never_overwrite(solved, tmp_path, capsys):
     import subprocess
     import sys
 
-    tree, pol = solved
-    run = tmp_path / "run"
-    write_policy_run(run, tree, pol, "tiny", {"params": {**GAME.knobs(), "profile": GAME.profile}})
+    run, locks = tiny_run_and_locks(solved, tmp_path)
     before = {p.name: p.read_bytes() for p in run.iterdir()}
-    locks = tmp_path / "locks.toml"
-    locks.write_text('[game]\nprofile = "vitou_2p"\nranks = 3\ncopies = 2\nhand_size = 2\n'
-                     'dealer = -1\n[[lock]]\nplayer = "non-dealer"\nphase = "answer"\n'
-                     'mix = { accept = 1.0 }\n')
     full = tmp_path / "full"
     full.mkdir()
     (full / "notes.txt").write_text("mine")
@@ -192,13 +193,7 @@ def test_a_lock_run_too_large_for_the_memory_is_refused_in_one_line(solved, tmp_
     named."""
     from vitou_ai.training import locking
 
-    tree, pol = solved
-    run = tmp_path / "run"
-    write_policy_run(run, tree, pol, "tiny", {"params": {**GAME.knobs(), "profile": GAME.profile}})
-    locks = tmp_path / "locks.toml"
-    locks.write_text('[game]\nprofile = "vitou_2p"\nranks = 3\ncopies = 2\nhand_size = 2\n'
-                     'dealer = -1\n[[lock]]\nplayer = "non-dealer"\nphase = "answer"\n'
-                     'mix = { accept = 1.0 }\n')
+    run, locks = tiny_run_and_locks(solved, tmp_path)
     monkeypatch.setattr(locking, "LOCK_BYTES_PER_ENTRY", 10**15)
     capsys.readouterr()
     assert main(["lock", str(run), str(locks), "--out", str(tmp_path / "out")]) == 2
