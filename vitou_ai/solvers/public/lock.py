@@ -626,13 +626,6 @@ class LockedCFR(PublicCFR):
 # ---- measures by position ------------------------------------------------------------------
 
 
-#: trees below this many nodes are walked in one thread: the parallel frontier's start-up
-#: cost more than the walk (x250 per iteration on ``vitou_2p`` 3x2x1's 721 nodes)
-SERIAL_NODES = 100_000
-
-
-def _frontier_size(tree: PublicTree) -> int | None:
-    return 0 if tree.num_nodes < SERIAL_NODES else None
 
 
 def _conditioned(tree: PublicTree) -> list[tuple[float, int, PublicTree]]:
@@ -665,7 +658,7 @@ class PositionEvaluator:
         if tree.num_players != 2:
             raise LockError("values by position here are for two players")
         self.tree = tree
-        self.parts = [(w, d, PublicPasses(t, _frontier_size(tree)))
+        self.parts = [(w, d, PublicPasses(t))
                       for w, d, t in _conditioned(tree)]
 
     def values(self, policy: np.ndarray) -> np.ndarray:
@@ -739,7 +732,7 @@ def solve_locked(lock: NodeLock, iterations: int = 1000, variant: str = "dcfr",
     """
     if iterations < 1 or check_every < 1:
         raise ValueError("iterations and check_every must be at least 1")
-    solver = LockedCFR(lock.tree, lock, variant, frontier_size=_frontier_size(lock.tree))
+    solver = LockedCFR(lock.tree, lock, variant)
     ev = PositionEvaluator(lock.tree)
     curve = []
     while solver.iteration < iterations:
