@@ -542,6 +542,21 @@ def game_name(params: VitouParams) -> str:
     return f"{params.profile} {knobs}" if knobs else params.profile
 
 
+def knob_differences(theirs: VitouParams, ours: VitouParams, label: str = "run",
+                     given=None) -> str:
+    """What sets two games apart, for a one-line refusal: ``"dealer 1 (run: 0), ranks 4
+    (run: 5)"`` (the profile first, at most three, then ``...``). A knob not in ``given``
+    (the keys ``theirs`` was written with, when known) is marked as left out."""
+    a, b = theirs.knobs(), ours.knobs()
+    diff = [f"{k} {getattr(theirs, k)!r}"
+            f"{' (left out: the default)' if given is not None and k not in given else ''}"
+            f" ({label}: {getattr(ours, k)!r})"
+            for k in sorted(set(a) | set(b)) if getattr(theirs, k) != getattr(ours, k)]
+    if theirs.profile != ours.profile:
+        diff.insert(0, f"profile {theirs.profile!r} ({label}: {ours.profile!r})")
+    return ", ".join(diff[:3]) + (" ..." if len(diff) > 3 else "")
+
+
 def profile_knobs(profile: str) -> tuple[str, ...]:
     """The :class:`VitouParams` fields a profile takes, in field order (the list a refused
     knob's message gives): every field but ``profile``, less the family knobs it has not

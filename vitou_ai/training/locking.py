@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import RunLock, RunLockedError, holds_files, write_atomic
-from ..rules.params import VitouParams
+from ..rules.params import VitouParams, knob_differences
 from .runfolder import git_commit, package_versions, write_csv, write_record
 
 #: the public tree's node limit here (the full vitou_2p with the dealer drawn: 38 M)
@@ -97,13 +97,8 @@ def load_public_run(folder: str | Path, tree=None, max_nodes: int = MAX_NODES) -
         if tree is None:
             tree = build_public_tree(params, max_nodes=max_nodes)
         elif tree.params.profile != params.profile or tree.params.knobs() != params.knobs():
-            a, b = params, tree.params
-            diff = [f"{k} {getattr(a, k)!r} (first run: {getattr(b, k)!r})"
-                    for k in sorted(set(a.knobs()) | set(b.knobs())) if getattr(a, k) != getattr(b, k)]
-            if a.profile != b.profile:
-                diff.insert(0, f"profile {a.profile!r} (first run: {b.profile!r})")
-            raise RunError(f"{folder}: another game than the first run's: {', '.join(diff[:3])}"
-                           f"{' ...' if len(diff) > 3 else ''}")
+            raise RunError(f"{folder}: another game than the first run's: "
+                           f"{knob_differences(params, tree.params, 'first run')}")
         policy = TabularPolicy.load(Path(folder) / "policy.npz")
         pol = bot_policy(tree, policy)
     except RunError:

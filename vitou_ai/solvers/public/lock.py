@@ -62,7 +62,7 @@ import numpy as np
 from ..._numba import jit
 from ...rules import kernel as K
 from ...rules import layout as L
-from ...rules.params import VitouParams, game_name, profile_knobs
+from ...rules.params import VitouParams, game_name, knob_differences, profile_knobs
 from . import kernels as PK
 from .cfr import PublicCFR, PublicPasses
 from .tree import (
@@ -185,15 +185,10 @@ def _check_game(table, params: VitouParams, where: str) -> None:
     except (TypeError, ValueError) as e:
         raise LockError(f"{where}: [game] is not a game: {str(e).splitlines()[0]}") from None
     if theirs.profile != params.profile or theirs.knobs() != params.knobs():
-        a, b = theirs.knobs(), params.knobs()
-        diff = [f"{k} {getattr(theirs, k)!r}{'' if k in table else ' (left out: the default)'}"
-                f" (run: {getattr(params, k)!r})"
-                for k in sorted(set(a) | set(b)) if getattr(theirs, k) != getattr(params, k)]
-        if theirs.profile != params.profile:
-            diff.insert(0, f"profile {theirs.profile!r} (run: {params.profile!r})")
         raise LockError(f"{where}: the locks are written for another game than this run's "
-                        f"{game_name(params)}: [game] has {', '.join(diff[:3])}"
-                        f"{' ...' if len(diff) > 3 else ''}; [game] must match the run")
+                        f"{game_name(params)}: [game] has "
+                        f"{knob_differences(theirs, params, 'run', table)}; [game] must match "
+                        "the run")
 
 
 def _parse_hand(text: str, params: VitouParams, where: str) -> tuple[int, ...]:
