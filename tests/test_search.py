@@ -505,6 +505,49 @@ def test_search_size_check_before_the_build(monkeypatch):
     assert build_subgame(TINY, a).num_nodes == build_subgame(TINY, b).num_nodes
 
 
+def test_search_budget_before_any_rate_is_measured(monkeypatch):
+    """A process's first decisions keep to the budget too: before any build rate is
+    measured the cap uses PRIOR_BUILD_RATE (an injected 1 ms a node: nothing is built,
+    no blueprint replayed); and a build slower than its rate leaves no time for the
+    blueprint's replay, which is then refused before it starts (the replay cannot be
+    interrupted), not run past the budget."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.search import bot as B
+
+    monkeypatch.setattr(B, "BUILD_RATE_MIN_NODES", 1)  # the cap's floor: TINY's are small
+    replays = []
+    import vitou_ai.solvers.public.export as E
+
+    real_replay = E.bot_policy
+    monkeypatch.setattr(E, "bot_policy", lambda *a, **k: replays.append(1) or real_replay(*a, **k))
+    counter = parse_bot("counter")
+    monkeypatch.setattr(B, "PRIOR_BUILD_RATE", 1e-3)
+    bot = B.SearchPolicy(counter, budget=0.05, clock=TickClock(1e-3))
+    _search_deals(bot, counter, TINY, pairs=1)
+    assert bot.decisions and not any(d["searched"] for d in bot.decisions)
+    assert any("the build would pass the budget" in d["reason"] for d in bot.decisions)
+    assert not replays and len(bot._build_rates) < B.BUILD_RATE_MIN_SAMPLES
+
+    # rates as the priors say (fast), but each build takes 40 ms of the 50: the replay
+    # (at 1 us a node) no longer fits and is refused before it starts
+    monkeypatch.setattr(B, "PRIOR_BUILD_RATE", 1e-9)
+    monkeypatch.setattr(B, "PRIOR_REPLAY_RATE", 1e-6)
+    clock = TickClock(1e-6)
+    real_build = B.build_subgame
+
+    def slow_build(*a, **k):
+        clock.t += 0.04
+        return real_build(*a, **k)
+
+    monkeypatch.setattr(B, "build_subgame", slow_build)
+    bot = B.SearchPolicy(counter, budget=0.05, clock=clock)
+    bot.size_check = True
+    _search_deals(bot, counter, TINY, pairs=1)
+    refused = [d for d in bot.decisions if "replay" in d["reason"]]
+    assert refused and all(not d["searched"] and d["seconds"] <= 0.05 for d in refused)
+    assert len(replays) == sum(d["searched"] for d in bot.decisions)
+
+
 def test_search_own_range_follows_its_search():
     """At a second searched decision of a deal, the bot's own range is the one its first
     search played, not the blueprint's."""

@@ -45,8 +45,11 @@ no time for one iteration. The first fallback at a public state above ``max_node
 not free: the build runs until it passes the cap (about 0.12–0.15 s on the first trick of
 the 3-card deal, quiet machine); the same public state again falls back without a build,
 and a build the time left cannot finish stops early (docs/results/search.md, the
-budget's figures). The Bayes step and the build still come before the clock's checks,
-so the budget is not a hard limit. The solve's
+budget's figures), from the first decision of a process (until 5 rates are measured,
+at :data:`PRIOR_BUILD_RATE` and :data:`PRIOR_REPLAY_RATE`); with a gadget or four
+players the blueprint's replay over the subgame, which cannot be interrupted, is refused
+before it starts when it would not fit the time left. The Bayes step still comes before
+the clock's checks, so the budget is not a hard limit. The solve's
 first iteration is not timed in advance: on the
 subgames these caps admit it takes milliseconds (``tests/test_search.py``, the
 measured decision times in ``docs/results/search.md``).
@@ -117,6 +120,12 @@ MAX_ITERATIONS = 10**9
 BUILD_RATE_MIN_NODES = 2_000
 BUILD_RATE_WINDOW = 50
 BUILD_RATE_MIN_SAMPLES = 5
+#: until BUILD_RATE_MIN_SAMPLES rates are measured, the rates assumed (seconds a node):
+#: the medians measured on the 3-card ``vitou_2p`` (build about 0.65-0.75 us a node,
+#: the blueprint's replay 4.2 us, docs/results/search.md "the size check"), rounded up,
+#: so that a process's first decisions keep to the budget too
+PRIOR_BUILD_RATE = 1.0e-6
+PRIOR_REPLAY_RATE = 5.0e-6
 #: public states whose subgame size the bot remembers (then forgets them all)
 MAX_KNOWN_SIZES = 100_000
 #: default safe re-solving technique (:data:`~vitou_ai.solvers.public.subgame.SEARCH_SAFE_MODES`):
@@ -309,17 +318,16 @@ class SearchPolicy:
             if known is not None and known < 0:
                 raise SubgameTooLarge(f"the subgame has more than {self.max_nodes:,} nodes "
                                       "(known public state)")
-            if known is None and len(self._build_rates) >= BUILD_RATE_MIN_SAMPLES:
+            if known is None:
                 # the most nodes the time left builds at the recent builds' median rate
                 # (not their slowest: one build that compiled, or met a busy machine,
-                # would stop the next 50), with as much again for the solve
-                # (and, with a gadget, the blueprint's replay over the subgame, at its own
-                # median rate)
+                # would stop the next 50; before 5 are measured, PRIOR_BUILD_RATE), with
+                # as much again for the solve (and, with a gadget or four players, the
+                # blueprint's replay over the subgame, at its own median rate)
                 left = self.budget - SLACK - (self.clock() - t0)
-                per_node = 2.0 * float(np.median(self._build_rates))
-                if (mode != "none" or params.players == 4) \
-                        and len(self._replay_rates) >= BUILD_RATE_MIN_SAMPLES:
-                    per_node += float(np.median(self._replay_rates))
+                per_node = 2.0 * self._rate(self._build_rates, PRIOR_BUILD_RATE)
+                if mode != "none" or params.players == 4:
+                    per_node += self._rate(self._replay_rates, PRIOR_REPLAY_RATE)
                 if left <= 0:
                     raise _NoTime("no time left to build the subgame")
                 # never below the smallest build measured: a cap that stopped every build
@@ -361,6 +369,16 @@ class SearchPolicy:
         if mode != "none" or params.players == 4:
             from ..solvers.public.export import bot_policy
 
+            if self.size_check and sub.num_nodes >= BUILD_RATE_MIN_NODES:
+                # the replay is not interruptible: refused before it starts when, at the
+                # replays' median rate, it would not leave the solve the time the build
+                # took (the share the build cap keeps for it)
+                left = self.budget - SLACK - (self.clock() - t0)
+                need = sub.num_nodes * self._rate(self._replay_rates, PRIOR_REPLAY_RATE)
+                solve = sub.num_nodes * self._rate(self._build_rates, PRIOR_BUILD_RATE)
+                if need + solve > left:
+                    raise _NoTime(f"the blueprint's replay over {sub.num_nodes:,} nodes "
+                                  f"(about {need:.2f} s) would pass the budget")
             tb = self.clock()
             bp = bot_policy(sub.tree, self.blueprint, start=sub.state)
             if mode != "none":
@@ -412,6 +430,12 @@ class SearchPolicy:
             self._solves[seat] = (key0, tuple(int(x) for x in actions) + (a,), sub, pol)
         info["searched"] = True
         return a
+
+    @staticmethod
+    def _rate(rates: list[float], prior: float) -> float:
+        """Seconds a node: the median of ``rates`` once BUILD_RATE_MIN_SAMPLES are
+        measured, else ``prior``."""
+        return float(np.median(rates)) if len(rates) >= BUILD_RATE_MIN_SAMPLES else prior
 
     def _note_build(self, nodes: int, seconds: float) -> None:
         if nodes >= BUILD_RATE_MIN_NODES and seconds > 0:
