@@ -54,12 +54,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="alternatives from the seat's previous solve (default: with a "
                          "gadget, as the bot plays; --no-nested measures the non-nested "
                          "gadget)")
+    ap.add_argument("--partner", default="blueprint", choices=("blueprint", "search"),
+                    help="four players, --safe none: the partner held to the blueprint "
+                         "(the bot's) or re-solved with its range from its own searches "
+                         "(both partners search; head to head, the team searches)")
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=-1)
     try:
         mode = effective_safe_mode(args.safe, params.players)
+        if args.partner == "search" and (mode != "none" or params.players != 4):
+            raise ValueError("--partner search is a four-player design of --safe none")
     except ValueError as e:
         print(f"search_exact: {e}", file=sys.stderr)
         return 2
@@ -74,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
            "epsilon": args.eps, "safe": args.safe, "mode_played": mode,
            "nested_played": (mode in ("resolve", "maxmargin") if args.nested is None
                              else args.nested),
-           "alternative": args.alternative, "nested": args.nested, "rows": rows}
+           "alternative": args.alternative, "nested": args.nested,
+           "partner": args.partner, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
             cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -85,11 +92,16 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         se, stats = search_policy(tree, bp, iterations=args.iterations,
                                   epsilon=args.eps, safe=args.safe,
-                                  alternative=args.alternative, nested=args.nested)
+                                  alternative=args.alternative, nested=args.nested,
+                                  partner=args.partner)
         secs = time.perf_counter() - t0
         n = tree.num_players
+        # head to head: the seat searching (with partner="search", its team's two seats:
+        # the design has the partner play the search too) against the blueprint
+        team = args.partner == "search"
         u_se = [float(expected_returns(tree, mix_by_seat(
-            tree, [se if s == k else bp for s in range(n)]))[k]) for k in range(n)]
+            tree, [se if (s % 2 == k % 2 if team else s == k) else bp
+                   for s in range(n)]))[k]) for k in range(n)]
         row = {"blueprint": spec, "nash_conv_blueprint": nash_conv(tree, bp),
                "nash_conv_search": nash_conv(tree, se),
                "search_vs_blueprint_by_seat": u_se,

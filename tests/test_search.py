@@ -952,3 +952,39 @@ def test_subtree_entries_jitted_matches_the_entry_map(solved_tiny):
     assert ok.sum() == (_entry_map(sub, full, x) >= 0).sum()
     with pytest.raises(RuntimeError, match="no twin"):
         subtree_entries(sub.tree, full, 0)
+
+
+def test_four_player_partner_search_design_in_the_exact_evaluation(monkeypatch):
+    """The exact evaluation's second four-player design (``partner="search"``): the
+    searcher re-solves its partner (no fixed seat) and reads the partner's root range from
+    the policy the partner's searches played, so it differs from the bot's design (the
+    partner held to the blueprint); it is refused, in one line, outside four players and
+    ``safe="none"``."""
+    import vitou_ai.eval.search_exact as SE
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.solvers.public.export import bot_policy
+
+    tree = build_public_tree(VitouParams(profile="vitou", ranks=3, copies=2, hand_size=1,
+                                         dealer=0))
+    bp = bot_policy(tree, parse_bot("counter"))
+    seen = []
+
+    class Spy(SE.SubgameSolver):
+        def __init__(self, sub, reach, *a, **k):
+            seen.append((k.get("fixed", ()), int(sub.tree.player[0]), reach.copy()))
+            super().__init__(sub, reach, *a, **k)
+
+    monkeypatch.setattr(SE, "SubgameSolver", Spy)
+    held, _ = SE.search_policy(tree, bp, iterations=50, safe="none")
+    assert seen and all(len(f) == 1 for f, _, _ in seen)
+    seen.clear()
+    team, stats = SE.search_policy(tree, bp, iterations=50, safe="none", partner="search")
+    assert stats["searched"] > 0 and seen and all(f == () for f, _, _ in seen)
+    assert np.abs(team - held).max() > 1e-3
+    for bad in ({"safe": "auto", "partner": "search"}, {"safe": "none", "partner": "x"}):
+        with pytest.raises(ValueError) as e:
+            SE.search_policy(tree, bp, iterations=1, **bad)
+        assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="four-player design"):
+        SE.search_policy(build_public_tree(TINY), bot_policy(build_public_tree(TINY),
+                         parse_bot("counter")), iterations=1, safe="none", partner="search")

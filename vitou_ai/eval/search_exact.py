@@ -36,7 +36,8 @@ from ..solvers.public.tree import (
 def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 1000,
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
                   safe: str = "auto", alternative: str = "best_response",
-                  nested: bool | None = None) -> tuple[np.ndarray, dict]:
+                  nested: bool | None = None, partner: str = "blueprint",
+                  ) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
     Args:
@@ -65,11 +66,21 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             subgame solving (Brown & Sandholm 2017), which keeps the gadget's guarantee
             from one solve to the next. Default (None): nested with a gadget, as the
             bot plays; False measures the non-nested gadget (not the bot).
+        partner: four players, ``safe="none"``: ``"blueprint"`` (the bot's: the
+            searcher's partner held to ``blueprint`` in the subgame, its root range the
+            blueprint's Bayes range) or ``"search"`` (a design measured, not the bot's:
+            partners run the same deterministic search from what the team knows in
+            common, so the searcher re-solves its partner's play in the subgame and
+            takes the partner's root range from the policy the partner's own searches
+            really played, as its own, instead of the blueprint's Bayes range; SPARTA,
+            Lerer et al. AAAI 2020, joint search by partners who replay each other's
+            search).
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
             (:func:`~vitou_ai.solvers.public.subgame.effective_safe_mode`); ``nested``
-            without a gadget.
+            without a gadget; an unknown ``partner``, or ``partner="search"`` other than
+            with four players and ``safe="none"``.
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
@@ -84,6 +95,10 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         nested = mode in ("resolve", "maxmargin")
     if nested and mode in ("none", "off"):
         raise ValueError("nested re-solving needs a gadget (safe=resolve or maxmargin)")
+    if partner not in ("blueprint", "search"):
+        raise ValueError(f"unknown partner {partner!r}; expected blueprint or search")
+    if partner == "search" and (mode != "none" or tree.num_players != 4):
+        raise ValueError("partner='search' is a four-player design of safe='none'")
     safe = mode
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
@@ -127,10 +142,12 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         if dealt:
             reach = r_bp.copy()
             reach[p] = r_se[p]
+            if partner == "search":
+                reach[(p + 2) % 4] = r_se[(p + 2) % 4]
             try:
                 sub = build_subgame(tree.params, st, max_nodes)
                 bp_sub = None
-                fixed = (p + 2) % 4 if n == 4 else None
+                fixed = (p + 2) % 4 if n == 4 and partner == "blueprint" else None
                 if safe != "none" or fixed is not None:
                     emap = subtree_entries(sub.tree, tree, node)
                     # the root ranges' entries belong to no action: never read as a policy
