@@ -25,6 +25,11 @@ the ES-MCCFR of :mod:`.mccfr` (Lanctot et al. 2009, section 3.1):
   information states (at load at most 3/4); when it is full the solver stops
   with :class:`TableFullError` and the last checkpoint is intact.
 
+Two other traversals share this module's table, keys and terminal values
+(``AbstractMCCFR(traversal=...)``, :data:`TRAVERSALS`): one per team with both
+partners enumerated (:mod:`.mccfr_team`), and one per seat over all of its hands with
+the others' play shared by the hands (:mod:`.mccfr_hands`).
+
 Decision nodes with a single legal action are not stored. The average policy
 is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
 ``external_sampling_mccfr``). Units: regrets in points per deal (R8.1), or in match equity with the match objective
