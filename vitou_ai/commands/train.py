@@ -118,6 +118,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "of solver time without --time; Pluribus); default off: the exact sweep "
                    "measured it raising NashConv at equal time more often than not "
                    "(docs/results/sweep-4p.md); runs before 2026-12-03 had it on")
+    p.add_argument("--traversal", choices=("es", "team", "hands"), default=None,
+                   help="abstract-mccfr: es (default): one external-sampling traversal per "
+                   "seat; team: one per team, both partners' actions enumerated and both "
+                   "partners' regrets updated from one sample; hands: one per seat over all "
+                   "its hands given the others' sampled hands, the others' play sampled once "
+                   "per public node (docs/results/team-exploitability.md)")
     p.add_argument("--threads", type=int, default=None,
                    help="abstract-mccfr: worker threads, 1 .. the machine's cores (2 on a "
                    "one-core machine); default 2")
@@ -167,6 +173,10 @@ def run(args: argparse.Namespace, out=None) -> int:
         except OSError as e:
             print(f"vitou-ai train: {e}", file=sys.stderr)
             return 2
+    if getattr(args, "objective", "points") == "match" and getattr(args, "traversal", None):
+        print("vitou-ai train: --traversal applies to --objective points only (the match "
+              "objective's four-player trainer traverses es)", file=sys.stderr)
+        return 2
     if getattr(args, "objective", "points") == "match" and getattr(args, "pruning", None):
         print("vitou-ai train: --pruning applies to --objective points only (the match "
               "objective's four-player trainer keeps pruning on, docs/abstraction.md)",

@@ -89,8 +89,9 @@ def load_checkpoint(path: str | Path, names: tuple[str, ...]) -> tuple[dict[str,
 
 
 #: record keys added after checkpoints without them were written, and what their absence
-#: means (a public-tree checkpoint from before compact tables holds float64 tables)
-ABSENT_MEANS = {"tables": "float64"}
+#: means (a public-tree checkpoint from before compact tables holds float64 tables; an
+#: abstract-MCCFR checkpoint from before its traversal option traversed "es")
+ABSENT_MEANS = {"tables": "float64", "traversal": "es"}
 
 
 def check_config(path: str | Path, meta: dict[str, Any], want: dict[str, Any],

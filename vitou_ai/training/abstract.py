@@ -220,6 +220,11 @@ def _train(settings: AbstractSettings, out):
             raise TrainingError(f"--evals {args.evals} is more than the {args.iterations // args.threads} "
                                 f"evaluation points of --iterations {args.iterations} with --threads "
                                 f"{args.threads}") from None
+    from ..solvers.sampling.mccfr_abstract import TRAVERSALS
+
+    if args.traversal not in TRAVERSALS:
+        raise TrainingError(f"--traversal must be one of {', '.join(TRAVERSALS)}, got "
+                            f"{args.traversal!r}") from None
     lbr_deals = args.lbr_deals
     if lbr_deals != 0 and lbr_deals < 2:
         raise TrainingError(f"--lbr-deals must be 0 (no LBR) or at least 2, got {lbr_deals}") from None
@@ -269,6 +274,10 @@ def _train(settings: AbstractSettings, out):
         if args.pruning != was:
             raise TrainingError(f"--resume: --pruning {args.pruning} contradicts the run's ({was}, "
                                 f"{folder / 'run.json'})") from None
+        was = saved.get("traversal", "es")  # runs before the option traversed "es"
+        if args.traversal != was:
+            raise TrainingError(f"--resume: --traversal {args.traversal} contradicts the run's "
+                                f"({was}, {folder / 'run.json'})") from None
     elif (folder / "run.json").exists():
         raise TrainingError(f"{folder} holds a run already: continue it with --resume, or choose another --out") from None
     budget = float(budget) if budget is not None else None
@@ -288,7 +297,7 @@ def _train(settings: AbstractSettings, out):
     claim_run_folder(folder, "train", command, made=created)  # one writer (vitou_ai.io.RunLock)
     solver = AbstractMCCFR(
         params, abstraction, seed=args.seed, max_infosets=args.max_infosets,
-        threads=args.threads, **schedule(budget, args.pruning))
+        threads=args.threads, traversal=args.traversal, **schedule(budget, args.pruning))
     rows: list[dict[str, Any]] = []
     if args.resume and start is None:
         print(f"resumed {folder}: it was stopped before its first checkpoint; starting again "
@@ -307,7 +316,7 @@ def _train(settings: AbstractSettings, out):
         "solver": "abstract-es-mccfr", "params": {**params.knobs(), "profile": params.profile},
         "abstraction": abstraction.describe(), "time_budget": budget, "iterations": iterations,
         "threads": solver.threads, "max_infosets": solver.max_infosets,
-        "table_bytes": solver.nbytes, "pruning": args.pruning,
+        "table_bytes": solver.nbytes, "pruning": args.pruning, "traversal": args.traversal,
         "prune_after": solver.prune_after if math.isfinite(solver.prune_after) else None,
         "prune_prob": solver.prune_prob, "prune_threshold": solver.prune_threshold,
         "discount_interval": solver.discount_interval,
@@ -321,7 +330,8 @@ def _train(settings: AbstractSettings, out):
     if args.resume:  # each resume's command, as the flat-tree runs record them
         record["resumes"] = [*saved.get("resumes", []), command]
     print(f"vitou-ai train: {params.profile} (hand size {params.hand_size}, signals "
-          f"{'on' if params.signals else 'off'}), abstract ES-MCCFR, {solver.threads} threads, "
+          f"{'on' if params.signals else 'off'}), abstract ES-MCCFR ({args.traversal} traversal), "
+          f"{solver.threads} threads, "
           f"table {solver.nbytes / 2**30:.2f} GiB for {solver.max_infosets:,} states; budget "
           + (f"{budget:.0f} s" if budget else f"{iterations:,} iterations")
           + f"; run folder {folder}", file=out, flush=True)

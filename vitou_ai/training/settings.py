@@ -68,7 +68,7 @@ GAME_SETTINGS = ("profile", "ranks", "copies", "hand_size", "dealer", "score0", 
 #: options of the abstract trainer only, and their defaults (refused with another solver:
 #: they used to be ignored silently)
 ABSTRACT_OPTIONS = {"threads": 2, "evals": 6, "eval_matches": 2000, "lbr_deals": 200,
-                    "lbr_samples": 12, "pruning": "off"}
+                    "lbr_samples": 12, "pruning": "off", "traversal": "es"}
 
 #: the default solver of a four-player game the abstract trainer refuses (it samples the
 #: full game: no abstraction, no tree)
@@ -181,7 +181,9 @@ class AbstractSettings:
     ``seed``, ``eval_deals`` (>= 2), ``max_infosets`` (>= 1) as in
     :class:`PointsSettings`; ``threads`` (1 .. the machine's cores), ``evals`` (>= 1),
     ``eval_matches`` (>= 0), ``lbr_deals`` (0 or >= 2), ``lbr_samples`` (at least
-    :data:`vitou_ai.eval.lbr.MIN_SAMPLES`), ``pruning`` (``"on"`` / ``"off"``);
+    :data:`vitou_ai.eval.lbr.MIN_SAMPLES`), ``pruning`` (``"on"`` / ``"off"``),
+    ``traversal`` (one of :data:`vitou_ai.solvers.sampling.mccfr_abstract.TRAVERSALS`:
+    ``"es"``, ``"team"``, ``"hands"``);
     ``iterations`` (a multiple of ``threads``) or ``time`` (seconds of solver time;
     3000 when neither is given); ``exact`` (``"yes"`` is refused: no tree);
     ``out``, ``resume``, ``command`` as in :class:`PointsSettings`.
@@ -199,6 +201,7 @@ class AbstractSettings:
     lbr_deals: int = ABSTRACT_OPTIONS["lbr_deals"]
     lbr_samples: int = ABSTRACT_OPTIONS["lbr_samples"]
     pruning: str = ABSTRACT_OPTIONS["pruning"]
+    traversal: str = ABSTRACT_OPTIONS["traversal"]
     iterations: int | None = None
     time: float | None = None
     exact: str | None = None

@@ -25,6 +25,11 @@ the ES-MCCFR of :mod:`.mccfr` (Lanctot et al. 2009, section 3.1):
   information states (at load at most 3/4); when it is full the solver stops
   with :class:`TableFullError` and the last checkpoint is intact.
 
+Two other traversals share this module's table, keys and terminal values
+(``AbstractMCCFR(traversal=...)``, :data:`TRAVERSALS`): one per team with both
+partners enumerated (:mod:`.mccfr_team`), and one per seat over all of its hands with
+the others' play shared by the hands (:mod:`.mccfr_hands`).
+
 Decision nodes with a single legal action are not stored. The average policy
 is accumulated at the other players' nodes (simple averaging, as OpenSpiel's
 ``external_sampling_mccfr``). Units: regrets in points per deal (R8.1), or in match equity with the match objective
@@ -81,6 +86,11 @@ MAX_DEPTH = 48  # the fewest traversal levels a worker gets (a Vitou deal needs 
 MAX_LOAD = 0.75
 FULL = -2
 REGRET_FLOOR = -1e7  # keeps float32 regrets finite on very long runs (Pluribus floors too)
+#: the traversal schemes of :class:`AbstractMCCFR`: ``es`` one external-sampling traversal
+#: per seat (the default); ``team`` one per team, both partners enumerated
+#: (:mod:`.mccfr_team`); ``hands`` one per seat over all of its hands with the others'
+#: samples shared (:mod:`.mccfr_hands`)
+TRAVERSALS = ("es", "team", "hands")
 
 # per-worker counters
 W_INSERTED = 0
@@ -193,7 +203,13 @@ def _warm_row(warm, params, state, q, acts, m, slot, regrets, cum):
 
 
 @jit
-def _explore(regrets, slot, m, possum, prune, thr, out):
+def explore_mask(regrets, slot, m, possum, prune, thr, out):
+    """Which of the traverser's ``m`` actions at table row ``slot`` a traversal
+    explores: ``out[:m]`` (bool) all True, except with ``prune`` and some positive
+    regret (``possum > 0``, the sum :func:`regret_matching_row` returned) the actions
+    whose regret is below ``thr`` (points per deal), which are False (regret-based
+    pruning, Pluribus supplement Alg. 1). Shared by the traversals of
+    :mod:`.mccfr_team` and :mod:`.mccfr_vector`."""
     for a in range(m):
         out[a] = True
     if prune and possum > 0.0:
@@ -247,7 +263,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
     mrow[0] = mout[0]
     child[0] = 0
     s = regret_matching_row(regrets, slot, mout[0], sig[0])
-    _explore(regrets, slot, mout[0], s, prune, thr, explore[0])
+    explore_mask(regrets, slot, mout[0], s, prune, thr, explore[0])
     while True:
         r = srow[d]
         m = mrow[d]
@@ -271,7 +287,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
                 mrow[d] = mout[0]
                 child[d] = 0
                 s = regret_matching_row(regrets, nslot, mout[0], sig[d])
-                _explore(regrets, nslot, mout[0], s, prune, thr, explore[d])
+                explore_mask(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
             v = 0.0
             for a in range(m):
@@ -413,9 +429,22 @@ class AbstractMCCFR:
         prune_threshold: regret below which an action is pruned (points per deal).
         discount_interval: seconds per discount interval (LCFR); 0 = none.
         discount_intervals: number of intervals discounted.
+        traversal: one of :data:`TRAVERSALS`. ``"es"`` (default): an iteration is one
+            external-sampling traversal per seat (Lanctot et al. 2009, section 3.1).
+            ``"team"``: one traversal per team, both partners' actions enumerated and
+            both partners' regrets updated from the one sample (:mod:`.mccfr_team`,
+            unbiased by Lanctot et al. 2009's general sampling, section 2.1).
+            ``"hands"``: one traversal per seat walking each of its possible hands in
+            turn, weighted by its probability given the others' sampled hands, the
+            others' play sampled once per public node and shared by the hands
+            (:mod:`.mccfr_hands`: the estimator of Johanson et al. 2012's
+            opponent-public chance sampling, computed hand by hand, not as a vector).
+            ``team`` and ``hands`` train the points objective only (no
+            :meth:`set_match_equity`, no :meth:`set_warm_start`). Recorded in the
+            checkpoint: a checkpoint of another traversal is refused.
 
     Raises:
-        ValueError: a bad setting, or an abstraction whose key does not fit the game; a
+        ValueError: a bad setting (an unknown ``traversal`` among them), or an abstraction whose key does not fit the game; a
             seed out of range (:func:`vitou_ai.rng.check_seed`); tables larger than the
             memory available (:class:`vitou_ai.resources.ResourceError`).
         TypeError: a seed that is not a whole number.
@@ -425,8 +454,11 @@ class AbstractMCCFR:
                  seed: int = 0, max_infosets: int = 1 << 22, threads: int = 2,
                  prune_after: float = math.inf, prune_prob: float = 0.95,
                  prune_threshold: float = -20.0, discount_interval: float = 0.0,
-                 discount_intervals: int = 0):
+                 discount_intervals: int = 0, traversal: str = "es"):
         require("abstract", params)
+        if traversal not in TRAVERSALS:
+            raise ValueError(f"traversal must be one of {', '.join(TRAVERSALS)}, got "
+                             f"{traversal!r}")
         if params.mode != "deal":
             raise ValueError("abstract MCCFR trains deal mode (R8.1); got mode='match'")
         self.abstraction = abstraction or AbstractionConfig()
@@ -447,10 +479,12 @@ class AbstractMCCFR:
         self.prune_threshold = float(prune_threshold)
         self.discount_interval = float(discount_interval)
         self.discount_intervals = int(discount_intervals)
+        self.traversal = traversal
         self._pa = params.to_array()
         self._cfg = self.abstraction.to_array(params.signals)
         self.width = action_width(params)  # 5; 6 in truc_1912 (F3.3), from the rules
-        self._depth = traversal_depth(params)
+        # a team traversal's walk holds both partners' decisions
+        self._depth = traversal_depth(params) * (2 if traversal == "team" else 1)
         cap = _capacity(self.max_infosets)
         self.slots = np.zeros(cap, np.uint64)
         self.nact = np.zeros(cap, np.int8)
@@ -508,6 +542,9 @@ class AbstractMCCFR:
         divides the points threshold by the target). May be called again between
         iterations with a new table (policy -> table -> policy).
         """
+        if self.traversal != "es":
+            raise ValueError(f"the match objective trains with traversal 'es', not "
+                             f"{self.traversal!r}")
         t = self.params.target
         n = self.params.players
         eq = np.ascontiguousarray(eq, np.float64)
@@ -553,6 +590,8 @@ class AbstractMCCFR:
         """
         from ...bots.abstract import AbstractPolicy, check_fits
 
+        if self.traversal != "es":
+            raise ValueError(f"a warm start needs traversal 'es', not {self.traversal!r}")
         if not isinstance(policy, AbstractPolicy):
             raise ValueError(f"warm start needs an abstract policy, got {type(policy).__name__}")
         check_fits(policy, self.params)
@@ -569,9 +608,7 @@ class AbstractMCCFR:
     def warm_up(self) -> None:
         """Compile the traversal (no iteration is run), so the first timed call
         does not count the compilation as solver time."""
-        run_workers(self._cfg, self._pa, 0, self.rngs.copy(), self.slots, self.nact,
-                    self.regrets, self.cum_policy, self.counters.copy(), 0.0, 0.0, self._depth,
-                    self._eq, self._cdf, self._score_states, self._warm)
+        self._run(0, self.rngs.copy(), self.counters.copy(), 0.0)
         discount(self.slots[:0], self.regrets[:0], self.cum_policy[:0], np.float32(1.0))
 
     def pruning(self) -> bool:
@@ -587,10 +624,7 @@ class AbstractMCCFR:
         """
         per = max(1, -(-int(n) // self.threads))
         start = time.perf_counter()
-        run_workers(self._cfg, self._pa, per, self.rngs, self.slots, self.nact, self.regrets,
-                    self.cum_policy, self.counters,
-                    self.prune_prob if self.pruning() else 0.0, self.prune_threshold, self._depth,
-                    self._eq, self._cdf, self._score_states, self._warm)
+        self._run(per, self.rngs, self.counters, self.prune_prob if self.pruning() else 0.0)
         self.seconds += time.perf_counter() - start
         self.iteration += per * self.threads
         self._maybe_discount()
@@ -598,6 +632,20 @@ class AbstractMCCFR:
             raise TableFullError(
                 f"abstract information-state table full ({self.num_infosets:,} states, bound "
                 f"{self.max_infosets:,}): raise --max-infosets or coarsen the abstraction")
+
+    def _run(self, per: int, rngs: np.ndarray, counters: np.ndarray, prune_prob: float) -> None:
+        if self.traversal == "es":
+            run_workers(self._cfg, self._pa, per, rngs, self.slots, self.nact, self.regrets,
+                        self.cum_policy, counters, prune_prob, self.prune_threshold,
+                        self._depth, self._eq, self._cdf, self._score_states, self._warm)
+            return
+        if self.traversal == "team":
+            from .mccfr_team import run_team_workers as workers
+        else:
+            from .mccfr_hands import run_hands_workers as workers
+        workers(self._cfg, self._pa, per, rngs, self.slots, self.nact, self.regrets,
+                self.cum_policy, counters, prune_prob, self.prune_threshold, self._depth,
+                self._eq)
 
     def _maybe_discount(self) -> None:
         if self.discount_interval <= 0:
@@ -637,7 +685,7 @@ class AbstractMCCFR:
     def _config(self) -> dict:
         return {"format": FORMAT, "rules_version": RULES_VERSION, "seed": self.seed,
                 "threads": self.threads, "abstraction": self.abstraction.describe(),
-                "params": params_record(self.params)}
+                "params": params_record(self.params), "traversal": self.traversal}
 
     def save(self, path: str | Path) -> None:
         """Checkpoint (``.npz``, no pickle, written atomically): used rows and streams."""
@@ -653,11 +701,12 @@ class AbstractMCCFR:
                         rngs=self.rngs)
 
     def load(self, path: str | Path) -> None:
-        """Resume from :meth:`save`'s file for the same game, abstraction, seed and threads.
+        """Resume from :meth:`save`'s file for the same game, abstraction, seed, threads and
+        traversal (a file from before the traversal was recorded is read as ``"es"``).
 
         Raises:
             CheckpointError: one line: an unreadable file, another format, rules
-                version, game, abstraction, seed or thread count, or more
+                version, game, abstraction, seed, thread count or traversal, or more
                 information states than this solver's bound.
         """
         meta, data = load_checkpoint(path, ("keys", "nact", "regrets", "cum_policy", "rngs"))
