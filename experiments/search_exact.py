@@ -37,12 +37,16 @@ from vitou_ai.solvers.public.tree import build_public_tree
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--profile", default="vitou_2p")
-    ap.add_argument("--ranks", type=int, default=4)
-    ap.add_argument("--copies", type=int, default=2)
-    ap.add_argument("--hand-size", type=int, default=2)
-    ap.add_argument("--blueprints", nargs="+", default=["counter", "dcfr:10"])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="vitou_2p", help="a two- or four-player profile "
+                    "(default: vitou_2p)")
+    ap.add_argument("--ranks", type=int, default=4, help="ranks of the variant (default: 4)")
+    ap.add_argument("--copies", type=int, default=2, help="copies of each rank (default: 2)")
+    ap.add_argument("--hand-size", type=int, default=2, help="cards a hand (default: 2)")
+    ap.add_argument("--blueprints", nargs="+", default=["counter", "dcfr:10"],
+                    help="bot specs (a named bot or a .npz policy) or dcfr:N, the public "
+                         "tree's own DCFR after N iterations (default: counter dcfr:10)")
     ap.add_argument("--iterations", type=int, default=1000, help="DCFR iterations a search")
     ap.add_argument("--eps", type=float, default=0.01, help="the bot's epsilon")
     ap.add_argument("--safe", default="auto", choices=list(SEARCH_SAFE_MODES),
@@ -58,14 +62,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="four players, --safe none: the partner held to the blueprint "
                          "(the bot's) or re-solved with its range from its own searches "
                          "(both partners search; head to head, the team searches)")
-    ap.add_argument("--out", default="results/search")
+    ap.add_argument("--out", default="results/search",
+                    help="folder of exact_<ranks>x<copies>x<hand>.json (default: results/search)")
     args = ap.parse_args(argv)
     params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
                          hand_size=args.hand_size, dealer=-1)
     try:
         mode = effective_safe_mode(args.safe, params.players)
-        if args.partner == "search" and (mode != "none" or params.players != 4):
-            raise ValueError("--partner search is a four-player design of --safe none")
+        if args.partner == "search" and params.players != 4:
+            raise ValueError(f"--partner search is a four-player design; {args.profile} has "
+                             f"{params.players} players")
+        if args.partner == "search" and mode != "none":
+            raise ValueError(f"--partner search is a design of --safe none, not of "
+                             f"--safe {args.safe}")
     except ValueError as e:
         print(f"search_exact: {e}", file=sys.stderr)
         return 2

@@ -590,7 +590,7 @@ TINY_H = 10  # 2-card hands from 4 ranks x 2 copies
     ("search:counter,budget=x", ["budget must be a number of seconds, got 'x'"]),
     ("search:counter,nodes=1.5", ["nodes must be an integer, got '1.5'"]),
     ("search:", ["give the blueprint"]),
-    ("search:chess", ["unknown bot 'chess'"]),
+    ("search:chess", ["bot 'search:chess': its blueprint: unknown bot 'chess'"]),
     ("search:counter,foo=1", ["unknown search option 'foo'", "budget"]),
     ("search:counter,budget", ["search option budget needs a value"]),
     ("search:counter,budget=0.1,budget=0.2", ["budget is given twice"]),
@@ -659,6 +659,18 @@ def test_search_in_tournament_and_play(tmp_path, capsys):
     kinds = {b["name"]: b["kind"] for b in doc["bot_specs"]}
     assert kinds["search:counter,budget=0.05"] == "search"
     assert "search:counter,budget=0.05" in out
+    # what the search bot did is reported: its searched share, and why not elsewhere
+    (rep,) = doc["search"]
+    assert rep["name"] == "search:counter,budget=0.05" and rep["decisions"] > 0
+    assert 0 < rep["searched_share"] <= 1 and "decisions it searched" in out
+    code = main(["tournament", "--profile", "vitou", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
+                 "--deals", "4", "--out", str(tmp_path / "t4"), "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (rep,) = json.loads((tmp_path / "t4" / "tournament.json").read_text())["search"]
+    assert rep["searched_share"] == 0.0 and "no safe search" in rep["reasons"][0]["reason"]
+    assert "no safe search for this game" in out
     code = main(["tournament", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
                  "--hand-size", "2", "--bots", "search:counter,budget=0.05", "counter",
                  "--matches", "4", "--out", str(tmp_path / "m")])

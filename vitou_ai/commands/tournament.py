@@ -98,6 +98,20 @@ def print_fallback(report, out: TextIO, width: int = 16) -> None:
               f"(fallback: {r['fallback_to']})", file=out)
 
 
+def print_search(report, out: TextIO, width: int = 16) -> None:
+    """The share of its decisions each search bot searched, and why it did not search the
+    others (its blueprint played them)."""
+    if not report:
+        return
+    print("\nsearch: the share of each search bot's decisions it searched (the others: its "
+          "blueprint)", file=out)
+    for r in report:
+        share = "no decisions" if r["searched_share"] is None else f"{r['searched_share']:.1%}"
+        print(f"  {r['name']:<{width}} {share:>12} of {r['decisions']:,} decisions", file=out)
+        for x in r["reasons"]:
+            print(f"  {'':<{width}} {x['decisions']:>12,} not searched: {x['reason']}", file=out)
+
+
 def add_willughby_arguments(p: argparse.ArgumentParser) -> None:
     """``--players``, ``--put-stake``, ``--fold-pays``: Willughby's Put's knobs
     (docs/RULES_family.md P7.0, P7.5); refused, naming P7, for another profile."""
@@ -282,5 +296,6 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
             print(f"{r['rank']:>4} {r['bot']:<{w}} {r['points_per_deal']:>+11.3f} {ci:>17} "
                   f"{r['score']:>11.3f}", file=out)
     print_fallback(result.fallback, out, w)
+    print_search(result.search, out, w)
     print("\nwrote " + ", ".join(str(p) for p in paths), file=out)
     return 0

@@ -114,6 +114,11 @@ class TournamentResult:
             pairings, how many fell back (no strategy at the information state, its
             fallback played), the ``share`` and ``fallback_to``; ``share`` is ``None``
             where not measured (pairings with a search bot run outside the simulator).
+        search: one dict per search bot (:class:`~vitou_ai.search.bot.SearchPolicy`), in
+            the order given: ``name``, ``decisions`` (over all its pairings),
+            ``searched_share`` (the rest played its blueprint) and ``reasons`` (the
+            commonest reasons it did not search, with their counts: a four-player
+            ``safe=auto`` bot never searches, and says so here).
     """
 
     params: VitouParams
@@ -126,6 +131,7 @@ class TournamentResult:
     ratings: list[dict[str, Any]] = field(default_factory=list)
     bots: list[dict[str, Any]] = field(default_factory=list)
     fallback: list[dict[str, Any]] = field(default_factory=list)
+    search: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ranked_by(self) -> str:
@@ -177,6 +183,7 @@ class TournamentResult:
             "ratings": self.ratings,
             "pairs": self.pairs,
             "fallback": self.fallback,
+            "search": self.search,
         })
 
 
@@ -337,7 +344,23 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     ratings = [{"rank": r + 1, **row} for r, row in enumerate(ratings)]
     bots = [{**describe(p), "name": nm} for p, nm in zip(policies, names, strict=True)]
     return TournamentResult(params, names, games, seed, stats_rows, elo, seconds, ratings, bots,
-                            fallback)
+                            fallback, search_report(policies, names))
+
+
+def search_report(policies: Sequence[Policy], names: Sequence[str]) -> list[dict[str, Any]]:
+    """What each search bot of ``policies`` did (:attr:`TournamentResult.search`)."""
+    from collections import Counter
+
+    rows = []
+    for p, nm in zip(policies, names, strict=True):
+        if getattr(p, "kind", "") != "search":
+            continue
+        reasons = Counter(d["reason"] for d in p.decisions if not d["searched"])
+        rows.append({"name": nm, "decisions": len(p.decisions),
+                     "searched_share": p.searched_share if p.decisions else None,
+                     "reasons": [{"reason": r, "decisions": c}
+                                 for r, c in reasons.most_common(3)]})
+    return rows
 
 
 def _pair_index(a: Policy, b: Policy, i: int, j: int) -> list[int]:

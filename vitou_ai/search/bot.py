@@ -525,7 +525,7 @@ def parse_search_spec(spec: str) -> SearchPolicy:
         if extra and ":" not in bp[0]:
             raise ValueError(f"bot {spec!r}: unknown search option {extra[0].split('=')[0]!r} "
                              f"(search options: {', '.join(sorted(SEARCH_OPTIONS))})") from None
-        raise e from None
+        raise ValueError(f"bot {spec!r}: its blueprint: {e}") from None
     try:
         return SearchPolicy(blueprint, budget=budget, max_nodes=nodes, max_iterations=iters,
                             epsilon=eps, safe=safe, name=spec)

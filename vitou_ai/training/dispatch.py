@@ -210,8 +210,10 @@ def choose_trainer(settings: PointsSettings, abstract_options: dict[str, Any] | 
     given = [f"--{k.replace('_', '-')}" for k in ("abstraction", *ABSTRACT_OPTIONS)
              if options.get(k) is not None]
     if given:
+        solver = settings.solver or "the default"
         raise TrainingError(f"{given[0]} applies to --solver abstract-mccfr only (the default "
                             "for every four-player profile); this run's solver "
+                            f"({solver}, profile {settings.profile or 'vitou_2p'}) "
                             + ("reads the real game's information states"
                                if given[0] == "--abstraction" else "does not use it"))
     return settings
