@@ -7,7 +7,7 @@ The abstract ES-MCCFR of :mod:`vitou_ai.solvers.sampling.mccfr_abstract` with th
 ``T - score`` in 5 buckets) and match-equity payoffs: each traversal draws a score state
 and dealer uniformly (:func:`vitou_ai.match_equity.objective_4p.training_states`) and
 values a terminal by the change of team 0's match equity under the current table
-(:func:`vitou_ai.solvers.sampling.mccfr_abstract.terminal_value`). Rounds of *policy -> table ->
+(:func:`vitou_ai.solvers.sampling.abstract_table.terminal_value`). Rounds of *policy -> table ->
 policy* (:func:`vitou_ai.match_equity.objective_4p.iterate`): train ``--time`` solver
 seconds, estimate the table of the average policy in all four seats
 (:mod:`vitou_ai.match_equity.four_player`, ``--table-deals`` deals per state and dealer,

@@ -52,8 +52,7 @@ from ...rules import kernel as K
 from ...rules import layout as L
 from ...rules.params import P_HAND, P_PLAYERS, P_RANKS
 from ...sim.random_play import sample_chance
-from .mccfr import regret_matching_row, sample_action
-from .mccfr_abstract import (
+from .abstract_table import (
     FULL,
     MARK,
     REGRET_FLOOR,
@@ -65,6 +64,7 @@ from .mccfr_abstract import (
     slot_of,
     terminal_value,
 )
+from .mccfr import regret_matching_row, sample_action
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 

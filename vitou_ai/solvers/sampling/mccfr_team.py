@@ -45,8 +45,7 @@ from ...rng import next_float
 from ...rules import kernel as K
 from ...rules import layout as L
 from ...sim.random_play import sample_chance
-from .mccfr import regret_matching_row, sample_action
-from .mccfr_abstract import (
+from .abstract_table import (
     FULL,
     MARK,
     REGRET_FLOOR,
@@ -57,6 +56,7 @@ from .mccfr_abstract import (
     slot_of,
     terminal_value,
 )
+from .mccfr import regret_matching_row, sample_action
 
 
 @jit
@@ -102,7 +102,7 @@ def team_traverse(cfg, params, t, rng, slots, nact, regrets, cum, states, srow, 
                   reach, child, vals, sig, acts, explore, probs, ret, mout, cnt, prune, thr, eq):
     """One team traversal for team ``t`` (0: seats 0 and 2; 1: seats 1 and 3); returns
     the team's sampled value (points per deal, or match equity with ``eq``:
-    :func:`.mccfr_abstract.terminal_value`), NaN when the table is full.
+    :func:`.abstract_table.terminal_value`), NaN when the table is full.
 
     Buffers (``D`` levels, ``W`` the table's width): ``states int32[D, STATE_SIZE]``,
     ``srow, mrow, seat, child int64[D]``, ``reach float64[D, 2]`` (each partner's own
@@ -179,7 +179,7 @@ def run_team_workers(cfg, params, iters, rngs, slots, nact, regrets, cum, counte
     team (:func:`team_traverse`), sharing the table as
     :func:`.mccfr_abstract.run_workers` does. ``depth``: levels of the buffers (both
     partners' decisions: twice :func:`.mccfr_abstract.traversal_depth`). ``eq``: empty
-    (points per deal) or the match-equity table of :func:`.mccfr_abstract.terminal_value`
+    (points per deal) or the match-equity table of :func:`.abstract_table.terminal_value`
     at ``params``' score (no score-state draws)."""
     width = regrets.shape[1]
     for w in numba.prange(rngs.shape[0]):
