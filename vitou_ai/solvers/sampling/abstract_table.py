@@ -114,3 +114,23 @@ def terminal_value(params, state, p, ret, eq):
         a2, b2 = a, b - u
     v0 = eq[a2, b2, (d + 1) % params[P_PLAYERS]] - eq[a, b, d]
     return v0 if p % 2 == 0 else -v0
+
+
+@jit
+def close_node(regrets, r, m, sig, vals, explore, w):
+    """Leave a traverser's node ``r`` of ``m`` actions: its sampled value, the
+    ``sig``-weighted sum of the explored children's ``vals`` (``float64[width]`` rows),
+    and its regrets moved by ``w`` times each explored action's advantage (floored at
+    :data:`REGRET_FLOOR`; ``w`` is 1 in external sampling, the partner's reach in the
+    team traversal, and no update when ``w`` is 0). Returns the value."""
+    v = 0.0
+    for a in range(m):
+        if explore[a]:
+            v += sig[a] * vals[a]
+    if w > 0.0:
+        for a in range(m):
+            if explore[a]:
+                x = regrets[r, a] + w * (vals[a] - v)
+                regrets[r, a] = x if x > REGRET_FLOOR else REGRET_FLOOR
+    return v
+

@@ -85,6 +85,7 @@ from .abstract_table import (  # noqa: F401 - the table's contract, re-exported
     W_FULL,
     W_INSERTED,
     W_TOUCHED,
+    close_node,
     explore_mask,
     find_slot,
     mix64,
@@ -205,14 +206,7 @@ def es_traverse(cfg, params, p, rng, slots, nact, regrets, cum, states, srow, mr
                 s = regret_matching_row(regrets, nslot, mout[0], sig[d])
                 explore_mask(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
-            v = 0.0
-            for a in range(m):
-                if explore[d, a]:
-                    v += sig[d, a] * vals[d, a]
-            for a in range(m):
-                if explore[d, a]:
-                    x = regrets[r, a] + (vals[d, a] - v)
-                    regrets[r, a] = x if x > REGRET_FLOOR else REGRET_FLOOR
+            v = close_node(regrets, r, m, sig[d], vals[d], explore[d], 1.0)
             if d == 0:
                 return v
             d -= 1

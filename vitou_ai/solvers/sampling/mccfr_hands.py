@@ -55,10 +55,10 @@ from ...sim.random_play import sample_chance
 from .abstract_table import (
     FULL,
     MARK,
-    REGRET_FLOOR,
     W_FULL,
     W_INSERTED,
     W_TOUCHED,
+    close_node,
     explore_mask,
     mix64,
     slot_of,
@@ -196,14 +196,7 @@ def _walk(cfg, params, p, base, w, nrng, slots, nact, regrets, cum, states, srow
                 s = regret_matching_row(regrets, nslot, mout[0], sig[d])
                 explore_mask(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
-            v = 0.0
-            for a in range(m):
-                if explore[d, a]:
-                    v += sig[d, a] * vals[d, a]
-            for a in range(m):
-                if explore[d, a]:
-                    x = regrets[r, a] + w * (vals[d, a] - v)
-                    regrets[r, a] = x if x > REGRET_FLOOR else REGRET_FLOOR
+            v = close_node(regrets, r, m, sig[d], vals[d], explore[d], w)
             if d == 0:
                 return v
             d -= 1

@@ -48,10 +48,10 @@ from ...sim.random_play import sample_chance
 from .abstract_table import (
     FULL,
     MARK,
-    REGRET_FLOOR,
     W_FULL,
     W_INSERTED,
     W_TOUCHED,
+    close_node,
     explore_mask,
     slot_of,
     terminal_value,
@@ -155,16 +155,8 @@ def team_traverse(cfg, params, t, rng, slots, nact, regrets, cum, states, srow, 
                 s = regret_matching_row(regrets, nslot, mout[0], sig[d])
                 explore_mask(regrets, nslot, mout[0], s, prune, thr, explore[d])
         else:
-            v = 0.0
-            for a in range(m):
-                if explore[d, a]:
-                    v += sig[d, a] * vals[d, a]
-            w = reach[d, 1 - j]  # the partner's part of pi_{-i}, not cancelled by q
-            if w > 0.0:
-                for a in range(m):
-                    if explore[d, a]:
-                        x = regrets[r, a] + w * (vals[d, a] - v)
-                        regrets[r, a] = x if x > REGRET_FLOOR else REGRET_FLOOR
+            # the partner's part of pi_{-i}, not cancelled by q
+            v = close_node(regrets, r, m, sig[d], vals[d], explore[d], reach[d, 1 - j])
             if d == 0:
                 return v
             d -= 1
