@@ -13,7 +13,13 @@ against its own blueprint (no sampling). With no ``--safe``, the bot's default
         --ranks 4 --copies 2 --hand-size 2 --blueprints dcfr:100 --safe none \
         --out results/search/four_player/partner_fixed
 
-``dcfr:N``: the public tree's own DCFR average policy after N iterations (a blueprint
+    PYTHONPATH=. NUMBA_NUM_THREADS=1 python experiments/search_exact.py \
+        --ranks 4 --copies 2 --hand-size 2 --blueprints dcfr:100 dcfr:10 counter \
+        --tricks 1 --out results/search/depth_limited
+
+``--tricks 1``: every subgame depth-limited to the current trick, its leaves valued by the
+blueprint's continuation values (Brown, Sandholm & Amos 2018; the first trick's search
+in the 3-card game). ``dcfr:N``: the public tree's own DCFR average policy after N iterations (a blueprint
 of known quality). Writes ``OUT/exact_<ranks>x<copies>x<hand>.json``.
 """
 
@@ -62,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="four players, --safe none: the partner held to the blueprint "
                          "(the bot's) or re-solved with its range from its own searches "
                          "(both partners search; head to head, the team searches)")
+    ap.add_argument("--tricks", type=int, default=None,
+                    help="two players: depth-limit every subgame to this many tricks, "
+                         "leaves valued by the blueprint's continuation values (default: "
+                         "to the end of the deal)")
     ap.add_argument("--out", default="results/search",
                     help="folder of exact_<ranks>x<copies>x<hand>.json (default: results/search)")
     args = ap.parse_args(argv)
@@ -75,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.partner == "search" and mode != "none":
             raise ValueError(f"--partner search is a design of --safe none, not of "
                              f"--safe {args.safe}")
+        if args.tricks is not None and (params.players != 2 or args.tricks < 1):
+            raise ValueError("--tricks is for two players, at least 1")
     except ValueError as e:
         print(f"search_exact: {e}", file=sys.stderr)
         return 2
@@ -90,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
            "nested_played": (mode in ("resolve", "maxmargin") if args.nested is None
                              else args.nested),
            "alternative": args.alternative, "nested": args.nested,
-           "partner": args.partner, "rows": rows}
+           "partner": args.partner, "tricks": args.tricks, "rows": rows}
     for spec in args.blueprints:
         if spec.startswith("dcfr:"):
             cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -102,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         se, stats = search_policy(tree, bp, iterations=args.iterations,
                                   epsilon=args.eps, safe=args.safe,
                                   alternative=args.alternative, nested=args.nested,
-                                  partner=args.partner)
+                                  partner=args.partner, tricks=args.tricks)
         secs = time.perf_counter() - t0
         n = tree.num_players
         # head to head: the seat searching (with partner="search", its team's two seats:

@@ -37,6 +37,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
                   safe: str = "auto", alternative: str = "best_response",
                   nested: bool | None = None, partner: str = "blueprint",
+                  tricks: int | None = None, biases=None,
                   ) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
@@ -76,6 +77,15 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             Lerer et al. AAAI 2020, joint search by partners who replay each other's
             search).
 
+        tricks: ``None`` (the bot's default), each subgame to the end of the deal;
+            ``t >= 1``, *every* subgame depth-limited to ``t`` tricks
+            (:func:`~vitou_ai.solvers.public.subgame.build_subgame`), its leaves valued by
+            ``blueprint``'s continuation values with the opponent's choice among
+            ``biases`` (:func:`vitou_ai.search.leaves.subgame_continuation_values`;
+            Brown, Sandholm & Amos 2018); two players.
+        biases: the continuations at the leaves (default
+            :data:`vitou_ai.search.leaves.DEFAULT_BIASES`).
+
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
             (:func:`~vitou_ai.solvers.public.subgame.effective_safe_mode`); ``nested``
@@ -99,6 +109,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         raise ValueError(f"unknown partner {partner!r}; expected blueprint or search")
     if partner == "search" and (mode != "none" or tree.num_players != 4):
         raise ValueError("partner='search' is a four-player design of safe='none'")
+    if tricks is not None and tree.num_players != 2:
+        raise ValueError("depth-limited search (tricks=) is for two players")
     safe = mode
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
@@ -145,7 +157,9 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             if partner == "search":
                 reach[(p + 2) % 4] = r_se[(p + 2) % 4]
             try:
-                sub = build_subgame(tree.params, st, max_nodes)
+                sub = build_subgame(tree.params, st, max_nodes, tricks=tricks)
+                leaf_values = (None if not len(sub.leaves)
+                               else _leaf_values(tree, blueprint, sub, node, p, biases))
                 bp_sub = None
                 fixed = (p + 2) % 4 if n == 4 and partner == "blueprint" else None
                 if safe != "none" or fixed is not None:
@@ -161,7 +175,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                         bp_sub = np.where(j >= 0, pol_prev[np.maximum(j, 0)], bp_sub)
                 solver = SubgameSolver(sub, reach, safe=safe, blueprint=bp_sub,
                                        alternative=alternative,
-                                       fixed=() if fixed is None else (fixed,))
+                                       fixed=() if fixed is None else (fixed,),
+                                       leaf_values=leaf_values)
             except ValueError:  # too large, or nobody's hand reaches it
                 stats["fallback"] += 1
             else:
@@ -210,6 +225,41 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                 e2[p] *= out[lo]
             stack.append((c, s2, b2, e2, kids_prev))
     return out, stats
+
+
+def _node_map(sub_tree: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
+    """``int64[sub_tree.num_nodes]``: the node of ``tree`` (below ``node``, the subgame's
+    root there) of each node of ``sub_tree``, matched by the actions on the path."""
+    out = np.full(sub_tree.num_nodes, -1, np.int64)
+    out[0] = node
+    for u in range(sub_tree.num_nodes):
+        tu = int(out[u])
+        if tu < 0 or sub_tree.nchild[u] == 0:
+            continue
+        kids = {int(tree.action[c]): c for c in range(int(tree.first[tu]),
+                                                        int(tree.first[tu] + tree.nchild[tu]))}
+        for c in range(int(sub_tree.first[u]), int(sub_tree.first[u] + sub_tree.nchild[u])):
+            out[c] = kids.get(int(sub_tree.action[c]), -1)
+    return out
+
+
+def _leaf_values(tree: PublicTree, blueprint: np.ndarray, sub, node: int, searcher: int,
+                 biases) -> tuple[list, list]:
+    """The depth-limited subgame ``sub``'s leaf values from the whole tree's blueprint:
+    each leaf's full subgame, the blueprint mapped onto it."""
+    from ..search.leaves import DEFAULT_BIASES, subgame_continuation_values
+
+    where = _node_map(sub.tree, tree, node)
+    hands, values = [], []
+    for leaf, st in zip(sub.leaves, sub.leaf_states, strict=True):
+        full = build_subgame(tree.params, st)
+        emap = subtree_entries(full.tree, tree, int(where[leaf]))
+        bp = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
+        cv = subgame_continuation_values(full, bp, searcher,
+                                         DEFAULT_BIASES if biases is None else biases)
+        hands.append(cv.hands)
+        values.append(cv.values)
+    return hands, values
 
 
 def mix_by_seat(tree: PublicTree, policies: list[np.ndarray]) -> np.ndarray:

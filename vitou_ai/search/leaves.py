@@ -39,7 +39,7 @@ from ..rules.params import VitouParams
 from ..solvers.public import kernels as PK
 from ..solvers.public.cfr import PublicPasses, entry_policy
 from ..solvers.public.export import bot_policy, entry_children
-from ..solvers.public.subgame import build_subgame
+from ..solvers.public.subgame import Subgame, build_subgame
 from ..solvers.public.tree import KIND_DECISION, PublicTree
 
 #: The continuations of Brown, Sandholm & Amos 2018 (section 4): the blueprint, and the
@@ -178,8 +178,28 @@ def continuation_values(params: VitouParams, state: np.ndarray, blueprint, searc
         raise ValueError(f"searcher must be seat 0 or 1, got {searcher!r}")
     biases = check_biases(biases)
     sub = build_subgame(params, state, max_nodes)
+    return subgame_continuation_values(sub, bot_policy(sub.tree, blueprint, start=sub.state),
+                                       searcher, biases)
+
+
+def subgame_continuation_values(sub: Subgame, blueprint: np.ndarray, searcher: int,
+                                biases=DEFAULT_BIASES) -> ContinuationValues:
+    """:func:`continuation_values` on a built full subgame ``sub`` (the leaf's), the
+    blueprint given as ``float64[sub.tree.num_entries]`` (e.g. a whole tree's policy mapped
+    by :func:`~vitou_ai.solvers.public.subgame.subtree_entries`, for exact evaluation).
+
+    Raises:
+        ValueError: as :func:`continuation_values`; a subgame with leaves (depth-limited).
+    """
+    if sub.tree.num_players != 2:
+        raise ValueError(f"continuation values are for two players, not {sub.tree.num_players}")
+    if searcher not in (0, 1):
+        raise ValueError(f"searcher must be seat 0 or 1, got {searcher!r}")
+    if len(sub.leaves):
+        raise ValueError("continuation values need the leaf's full subgame, not a depth-limited one")
+    biases = check_biases(biases)
     t = sub.tree
-    bp = bot_policy(t, blueprint, start=sub.state)
+    bp = np.asarray(blueprint, np.float64)
     sa = entry_seats_actions(t)
     pols = [biased_policy(t, bp, 1 - searcher, cls, f, sa) for cls, f in biases]
     h0, h1 = (np.asarray(h, np.int64) for h in sub.root_hands)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -49,6 +49,7 @@ from . import kernels as PK
 from .cfr import PublicCFR
 from .tree import (
     KIND_DECISION,
+    KIND_LEAF,
     KIND_TERMINAL,
     PublicTree,
     _build,
@@ -77,6 +78,10 @@ class Subgame:
         root_offs, root_lens: ``int64[players]``: those ranges as slices of ``tree.entries``
             (what the range walks take as ``root_offs`` / ``root_lens``).
         state: ``int32[STATE_SIZE]``, a copy of the kernel state it was built from.
+        leaves: ``int64[F]``, the depth-limited subgame's leaves (``KIND_LEAF`` node ids,
+            sorted; :func:`build_subgame` with ``tricks``); empty for a full subgame.
+        leaf_states: ``int32[F, STATE_SIZE]``, a kernel state of each leaf's public state
+            (its hidden hands one representative deal's).
     """
 
     tree: PublicTree
@@ -84,6 +89,8 @@ class Subgame:
     root_offs: np.ndarray
     root_lens: np.ndarray
     state: np.ndarray
+    leaves: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    leaf_states: np.ndarray = field(default_factory=lambda: np.zeros((0, L.STATE_SIZE), np.int32))
 
     @property
     def num_nodes(self) -> int:
@@ -159,7 +166,8 @@ def deal_tables(params: VitouParams) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return _TABLES[key]
 
 
-def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000_000) -> Subgame:
+def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000_000,
+                  tricks: int | None = None) -> Subgame:
     """The public subgame below the public state of ``state`` (module docstring).
 
     Only the public part of ``state`` and each seat's played cards matter: the hidden
@@ -169,12 +177,20 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
         params: the game (deal mode, as for the whole public tree).
         state: ``int32[STATE_SIZE]``, a dealt decision state of a deal of ``params``.
         max_nodes: the most nodes to build.
+        tricks: ``None``, the subgame to the end of the deal; ``t >= 1``, *depth-limited*:
+            to the end of the ``t``-th trick from the current one (1: the current trick),
+            the first public state of the next trick a ``KIND_LEAF`` without children
+            (:attr:`Subgame.leaves`; its values come from continuation strategies,
+            :mod:`vitou_ai.search.depth_limited`). Terminal states before it stay terminal.
 
     Raises:
-        ValueError: see :func:`check_subgame_state`.
+        ValueError: see :func:`check_subgame_state`; ``tricks < 1``.
         SubgameTooLarge: more than ``max_nodes`` nodes.
     """
     check_subgame_state(params, state)
+    if tricks is not None and int(tricks) < 1:
+        raise ValueError(f"tricks must be at least 1 (the current trick), got {tricks}")
+    leaf_tricks = -1 if tricks is None else int(state[L.S_NTRICKS]) + int(tricks)
     hands, counts, pair_p = deal_tables(params)
     H = hands.shape[0]
     ranges = root_ranges(params, state, counts)
@@ -183,7 +199,7 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
             raise ValueError(f"seat {s} has no hand consistent with the cards played "
                              "(the state does not fit the deck, R1.1)")
     deal0 = representative_deal(params)
-    out = _build_ranges(params, state, ranges, max_nodes)
+    out = _build_ranges(params, state, ranges, max_nodes, leaf_tricks)
     n_nodes = out[0]
     if n_nodes > max_nodes:
         raise SubgameTooLarge(f"the subgame has more than {max_nodes:,} nodes")
@@ -196,7 +212,7 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
     root_len = np.array([len(r) for r in ranges], np.int64)
     offs = 1 + H + np.concatenate([[0], np.cumsum(root_len)[:-1]])
     return Subgame(tree, ranges, offs.astype(np.int64), root_len,
-                   np.array(state, np.int32))
+                   np.array(state, np.int32), out[13].copy(), out[14].copy())
 
 
 def public_key(params: VitouParams, state: np.ndarray) -> bytes:
@@ -216,7 +232,7 @@ def public_key(params: VitouParams, state: np.ndarray) -> bytes:
 
 
 def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarray],
-                  max_nodes: int) -> tuple:
+                  max_nodes: int, leaf_tricks: int = -1) -> tuple:
     """The builder's raw output (``public_tree._build``) from ``state`` with root ranges
     ``ranges`` (sorted hand indices per seat); ``out[0] > max_nodes`` when it stopped at
     the cap."""
@@ -230,7 +246,7 @@ def _build_ranges(params: VitouParams, state: np.ndarray, ranges: list[np.ndarra
     return _build(params.to_array(), hands, counts, params.copies, representative_deal(params),
                   pair_p, max_nodes, True, params.num_actions, np.empty(4096 + H, entry_dtype(H)),
                   np.zeros(4096 + H, entry_dtype(H)), np.ascontiguousarray(state, np.int32),
-                  root_ent, root_len)
+                  root_ent, root_len, leaf_tricks)
 
 
 # ---- Bayes ranges -------------------------------------------------------------------------
@@ -445,7 +461,9 @@ def _subtree_entries(s_first, s_nchild, s_action, s_kind, s_aoff, s_alen, s_entr
                 if t_action[c] == s_action[cu]:
                     cv = c
                     break
-            if cv < 0 or s_kind[cu] != t_kind[cv]:
+            # a depth-limited subgame's leaf is the twin of any node but a terminal
+            if cv < 0 or (s_kind[cu] != t_kind[cv]
+                          and (s_kind[cu] != KIND_LEAF or t_kind[cv] == KIND_TERMINAL)):
                 return cu
             if s_kind[u] == KIND_DECISION:
                 lo = t_aoff[cv]
@@ -569,6 +587,14 @@ class SubgameSolver:
             re-solved (four players: the searcher's partner, who will really play the
             blueprint there, not the searcher's re-solve of it). Their passes are not
             run; the average policy on their entries is the blueprint.
+        leaf_values: a depth-limited subgame's (``sub.leaves`` not empty; two players):
+            ``(hands, values)``, per leaf of ``sub.leaves`` in order, ``(hands0, hands1)``
+            (sorted dealt-hand indices) and ``float64[K, len(hands0), len(hands1)]``, team
+            0's expected return below the leaf with the seat to act at the root playing
+            the blueprint and the other seat continuation ``k``
+            (:func:`vitou_ai.search.leaves.continuation_values`); the other seat's choice
+            among the ``K`` is solved with the subgame
+            (:mod:`~vitou_ai.solvers.public.depth_limited`, Brown, Sandholm & Amos 2018).
 
     Attributes:
         alternatives: ``float64[R_opponent]``, ``alt(h)`` on the opponent's root range
@@ -580,13 +606,17 @@ class SubgameSolver:
             ``alternative``; a gadget
             with other than two players, without ``blueprint`` or with one of another
             length, or where the root is not a decision; ``fixed`` seats without
-            ``blueprint``, out of range or the root's actor.
+            ``blueprint``, out of range or the root's actor; a depth-limited subgame
+            without ``leaf_values``, or with values that do not fit its leaves
+            (:class:`~vitou_ai.solvers.public.depth_limited.LeafPasses`); ``leaf_values``
+            for a full subgame.
     """
 
     def __init__(self, sub: Subgame, reach: np.ndarray, variant: str = "dcfr",
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
                  safe: str = "none", blueprint: np.ndarray | None = None,
-                 alternative: str = "best_response", fixed: tuple[int, ...] = ()):
+                 alternative: str = "best_response", fixed: tuple[int, ...] = (),
+                 leaf_values: tuple | None = None):
         t = sub.tree
         n, H = t.num_players, t.num_hands
         check_safe_mode(safe, n)
@@ -602,6 +632,19 @@ class SubgameSolver:
         self.sub = sub
         self.safe = safe
         self.cfr = PublicCFR(t, variant, alpha, beta, gamma, frontier_size=0)
+        if len(sub.leaves):
+            # a depth-limited subgame: never walked with its leaves worth 0
+            from .depth_limited import LeafPasses
+
+            if leaf_values is None:
+                raise ValueError("a depth-limited subgame needs leaf_values (continuation "
+                                 "values at its leaves)")
+            if n != 2 or t.kind[0] != KIND_DECISION:
+                raise ValueError("depth-limited solving is for two players, from a decision")
+            self.cfr.passes = LeafPasses(t, sub.leaves, sub.root_offs, sub.root_lens,
+                                         int(t.player[0]), *leaf_values)
+        elif leaf_values is not None:
+            raise ValueError("leaf_values given for a subgame without leaves")
         ps = self.cfr.passes
         ps.root_offs[:] = sub.root_offs
         ps.root_lens[:] = sub.root_lens

@@ -68,6 +68,10 @@ KIND_CHANCE = 0
 KIND_DECISION = 1
 KIND_TERMINAL = 2
 KIND_DEAL = 3
+#: a depth-limited subgame's leaf: the first public state of a later trick, cut off (no
+#: children); its values come from continuation strategies (Brown, Sandholm & Amos 2018),
+#: :mod:`vitou_ai.search.depth_limited`. Whole trees and full subgames have none.
+KIND_LEAF = 4
 
 
 # ---- hands and deal probabilities --------------------------------------------------------
@@ -281,11 +285,14 @@ def _first_child_on_top(st_states, st_node, st_off, st_len, lo, hi):
 
 @jit
 def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order, na, ent,
-           pslot, start, root_ent, root_len):
+           pslot, start, root_ent, root_len, leaf_tricks=-1):
     """The public tree's walk (see :func:`build_public_tree`). ``root_len[0] < 0``: from the
     initial state, every range "not dealt"; else from the kernel state ``start`` (a dealt
     decision state: a subgame, :mod:`vitou_ai.solvers.public.subgame`) with seat ``s``'s range
-    ``root_ent[s, :root_len[s]]`` (sorted hand indices)."""
+    ``root_ent[s, :root_len[s]]`` (sorted hand indices). ``leaf_tricks >= 0``: a
+    non-terminal node whose state has completed ``leaf_tricks`` tricks (``S_NTRICKS``) is a
+    ``KIND_LEAF`` without children, its node id and kernel state returned last (the
+    depth-limited subgame)."""
     n = params[P_PLAYERS]
     H = hands.shape[0]
     cap = 1024
@@ -344,6 +351,9 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
     keep = np.zeros(na, np.bool_)
     offs = np.empty(4, np.int64)
     lens = np.empty(4, np.int64)
+    n_leaves = 0
+    leaf_node = np.empty(16, np.int64)
+    leaf_state = np.empty((16, L.STATE_SIZE), np.int32)
     while sp > 0:
         sp -= 1
         K.copy_state(st_states[sp], state)
@@ -360,6 +370,18 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
             util[node] = ret[0]
             continue
         util[node] = 0.0
+        if leaf_tricks >= 0 and state[L.S_NTRICKS] >= leaf_tricks:
+            kind[node] = KIND_LEAF
+            player[node] = -1
+            first[node] = 0
+            nchild[node] = 0
+            if n_leaves >= leaf_node.shape[0]:
+                leaf_node = grow1(leaf_node, n_leaves + 1)
+                leaf_state = grow2(leaf_state, n_leaves + 1)
+            leaf_node[n_leaves] = node
+            K.copy_state(state, leaf_state[n_leaves])
+            n_leaves += 1
+            continue
         p = -1
         off_p = 0
         len_p = 0
@@ -388,7 +410,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
         nchild[node] = m
         need = n_nodes + m
         if need > max_nodes:
-            return need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
+            return (need, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent,
+                    pslot, leaf_node[:n_leaves], leaf_state[:n_leaves])
         if need > kind.shape[0]:
             kind = grow1(kind, need)
             player = grow1(player, need)
@@ -473,7 +496,8 @@ def _build(params, hands, counts, copies, deal0, pair_p, max_nodes, visit_order,
         if visit_order:
             _first_child_on_top(st_states, st_node, st_off, st_len, sp0, sp)
         n_nodes += m
-    return n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot
+    return (n_nodes, kind, player, first, nchild, action, prob, util, aoff, alen, ne, ent, pslot,
+            leaf_node[:n_leaves], leaf_state[:n_leaves])
 
 
 @dataclass
