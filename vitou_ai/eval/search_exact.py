@@ -37,7 +37,8 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                   max_nodes: int = 2_000_000, epsilon: float = 0.01,
                   safe: str = "auto", alternative: str = "best_response",
                   nested: bool | None = None, partner: str = "blueprint",
-                  tricks: int | None = None, biases=None,
+                  tricks: int | None = None, biases=None, br_continuation: bool = False,
+                  fallback: str = "auto", search_tricks: int | None = None,
                   ) -> tuple[np.ndarray, dict]:
     """The search bot's policy over ``tree``'s entries (module docstring).
 
@@ -85,6 +86,17 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             Brown, Sandholm & Amos 2018); two players.
         biases: the continuations at the leaves (default
             :data:`vitou_ai.search.leaves.DEFAULT_BIASES`).
+        fallback: what a decision that is not searched plays (the subgame too large):
+            ``"blueprint"``, or ``"previous"``: with nested re-solving, the seat's
+            previous solve of this deal where it covers the decision (the policy the
+            nested guarantee is about), else the blueprint; ``"auto"`` (the bot's):
+            ``"previous"`` when nested, else ``"blueprint"``.
+        search_tricks: search only the decisions of the first ``search_tricks`` tricks,
+            the later ones falling back as ``fallback`` says (a measurement of the
+            fallback: a bot whose later subgames do not fit its budget); ``None``, all.
+        br_continuation: with ``tricks``, one more continuation: the opponent's best
+            response to ``blueprint`` in the whole tree (Brown, Sandholm & Amos 2018 add a
+            best response to the set).
 
     Raises:
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
@@ -109,9 +121,14 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         raise ValueError(f"unknown partner {partner!r}; expected blueprint or search")
     if partner == "search" and (mode != "none" or tree.num_players != 4):
         raise ValueError("partner='search' is a four-player design of safe='none'")
+    if fallback not in ("auto", "blueprint", "previous"):
+        raise ValueError(f"unknown fallback {fallback!r}; expected auto, blueprint or previous")
+    if fallback == "auto":
+        fallback = "previous" if nested else "blueprint"
     if tricks is not None and tree.num_players != 2:
         raise ValueError("depth-limited search (tricks=) is for two players")
     safe = mode
+    br_pols = _br_policies(tree, blueprint) if (tricks is not None and br_continuation) else None
     p_arr = tree.params.to_array()
     n, H = tree.num_players, tree.num_hands
     from ..solvers.public.cfr import entry_policy
@@ -157,9 +174,12 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
             if partner == "search":
                 reach[(p + 2) % 4] = r_se[(p + 2) % 4]
             try:
+                if search_tricks is not None and int(st[L.S_NTRICKS]) >= search_tricks:
+                    raise ValueError("not searched (search_tricks)")
                 sub = build_subgame(tree.params, st, max_nodes, tricks=tricks)
                 leaf_values = (None if not len(sub.leaves)
-                               else _leaf_values(tree, blueprint, sub, node, p, biases))
+                               else _leaf_values(tree, blueprint, sub, node, p, biases,
+                                                 br_pols))
                 bp_sub = None
                 fixed = (p + 2) % 4 if n == 4 and partner == "blueprint" else None
                 if safe != "none" or fixed is not None:
@@ -179,6 +199,17 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                                        leaf_values=leaf_values)
             except ValueError:  # too large, or nobody's hand reaches it
                 stats["fallback"] += 1
+                if fallback == "previous" and nested and prev[p] is not None:
+                    _, pol_prev, emap_prev = prev[p]
+                    inv = np.full(tree.num_entries, -1, np.int64)
+                    ok = emap_prev >= 0
+                    inv[emap_prev[ok]] = np.nonzero(ok)[0]
+                    lo0 = int(tree.actor_off[f])
+                    hi0 = int(tree.actor_off[f + m - 1] + tree.actor_len[f + m - 1])
+                    j = inv[lo0:hi0]
+                    if (j >= 0).any():
+                        out[lo0:hi0] = np.where(j >= 0, pol_prev[np.maximum(j, 0)], out[lo0:hi0])
+                        stats["previous"] = stats.get("previous", 0) + 1
             else:
                 solver.iterate(iterations)
                 pol = solver.average_policy()
@@ -243,10 +274,28 @@ def _node_map(sub_tree: PublicTree, tree: PublicTree, node: int) -> np.ndarray:
     return out
 
 
+def _br_policies(tree: PublicTree, blueprint: np.ndarray) -> list[np.ndarray]:
+    """Per seat ``s``: ``blueprint`` with ``s``'s entries replaced by a pure best response
+    to the others' blueprint (the whole tree's best-response pass)."""
+    from ..search.leaves import entry_seats_actions
+    from ..solvers.public import kernels as PK
+    from ..solvers.public.cfr import PublicPasses
+
+    seat_of = entry_seats_actions(tree)[0]
+    ps = PublicPasses(tree, frontier_size=0)
+    out = []
+    for s in range(tree.num_players):
+        buf = np.zeros(tree.num_entries)
+        ps.run(s, PK.POLICY_GIVEN, PK.UPDATE_BR_POLICY, buf, np.zeros(0), blueprint)
+        out.append(np.where(seat_of == s, buf, blueprint))
+    return out
+
+
 def _leaf_values(tree: PublicTree, blueprint: np.ndarray, sub, node: int, searcher: int,
-                 biases) -> tuple[list, list]:
+                 biases, br_pols=None) -> tuple[list, list]:
     """The depth-limited subgame ``sub``'s leaf values from the whole tree's blueprint:
-    each leaf's full subgame, the blueprint mapped onto it."""
+    each leaf's full subgame, the blueprint mapped onto it (and, with ``br_pols``, the
+    opponent's best response to it as one more continuation)."""
     from ..search.leaves import DEFAULT_BIASES, subgame_continuation_values
 
     where = _node_map(sub.tree, tree, node)
@@ -255,8 +304,12 @@ def _leaf_values(tree: PublicTree, blueprint: np.ndarray, sub, node: int, search
         full = build_subgame(tree.params, st)
         emap = subtree_entries(full.tree, tree, int(where[leaf]))
         bp = np.where(emap >= 0, blueprint[np.maximum(emap, 0)], 0.0)
+        extra = ()
+        if br_pols is not None:
+            b = br_pols[1 - searcher]
+            extra = (np.where(emap >= 0, b[np.maximum(emap, 0)], 0.0),)
         cv = subgame_continuation_values(full, bp, searcher,
-                                         DEFAULT_BIASES if biases is None else biases)
+                                         DEFAULT_BIASES if biases is None else biases, extra)
         hands.append(cv.hands)
         values.append(cv.values)
     return hands, values

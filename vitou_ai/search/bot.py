@@ -36,8 +36,11 @@ At each of its decisions after the deal the bot
      players the searcher's partner is held to the blueprint in the subgame (it is not
      re-solved: the partner will play the blueprint).
 
-It falls back on the blueprint's own action (its exact probabilities, sampled) where
-the subgame does not fit: before the deal (the 2p blind window, R9.2), above
+With a gadget, a decision it cannot search below one it searched in the same deal plays
+that earlier solve's policy there (the strategy the nested guarantee is about; the
+blueprint there is not safe: measured exactly in ``docs/results/search.md``, "a fallback
+after a search"). Otherwise it falls back on the blueprint's own action (its exact
+probabilities, sampled) where the subgame does not fit: before the deal (the 2p blind window, R9.2), above
 ``max_nodes`` nodes (e.g. the first trick of the 32-card, 3-card deal: 19 M nodes),
 with four players above ``MAX_JOINT_RANGES`` joint root hands (checked from the cards
 played, before the Bayes step and the build), or when the build left
@@ -168,7 +171,8 @@ class SearchPolicy:
             (``{action id: probability}``, the exact distribution the action was drawn
             from: the solve's root policy for the bot's hand where it searched, the
             blueprint's probabilities where it fell back; each legal action once, summing
-            to 1; recorded without any extra random draw).
+            to 1; recorded without any extra random draw), ``previous`` (a decision it
+            could not search that played its previous solve's policy, module docstring).
 
     Raises:
         ValueError: ``budget`` not in ``(0, MAX_BUDGET]`` seconds or not finite;
@@ -269,7 +273,8 @@ class SearchPolicy:
         t0 = self.clock()
         seat = int(K.current_player(params.to_array(), state))
         self._records(np.asarray(start).tobytes(), seat, actions)
-        info = {"searched": False, "iterations": 0, "nodes": 0, "reason": "", "nested": False}
+        info = {"searched": False, "iterations": 0, "nodes": 0, "reason": "", "nested": False,
+                "previous": False}
         try:
             if mode == "off":
                 raise _Declined(OFF_REASON)
@@ -280,6 +285,12 @@ class SearchPolicy:
         except ValueError as e:  # not a subgame state (blind window, ...)
             info["reason"] = str(e)
             a = None
+        if a is None and mode in ("resolve", "maxmargin"):
+            # a decision below one this seat searched in this deal plays that solve's
+            # policy, not the blueprint: the nested guarantee is about the solve's
+            # strategy, and switching back to the blueprint below it is not safe
+            # (measured exactly: docs/results/search.md, "a fallback after a search")
+            a = self._previous_action(params, start, actions, state, seat, rng, info)
         if a is None:
             a = self._blueprint_action(params, state, seat, rng, info)
         info["seconds"] = self.clock() - t0
@@ -443,6 +454,54 @@ class SearchPolicy:
             del self._build_rates[:-BUILD_RATE_WINDOW]
         if len(self._sizes) > MAX_KNOWN_SIZES:
             self._sizes.clear()
+
+    def _previous_action(self, params, start, actions, state, seat, rng, info):
+        """The action of the seat's previous solve of this deal at this decision (its
+        average policy for the seat's hand), recorded like a searched decision's for the
+        seat's own range; None where there is no previous solve or it does not hold this
+        decision or hand."""
+        prev = self._solves.get(seat)
+        key0 = np.asarray(start).tobytes()
+        if prev is None or prev[0] != key0:
+            return None
+        _, prefix, sub, pol = prev
+        acts = tuple(int(a) for a in actions)
+        if acts[:len(prefix)] != prefix:
+            return None
+        try:
+            node = find_node(sub.tree, acts[len(prefix) - 1:])
+        except ValueError:
+            return None
+        t = sub.tree
+        if t.kind[node] != 1 or int(t.player[node]) != seat:
+            return None
+        hands = deal_tables(params)[0]
+        own = tuple(sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i])
+                           for i in range(params.hand_size)))
+        me = int(np.nonzero((hands == np.array(own)).all(1))[0][0])
+        probs: dict[int, float] = {}
+        f0, m = int(t.first[node]), int(t.nchild[node])
+        for c in range(f0, f0 + m):
+            lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
+            hit = np.nonzero(t.entries[lo:lo + ln] == me)[0]
+            if len(hit):
+                probs[int(t.action[c])] = float(pol[lo + int(hit[0])])
+        tot = sum(probs.values())
+        if not probs or tot <= 0:
+            return None
+        acts_ = np.array(sorted(probs))
+        p = np.array([probs[a] for a in acts_]) / tot
+        a = int(acts_[rng.choice(len(acts_), p=p)])
+        info["probs"] = {int(x): float(q) for x, q in zip(acts_, p, strict=True)}
+        info["previous"] = True
+        info["reason"] += " (played its previous solve there)"
+        fac = np.zeros(hands.shape[0])
+        for c in range(f0, f0 + m):
+            if t.action[c] == a:
+                lo, ln = int(t.actor_off[c]), int(t.actor_len[c])
+                fac[t.entries[lo:lo + ln].astype(np.int64)] = pol[lo:lo + ln]
+        self._own[seat][1].append((len(actions), acts + (a,), fac))
+        return a
 
     def _blueprint_action(self, params, state, seat, rng, info):
         from ..bots.exact import breakpoints, policy_probs

@@ -55,6 +55,10 @@ BIAS_CLASSES: dict[str, tuple[int, ...]] = {
     "raise": (L.A_RAISE,),
     "refuse": (L.A_REFUSE,),
     "accept": (L.A_ACCEPT,),
+    # card play: the higher or the lower half of the variant's ranks (rank 0 the highest,
+    # R1.1), resolved against the tree's ranks by :func:`biased_policy`
+    "play_high": (),
+    "play_low": (),
 }
 
 
@@ -126,6 +130,12 @@ def entry_seats_actions(tree: PublicTree) -> tuple[np.ndarray, np.ndarray]:
     return seat, action
 
 
+def play_action(rank: int) -> int:
+    """The kernel action that plays ``rank`` (``layout.A_PLAY0 + r`` for ranks below 8,
+    ``layout.A_PLAY_HI0 + r - 8`` above: Put's 52-card ranks)."""
+    return L.A_PLAY0 + rank if rank < 8 else L.A_PLAY_HI0 + rank - 8
+
+
 def biased_policy(tree: PublicTree, policy: np.ndarray, seat: int, cls: str, factor: float,
                   seats_actions: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """``policy`` (``float64[num_entries]``) with, on ``seat``'s decisions, the probability of
@@ -138,6 +148,10 @@ def biased_policy(tree: PublicTree, policy: np.ndarray, seat: int, cls: str, fac
     """
     ((cls, factor),) = check_biases(((cls, factor),))
     acts = BIAS_CLASSES[cls]
+    if cls in ("play_high", "play_low"):
+        R = tree.params.ranks
+        ranks = range(R // 2) if cls == "play_high" else range(R // 2, R)
+        acts = tuple(play_action(r) for r in ranks)
     if not acts or factor == 1.0:
         return np.array(policy, np.float64)
     es, ea = seats_actions if seats_actions is not None else entry_seats_actions(tree)
@@ -183,10 +197,14 @@ def continuation_values(params: VitouParams, state: np.ndarray, blueprint, searc
 
 
 def subgame_continuation_values(sub: Subgame, blueprint: np.ndarray, searcher: int,
-                                biases=DEFAULT_BIASES) -> ContinuationValues:
+                                biases=DEFAULT_BIASES, extra=()) -> ContinuationValues:
     """:func:`continuation_values` on a built full subgame ``sub`` (the leaf's), the
     blueprint given as ``float64[sub.tree.num_entries]`` (e.g. a whole tree's policy mapped
     by :func:`~vitou_ai.solvers.public.subgame.subtree_entries`, for exact evaluation).
+    ``extra``: more continuations, each a whole policy over the subgame's entries (the
+    searcher's entries should be the blueprint's: e.g. the other seat's best response to
+    the blueprint, which Brown, Sandholm & Amos 2018 add to the set), rows after the
+    biases', labelled ``("given", 1.0)`` in ``biases``.
 
     Raises:
         ValueError: as :func:`continuation_values`; a subgame with leaves (depth-limited).
@@ -202,6 +220,8 @@ def subgame_continuation_values(sub: Subgame, blueprint: np.ndarray, searcher: i
     bp = np.asarray(blueprint, np.float64)
     sa = entry_seats_actions(t)
     pols = [biased_policy(t, bp, 1 - searcher, cls, f, sa) for cls, f in biases]
+    pols += [np.asarray(x, np.float64) for x in extra]
+    biases = biases + (("given", 1.0),) * len(extra)
     h0, h1 = (np.asarray(h, np.int64) for h in sub.root_hands)
     R0, R1 = len(h0), len(h1)
     pp = t.pair_prob[np.ix_(h0, h1)]
@@ -211,7 +231,7 @@ def subgame_continuation_values(sub: Subgame, blueprint: np.ndarray, searcher: i
     ps.root_reach[:] = 0.0
     ps.root_reach[0, :R0] = 1.0
     e = np.zeros(0)
-    values = np.zeros((len(biases), R0, R1))
+    values = np.zeros((len(pols), R0, R1))
     live = [b for b in range(R1) if (pp[:, b] > 0.0).any()]
     for k, pol in enumerate(pols):
         for b in live:
