@@ -177,3 +177,25 @@ def test_bad_input(leaf):
         K.legal_actions(pa, end, legal)
         K.apply_action(pa, end, int(legal[0]))
     _one_line_error(SMALL, end, BOT, 0, match="over|terminal")
+
+
+def test_card_play_classes_and_given_continuations(leaf):
+    """``play_high`` / ``play_low`` weight the higher / lower half of the ranks' card
+    plays of the other seat; a given continuation equal to the blueprint repeats the
+    blueprint's row, labelled ``given``."""
+    from vitou_ai.search.leaves import biased_policy, entry_seats_actions, play_action
+    from vitou_ai.search.leaves import subgame_continuation_values
+
+    st, _ = leaf
+    sub = build_subgame(SMALL, st)
+    bp = bot_policy(sub.tree, BOT, start=sub.state)
+    seats, acts = entry_seats_actions(sub.tree)
+    for cls, ranks in (("play_high", range(SMALL.ranks // 2)),
+                       ("play_low", range(SMALL.ranks // 2, SMALL.ranks))):
+        b = biased_policy(sub.tree, bp, 1, cls, 50.0)
+        hit = (seats == 1) & np.isin(acts, [play_action(r) for r in ranks]) & (bp > 0) & (bp < 1)
+        assert hit.any() and (b[hit] > bp[hit]).all()
+        np.testing.assert_allclose(b[seats == 0], bp[seats == 0], atol=1e-12)
+    cv = subgame_continuation_values(sub, bp, 0, (("blueprint", 1.0),), extra=(bp,))
+    assert cv.biases[-1] == ("given", 1.0) and cv.values.shape[0] == 2
+    np.testing.assert_allclose(cv.values[1], cv.values[0], atol=1e-12)
