@@ -183,8 +183,12 @@ def test_card_play_classes_and_given_continuations(leaf):
     """``play_high`` / ``play_low`` weight the higher / lower half of the ranks' card
     plays of the other seat; a given continuation equal to the blueprint repeats the
     blueprint's row, labelled ``given``."""
-    from vitou_ai.search.leaves import biased_policy, entry_seats_actions, play_action
-    from vitou_ai.search.leaves import subgame_continuation_values
+    from vitou_ai.search.leaves import (
+        biased_policy,
+        entry_seats_actions,
+        play_action,
+        subgame_continuation_values,
+    )
 
     st, _ = leaf
     sub = build_subgame(SMALL, st)
