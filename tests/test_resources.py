@@ -351,3 +351,23 @@ def test_write_atomic_passes_other_errors_through(tmp_path):
         write_atomic(tmp_path / "y", lambda f: (_ for _ in ()).throw(
             OSError(errno.ENOSPC, "full")))
     assert not Path(tmp_path / "y").exists()
+
+
+def test_public_tree_training_checks_its_memory_before_the_solve(monkeypatch, tmp_path, capsys):
+    """A public-tree training run whose solve and evaluation would not fit in memory is
+    refused in one line once the tree is built, naming the way round (the drawn dealer's
+    tree: --dealer 0), before any iteration or run file (the full drawn-dealer vitou_2p
+    game was killed by the kernel at 20 GB before this check)."""
+    from vitou_ai.training import points
+
+    # a tree that needs a terabyte an entry: more than any machine has available
+    monkeypatch.setattr(points, "PUBLIC_TRAIN_BYTES_PER_ENTRY", 10**12)
+    out = tmp_path / "r"
+    code = main(["train", "--profile", "vitou_2p", "--ranks", "4", "--copies", "2",
+                 "--hand-size", "2", "--solver", "public-dcfr", "--iterations", "5",
+                 "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    # the build's progress note, then the refusal in one line
+    assert code == 2 and len(err) == 2 and "building the public tree" in err[0]
+    assert "training on this public tree" in err[1] and "--dealer 0" in err[1]
+    assert not (out / "policy.npz").exists()

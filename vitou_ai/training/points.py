@@ -286,6 +286,35 @@ def _resume_point(folder: Path, saved: dict[str, Any], iterations: int,
     return start
 
 
+#: peak memory of a public-tree training run per entry of its public tree, bytes (solver
+#: tables, exact evaluation, policy file and explorer index): ``vitou_2p`` 6 ranks x 4
+#: copies, 3-card hands, dealer drawn (10,177,993 entries) peaked at 4,247,204 kB
+#: (/usr/bin/time -v, 20 iterations, one evaluation), 427 bytes an entry with the
+#: process's own; the full game with the dealer drawn (56 M entries) was killed by the
+#: kernel at 20 GB on a 24 GB machine before this check
+PUBLIC_TRAIN_BYTES_PER_ENTRY = 430
+
+
+def check_public_train_memory(entries: int, params) -> None:
+    """Refuse a public-tree training run whose solve and evaluations would not fit in
+    memory: :data:`PUBLIC_TRAIN_BYTES_PER_ENTRY` times ``entries``, less what the process
+    already holds (the tree), against what the machine has available.
+
+    Raises:
+        TrainingError: one line, with the way round it.
+    """
+    from ..resources import check_memory, process_rss
+
+    hint = ("train with the dealer fixed (--dealer 0: half the tree; the drawn dealer's "
+            "tree is both dealers' side by side), or a smaller variant (--ranks)"
+            if params.dealer < 0 else "train a smaller variant (--ranks), or use es-mccfr")
+    try:
+        check_memory(PUBLIC_TRAIN_BYTES_PER_ENTRY * entries - process_rss(),
+                     f"training on this public tree ({entries:,} entries)", hint)
+    except ValueError as e:
+        raise TrainingError(str(e)) from None
+
+
 def _build_tree(plan: _Plan):
     """The game tree when the solver needs it or exact evaluation is wanted (``None``
     when "auto" finds it too large). Raises :class:`TrainingError` when a needed tree does
@@ -296,10 +325,12 @@ def _build_tree(plan: _Plan):
 
         note("train", f"building the public tree (at most {plan.max_tree_nodes:,} nodes)...")
         try:
-            return build_public_tree(plan.params, max_nodes=plan.max_tree_nodes)
+            tree = build_public_tree(plan.params, max_nodes=plan.max_tree_nodes)
         except ValueError as e:
             raise TrainingError(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
                                 "dcfr / es-mccfr)") from None
+        check_public_train_memory(tree.num_entries, plan.params)
+        return tree
     need = REGISTRY[s["solver"]].tree == "flat"
     if not need and s["exact"] == "no":
         return None
