@@ -41,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ranks", type=int, default=None)
     ap.add_argument("--copies", type=int, default=None)
     ap.add_argument("--hand-size", type=int, default=None)
+    ap.add_argument("--dealer", type=int, default=None,
+                    help="the dealer seat (default: the profile's, drawn by chance); a "
+                         "blueprint trained with a fixed dealer needs the same")
     ap.add_argument("--blueprint", default="counter", help="a bot spec")
     ap.add_argument("--budget", type=float, default=0.5)
     ap.add_argument("--nodes", type=int, default=200_000)
@@ -59,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="results/search")
     args = ap.parse_args(argv)
     kw = {k: v for k, v in (("ranks", args.ranks), ("copies", args.copies),
-                            ("hand_size", args.hand_size)) if v is not None}
+                            ("hand_size", args.hand_size), ("dealer", args.dealer))
+          if v is not None}
     opponents = []  # every BOT:PAIRS item checked before any deal is played
     for item in args.opponents:
         spec, colon, pairs = item.rpartition(":")
@@ -100,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",
                                                          "nodes", "iterations",
-                                                         "blueprint_seconds", "nested")}
+                                                         "blueprint_seconds", "nested",
+                                                         "previous")}
                                   for d in search.decisions]
             if who == "blueprint":  # paired on the same deals: search minus blueprint
                 mine = next(m for m in doc["matches"]

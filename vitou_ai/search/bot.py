@@ -64,6 +64,11 @@ matches, and the environments (``Vitou-v0``, ``SelfPlayEnv``,
 :func:`vitou_ai.envs.core.search_action`) its seats. LBR refuses it: its rollouts would
 run the search at every rollout decision.
 
+One module because the bot's steps at a decision (the size check, the Bayes ranges, the
+build, the blueprint's replay, the solve and the two fallbacks) all read and write its
+per-deal records (its own ranges, its previous solve, the build and replay rates) on
+the one :class:`SearchPolicy`, and its spec parser names the same options.
+
 Bot spec: ``search:BLUEPRINT[,budget=SECONDS][,nodes=MAX_NODES][,iters=N][,eps=E][,safe=MODE]``
 with ``MODE`` one of ``auto`` (default), ``maxmargin``, ``resolve``, ``none`` (unsafe) and ``BLUEPRINT`` any
 non-neural bot spec (a named bot, a tabular or abstract ``.npz``), e.g.
