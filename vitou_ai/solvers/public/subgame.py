@@ -181,7 +181,7 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
             to the end of the ``t``-th trick from the current one (1: the current trick),
             the first public state of the next trick a ``KIND_LEAF`` without children
             (:attr:`Subgame.leaves`; its values come from continuation strategies,
-            :mod:`vitou_ai.search.depth_limited`). Terminal states before it stay terminal.
+            :mod:`vitou_ai.solvers.public.depth_limited`). Terminal states before it stay terminal.
 
     Raises:
         ValueError: see :func:`check_subgame_state`; ``tricks < 1``.

@@ -23,7 +23,8 @@ Layout (``postflop-solver``-like flat arrays; nodes numbered so that every
 child has a larger index than its parent and siblings are contiguous):
 
 - node arrays, length ``num_nodes``: ``kind`` (int8: 0 public chance, 1
-  decision, 2 terminal, 3 the deal), ``player`` (int8 seat, -1 chance or deal,
+  decision, 2 terminal, 3 the deal, 4 a depth-limited subgame's leaf), ``player`` (int8
+  seat, -1 chance, deal or leaf,
   -4 terminal), ``first`` (int64) / ``nchild`` (int16) children, ``action``
   (int8: the kernel's action or chance id on the edge into the node, -1 at the
   root and below the deal), ``prob`` (float64: probability of a public chance
@@ -70,7 +71,7 @@ KIND_TERMINAL = 2
 KIND_DEAL = 3
 #: a depth-limited subgame's leaf: the first public state of a later trick, cut off (no
 #: children); its values come from continuation strategies (Brown, Sandholm & Amos 2018),
-#: :mod:`vitou_ai.search.depth_limited`. Whole trees and full subgames have none.
+#: :mod:`vitou_ai.solvers.public.depth_limited`. Whole trees and full subgames have none.
 KIND_LEAF = 4
 
 
