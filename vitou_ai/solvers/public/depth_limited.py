@@ -121,7 +121,12 @@ def leaf_values(tp, searcher, mode, upd, ent, fr_offs, fr_lens, fr_reach, fr_val
                     q[k] = x
                     tot += x
                 for k in range(nk):
-                    q[k] = q[k] / tot if tot > 0.0 else 1.0 / nk
+                    if tot > 0.0:
+                        q[k] = q[k] / tot
+                    elif mode == 1:  # no average yet: the blueprint's continuation
+                        q[k] = 1.0 if k == 0 else 0.0
+                    else:
+                        q[k] = 1.0 / nk
             hj = ent[oo + j]
             ao = mp[mp_off[f, o] + j]
             if ao < 0:
@@ -213,8 +218,9 @@ class LeafPasses(PublicPasses):
 
     Attributes:
         leaf_mode: the opponent's leaf choice in passes that do not update it
-            (:data:`LEAF_AVERAGE` by default; a best-response pass of the opponent takes
-            :data:`LEAF_BEST`).
+            (:data:`LEAF_AVERAGE` by default: the average of its choices, the first
+            continuation, the blueprint, before any; a best-response pass of the opponent
+            takes :data:`LEAF_BEST`).
 
     Raises:
         ValueError: other than two players; a leaf count, or a leaf's ``K`` or shape, that
