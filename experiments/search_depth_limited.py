@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from experiments.search_exact import check_blueprints
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_exact import search_policy
@@ -57,13 +58,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=1000, help="DCFR iterations a search")
     ap.add_argument("--out", required=True, help="the JSON file written")
     args = ap.parse_args(argv)
-    if args.hand_size < 2:
-        print("search_depth_limited: --hand-size must be at least 2 (a depth limit needs "
-              "a second trick)", file=sys.stderr)
+    try:
+        if args.hand_size < 2:
+            raise ValueError("--hand-size must be at least 2 (a depth limit needs a second "
+                             "trick)")
+        if args.iterations < 1:
+            raise ValueError(f"--iterations must be at least 1, got {args.iterations}")
+        params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size, dealer=-1)
+        check_blueprints([args.blueprint])
+        try:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--out {args.out}: cannot create its folder ({e.strerror})") from None
+    except ValueError as e:
+        print(f"search_depth_limited: {e}", file=sys.stderr)
         return 2
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    params = VitouParams(profile="vitou_2p", ranks=args.ranks, copies=args.copies,
-                         hand_size=args.hand_size, dealer=-1)
     tree = build_public_tree(params)
     if args.blueprint.startswith("dcfr:"):
         cfr = PublicCFR(tree, "dcfr", frontier_size=0)
@@ -76,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
            "command": " ".join(["experiments/search_depth_limited.py"] + (argv or sys.argv[1:])),
            "blueprint": args.blueprint, "nash_conv_blueprint": nash_conv(tree, bp),
            "search_iterations": args.iterations, "rows": rows}
+    print(json.dumps({"blueprint": args.blueprint,
+                      "nash_conv_blueprint": doc["nash_conv_blueprint"]}), flush=True)
     runs = [("full", {})]
     runs += [(f"depth-limited {k}", {"tricks": 1, "biases": b}) for k, b in SETS.items()]
     runs += [("depth-limited K=4+BR", {"tricks": 1, "br_continuation": True})]

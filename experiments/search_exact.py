@@ -42,6 +42,26 @@ from vitou_ai.solvers.public.subgame import SEARCH_SAFE_MODES, effective_safe_mo
 from vitou_ai.solvers.public.tree import build_public_tree
 
 
+def check_blueprints(specs: list[str]) -> None:
+    """Refuse a blueprint spec before any work: ``dcfr:N`` with N an integer >= 1, else a
+    bot spec :func:`~vitou_ai.bots.named.parse_bot` takes.
+
+    Raises:
+        ValueError: one line naming the spec.
+    """
+    for spec in specs:
+        if spec.startswith("dcfr:"):
+            n = spec.split(":", 1)[1]
+            if not n.isdigit() or int(n) < 1:
+                raise ValueError(f"blueprint {spec!r}: dcfr:N needs N, an integer >= 1 "
+                                 "(the tree's own DCFR iterations)")
+        else:
+            try:
+                parse_bot(spec)
+            except (ValueError, OSError) as e:
+                raise ValueError(f"blueprint {spec!r}: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -75,9 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="results/search",
                     help="folder of exact_<ranks>x<copies>x<hand>.json (default: results/search)")
     args = ap.parse_args(argv)
-    params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
-                         hand_size=args.hand_size, dealer=-1)
     try:
+        params = VitouParams(profile=args.profile, ranks=args.ranks, copies=args.copies,
+                             hand_size=args.hand_size, dealer=-1)
+        check_blueprints(args.blueprints)
+        if args.iterations < 1:
+            raise ValueError(f"--iterations must be at least 1, got {args.iterations}")
         mode = effective_safe_mode(args.safe, params.players)
         if args.partner == "search" and params.players != 4:
             raise ValueError(f"--partner search is a four-player design; {args.profile} has "
@@ -85,15 +108,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.partner == "search" and mode != "none":
             raise ValueError(f"--partner search is a design of --safe none, not of "
                              f"--safe {args.safe}")
-        if args.tricks is not None and (params.players != 2 or args.tricks < 1):
-            raise ValueError("--tricks is for two players, at least 1")
+        if args.tricks is not None and params.players != 2:
+            raise ValueError(f"--tricks is for two players; {args.profile} has "
+                             f"{params.players}")
+        if args.tricks is not None and not 1 <= args.tricks < params.hand_size:
+            raise ValueError(f"--tricks must be from 1 to {params.hand_size - 1} (fewer than "
+                             f"the deal's {params.hand_size} tricks), got {args.tricks}")
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--out {args.out}: cannot create it ({e.strerror})") from None
     except ValueError as e:
         print(f"search_exact: {e}", file=sys.stderr)
         return 2
     tree = build_public_tree(params)
     rows = []
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     path = out / f"exact_{args.ranks}x{args.copies}x{args.hand_size}.json"
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_exact.py"] + (argv or sys.argv[1:])),

@@ -76,7 +76,7 @@ def test_leaves_are_the_next_tricks_first_states(trick1):
 
 def test_bad_tricks_refused(trick1):
     st, _, _ = trick1
-    with pytest.raises(ValueError, match="tricks must be at least 1"):
+    with pytest.raises(ValueError, match="tricks must be an integer of at least 1"):
         build_subgame(TINY, st, tricks=0)
 
 
@@ -147,3 +147,42 @@ def test_search_exact_depth_limited_refuses_four_players():
                                          dealer=0))
     with pytest.raises(ValueError, match="two players"):
         search_policy(tree, np.ones(tree.num_entries), tricks=1, safe="none")
+
+
+def test_leaf_values_that_do_not_fit_are_refused(trick1):
+    """Values of other leaves (out of order), not finite, or computed for the other
+    searcher are refused in one line; a list of ContinuationValues is taken as is."""
+    from vitou_ai.search.leaves import continuation_values
+
+    st, _, dl = trick1
+    H = deal_tables(TINY)[0].shape[0]
+    reach = np.ones((2, H))
+    searcher = int(dl.tree.player[0])
+    cvs = [continuation_values(TINY, ls, BOT, searcher) for ls in dl.leaf_states]
+    SubgameSolver(dl, reach, leaf_values=cvs).iterate(2)
+    with pytest.raises(ValueError, match="other hands than its public state"):
+        SubgameSolver(dl, reach, leaf_values=cvs[::-1])
+    other = [continuation_values(TINY, ls, BOT, 1 - searcher) for ls in dl.leaf_states]
+    with pytest.raises(ValueError, match="another searcher"):
+        SubgameSolver(dl, reach, leaf_values=other)
+    hands, values = [c.hands for c in cvs], [c.values.copy() for c in cvs]
+    values[0][0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        SubgameSolver(dl, reach, leaf_values=(hands, values))
+
+
+def test_search_exact_refuses_bad_depth_limited_arguments():
+    """Bad ``tricks`` / ``biases`` are refused before any search (never taken for a
+    fallback at each decision)."""
+    tree = build_public_tree(TINY)
+    bp = np.ones(tree.num_entries)
+    for kw, msg in (({"tricks": 0}, "tricks must be an integer"),
+                    ({"tricks": 2}, "tricks must be an integer"),
+                    ({"tricks": 1.5}, "tricks must be an integer"),
+                    ({"tricks": 1, "biases": [("nosuch", 1.0)]}, "unknown bias class"),
+                    ({"tricks": 1, "biases": []}, "no continuation"),
+                    ({"biases": DEFAULT_BIASES}, "for depth-limited search"),
+                    ({"iterations": 0}, "iterations must be"),
+                    ({"fallback": "x"}, "unknown fallback")):
+        with pytest.raises(ValueError, match=msg):
+            search_policy(tree, bp, **kw)

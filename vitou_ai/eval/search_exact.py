@@ -19,6 +19,8 @@ from ..rules import kernel as K
 from ..rules import layout as L
 from ..solvers.public.subgame import (
     SubgameSolver,
+    SubgameTooLarge,
+    UnreachableSubgame,
     build_subgame,
     effective_safe_mode,
     subtree_entries,
@@ -102,11 +104,19 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         ValueError: an unknown ``safe``, or a gadget in a four-player tree
             (:func:`~vitou_ai.solvers.public.subgame.effective_safe_mode`); ``nested``
             without a gadget; an unknown ``partner``, or ``partner="search"`` other than
-            with four players and ``safe="none"``.
+            with four players and ``safe="none"``; ``tricks`` not an integer from 1 to
+            the hand size less 1, or with four players; ``biases`` refused by
+            :func:`vitou_ai.search.leaves.check_biases`, or ``biases`` /
+            ``br_continuation`` without ``tricks``; an unknown ``fallback``;
+            ``search_tricks`` below 0; ``iterations`` below 1. Errors of a subgame's
+            solve other than a subgame too large or unreachable are raised, not taken
+            for a fallback.
 
     Returns:
         (``float64[num_entries]`` policy, ``{"searched": decisions searched, "fallback":
-        decisions left to the blueprint, "subgame_nodes": total nodes built,
+        decisions not searched (before the deal, the 2p blind window; a subgame too
+        large; outside ``search_tricks``), "previous": of those, the ones that played the
+        seat's previous solve (``fallback="previous"``; the rest, the blueprint), "subgame_nodes": total nodes built,
         "worst_violation": with a gadget, the largest over the searched decisions of
         ``sum_h max(0, -margin(h))`` over the opponent's root hands of positive reach
         (:meth:`~vitou_ai.solvers.public.subgame.SubgameSolver.safety_margins` of the solved
@@ -125,8 +135,26 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
         raise ValueError(f"unknown fallback {fallback!r}; expected auto, blueprint or previous")
     if fallback == "auto":
         fallback = "previous" if nested else "blueprint"
-    if tricks is not None and tree.num_players != 2:
-        raise ValueError("depth-limited search (tricks=) is for two players")
+    if tricks is not None:
+        from ..search.leaves import DEFAULT_BIASES, check_biases
+
+        if tree.num_players != 2:
+            raise ValueError("depth-limited search (tricks=) is for two players")
+        if (isinstance(tricks, bool) or not isinstance(tricks, int | np.integer)
+                or not 1 <= tricks < tree.params.hand_size):
+            raise ValueError(f"tricks must be an integer from 1 to {tree.params.hand_size - 1} "
+                             f"(fewer than the deal's {tree.params.hand_size} tricks), got "
+                             f"{tricks!r}")
+        biases = check_biases(DEFAULT_BIASES if biases is None else biases)
+    elif biases is not None or br_continuation:
+        raise ValueError("biases and br_continuation are for depth-limited search (tricks=)")
+    if search_tricks is not None and (isinstance(search_tricks, bool) or
+                                      not isinstance(search_tricks, int | np.integer)
+                                      or search_tricks < 0):
+        raise ValueError(f"search_tricks must be an integer >= 0, got {search_tricks!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) \
+            or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
     safe = mode
     br_pols = _br_policies(tree, blueprint) if (tricks is not None and br_continuation) else None
     p_arr = tree.params.to_array()
@@ -136,10 +164,11 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
     out = blueprint.copy()
     if safe == "off":  # the bot declines to search (four players, safe=auto)
         n_dec = int(((tree.kind == KIND_DECISION)).sum())
-        return out, {"searched": 0, "fallback": n_dec, "subgame_nodes": 0,
+        return out, {"searched": 0, "fallback": n_dec, "previous": 0, "subgame_nodes": 0,
                      "worst_violation": 0.0}
     model = (1.0 - epsilon) * blueprint + epsilon * entry_policy(tree, np.zeros(tree.num_entries))
-    stats = {"searched": 0, "fallback": 0, "subgame_nodes": 0, "worst_violation": 0.0}
+    stats = {"searched": 0, "fallback": 0, "previous": 0, "subgame_nodes": 0,
+             "worst_violation": 0.0}
     played = np.empty(L.MAX_RANKS, np.int64)
     st0 = np.zeros(L.STATE_SIZE, np.int32)
     K.init_state(p_arr, st0)
@@ -175,7 +204,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                 reach[(p + 2) % 4] = r_se[(p + 2) % 4]
             try:
                 if search_tricks is not None and int(st[L.S_NTRICKS]) >= search_tricks:
-                    raise ValueError("not searched (search_tricks)")
+                    raise _NotSearched("not searched (search_tricks)")
                 sub = build_subgame(tree.params, st, max_nodes, tricks=tricks)
                 leaf_values = (None if not len(sub.leaves)
                                else _leaf_values(tree, blueprint, sub, node, p, biases,
@@ -197,7 +226,9 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                                        alternative=alternative,
                                        fixed=() if fixed is None else (fixed,),
                                        leaf_values=leaf_values)
-            except ValueError:  # too large, or nobody's hand reaches it
+            except (SubgameTooLarge, UnreachableSubgame, _NotSearched):
+                # too large, nobody's hand reaches it, or not to be searched: any other
+                # error (a bad leaf value, a bug) is raised, not taken for a fallback
                 stats["fallback"] += 1
                 if fallback == "previous" and nested and prev[p] is not None:
                     _, pol_prev, emap_prev = prev[p]
@@ -209,7 +240,7 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                     j = inv[lo0:hi0]
                     if (j >= 0).any():
                         out[lo0:hi0] = np.where(j >= 0, pol_prev[np.maximum(j, 0)], out[lo0:hi0])
-                        stats["previous"] = stats.get("previous", 0) + 1
+                        stats["previous"] += 1
             else:
                 solver.iterate(iterations)
                 pol = solver.average_policy()
@@ -256,6 +287,10 @@ def search_policy(tree: PublicTree, blueprint: np.ndarray, iterations: int = 100
                 e2[p] *= out[lo]
             stack.append((c, s2, b2, e2, kids_prev))
     return out, stats
+
+
+class _NotSearched(ValueError):
+    pass
 
 
 def _node_map(sub_tree: PublicTree, tree: PublicTree, node: int) -> np.ndarray:

@@ -327,8 +327,10 @@ def _build_tree(plan: _Plan):
         try:
             tree = build_public_tree(plan.params, max_nodes=plan.max_tree_nodes)
         except ValueError as e:
-            raise TrainingError(f"{e} (public-tree solvers: raise --max-tree-nodes, or use "
-                                "dcfr / es-mccfr)") from None
+            fix = (", fix the dealer (--dealer 0: half the tree)" if plan.params.dealer < 0
+                   else "")
+            raise TrainingError(f"{e} (public-tree solvers: raise --max-tree-nodes{fix}, or "
+                                "use dcfr / es-mccfr)") from None
         check_public_train_memory(tree.num_entries, plan.params)
         return tree
     need = REGISTRY[s["solver"]].tree == "flat"

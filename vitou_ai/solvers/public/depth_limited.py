@@ -224,7 +224,8 @@ class LeafPasses(PublicPasses):
 
     Raises:
         ValueError: other than two players; a leaf count, or a leaf's ``K`` or shape, that
-            does not match; a ``KIND_LEAF`` node not in ``leaves``. (A hand of a leaf's
+            does not match; values that are not finite; hand lists not sorted, distinct
+            hand indices; a ``KIND_LEAF`` node not in ``leaves``. (A hand of a leaf's
             range missing from its values' hands is one the public cards rule out: it gets
             value 0, as its deal probability with every hand of the other range is 0.)
     """
@@ -257,6 +258,14 @@ class LeafPasses(PublicPasses):
             src = int(order[f])
             h0, h1 = (np.asarray(h, np.int64) for h in leaf_hands[src])
             w = np.asarray(leaf_w[src], np.float64)
+            for hs in (h0, h1):
+                if hs.ndim != 1 or (np.diff(hs) <= 0).any() or (hs < 0).any() \
+                        or (hs >= tree.num_hands).any():
+                    raise ValueError(f"leaf {int(self.frontier[f])}: hand lists must be "
+                                     f"sorted, distinct hand indices below {tree.num_hands}")
+            if not np.isfinite(w).all():
+                raise ValueError(f"leaf {int(self.frontier[f])}: continuation values must be "
+                                 "finite")
             if w.shape != (nk, len(h0), len(h1)):
                 raise ValueError(f"leaf {int(self.frontier[f])}: values of shape {w.shape}, "
                                  f"expected ({nk}, {len(h0)}, {len(h1)})")

@@ -67,6 +67,11 @@ class SubgameTooLarge(ValueError):
     """The subgame has more nodes than allowed (the search falls back on the blueprint)."""
 
 
+class UnreachableSubgame(ValueError):
+    """A seat reaches the subgame's public state with no hand (zero reach on its whole root
+    range): nothing to solve (the search falls back)."""
+
+
 @dataclass
 class Subgame:
     """A public subgame (module docstring).
@@ -188,8 +193,10 @@ def build_subgame(params: VitouParams, state: np.ndarray, max_nodes: int = 2_000
         SubgameTooLarge: more than ``max_nodes`` nodes.
     """
     check_subgame_state(params, state)
-    if tricks is not None and int(tricks) < 1:
-        raise ValueError(f"tricks must be at least 1 (the current trick), got {tricks}")
+    if tricks is not None and (isinstance(tricks, bool)
+                               or not isinstance(tricks, int | np.integer) or tricks < 1):
+        raise ValueError(f"tricks must be an integer of at least 1 (the current trick), "
+                         f"got {tricks!r}")
     leaf_tricks = -1 if tricks is None else int(state[L.S_NTRICKS]) + int(tricks)
     hands, counts, pair_p = deal_tables(params)
     H = hands.shape[0]
@@ -588,7 +595,9 @@ class SubgameSolver:
             blueprint there, not the searcher's re-solve of it). Their passes are not
             run; the average policy on their entries is the blueprint.
         leaf_values: a depth-limited subgame's (``sub.leaves`` not empty; two players):
-            ``(hands, values)``, per leaf of ``sub.leaves`` in order, ``(hands0, hands1)``
+            one :class:`~vitou_ai.search.leaves.ContinuationValues` per leaf of
+            ``sub.leaves`` in order (its ``searcher`` checked), or ``(hands, values)``,
+            per leaf of ``sub.leaves`` in order, ``(hands0, hands1)``
             (sorted dealt-hand indices) and ``float64[K, len(hands0), len(hands1)]``, team
             0's expected return below the leaf with the seat to act at the root playing
             the blueprint and the other seat continuation ``k``
@@ -641,8 +650,35 @@ class SubgameSolver:
                                  "values at its leaves)")
             if n != 2 or t.kind[0] != KIND_DECISION:
                 raise ValueError("depth-limited solving is for two players, from a decision")
+            searcher = int(t.player[0])
+            if not isinstance(leaf_values, tuple):
+                # one ContinuationValues (vitou_ai.search.leaves) per leaf, in order
+                items = list(leaf_values)
+                if any(int(getattr(c, "searcher", searcher)) != searcher for c in items):
+                    raise ValueError(f"leaf values computed for another searcher than seat "
+                                     f"{searcher}, the seat to act at the subgame's root")
+                try:
+                    leaf_values = ([c.hands for c in items], [c.values for c in items])
+                except AttributeError:
+                    raise ValueError("leaf_values: a (hands, values) pair, or one "
+                                     "ContinuationValues per leaf") from None
+            if len(leaf_values) != 2:
+                raise ValueError("leaf_values: a (hands, values) pair, or one "
+                                 "ContinuationValues per leaf")
+            if len(leaf_values[0]) == len(sub.leaves):
+                # each leaf's values are over its public state's ranges (root_ranges of
+                # its kernel state): catches leaves out of order, or another leaf's values
+                for f, st in enumerate(sub.leaf_states):
+                    want = root_ranges(t.params, st, t.counts)
+                    got = leaf_values[0][f]
+                    if len(got) != 2 or any(
+                            not np.array_equal(np.asarray(g, np.int64), w)
+                            for g, w in zip(got, want, strict=True)):
+                        raise ValueError(f"leaf {int(sub.leaves[f])}: its values are over "
+                                         "other hands than its public state's ranges "
+                                         "(leaves out of order, or another state's values)")
             self.cfr.passes = LeafPasses(t, sub.leaves, sub.root_offs, sub.root_lens,
-                                         int(t.player[0]), *leaf_values)
+                                         searcher, *leaf_values)
         elif leaf_values is not None:
             raise ValueError("leaf_values given for a subgame without leaves")
         ps = self.cfr.passes
@@ -652,8 +688,8 @@ class SubgameSolver:
         for s in range(n):
             r = reach[s, sub.root_hands[s]]
             if not r.any():
-                raise ValueError(f"seat {s} reaches this public state with no hand: "
-                                 "nothing to solve")
+                raise UnreachableSubgame(f"seat {s} reaches this public state with no hand: "
+                                         "nothing to solve")
             ps.root_reach[s, :len(r)] = r
         self._bayes = ps.root_reach.copy()
         self.alternatives = np.zeros(0)
