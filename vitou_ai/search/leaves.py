@@ -14,7 +14,10 @@ the probability of every action of that class is multiplied by a factor and the
 information set's probabilities renormalised (Brown et al. bias toward folding, calling
 and raising by a factor of 5; here the Vitou classes are ``raise`` (``A_RAISE``),
 ``refuse`` (``A_REFUSE``, the fold) and ``accept`` (``A_ACCEPT``, the call),
-:data:`DEFAULT_BIASES`). ``("blueprint", 1.0)`` is the blueprint unchanged. The bias
+:data:`DEFAULT_BIASES`), and for card play ``play_high`` / ``play_low`` (playing a card of
+the higher or the lower half of the variant's ranks). ``("blueprint", 1.0)`` is the
+blueprint unchanged; :func:`subgame_continuation_values` also takes whole policies as
+continuations (``extra``, e.g. the opponent's best response to the blueprint). The bias
 is multiplicative: an action the blueprint never takes stays untaken, and an information
 set where the blueprint is pure is not moved (a heuristic blueprint's refusals often are).
 
