@@ -24,14 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from experiments.search_exact import check_blueprints
+from experiments.search_exact import blueprint_policy, check_blueprints
 from vitou_ai import VitouParams
-from vitou_ai.bots.named import parse_bot
 from vitou_ai.eval.search_exact import search_policy
 from vitou_ai.io import json_finite, write_atomic
 from vitou_ai.rules.params import RULES_VERSION
-from vitou_ai.solvers.public.cfr import PublicCFR, nash_conv
-from vitou_ai.solvers.public.export import bot_policy
+from vitou_ai.solvers.public.cfr import nash_conv
 from vitou_ai.solvers.public.tree import build_public_tree
 
 B = ("blueprint", 1.0)
@@ -75,12 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"search_depth_limited: {e}", file=sys.stderr)
         return 2
     tree = build_public_tree(params)
-    if args.blueprint.startswith("dcfr:"):
-        cfr = PublicCFR(tree, "dcfr", frontier_size=0)
-        cfr.iterate(int(args.blueprint.split(":")[1]))
-        bp = cfr.average_policy()
-    else:
-        bp = bot_policy(tree, parse_bot(args.blueprint))
+    bp = blueprint_policy(tree, args.blueprint)
     rows: list[dict] = []
     doc = {"rules_version": RULES_VERSION, "params": params.knobs(),
            "command": " ".join(["experiments/search_depth_limited.py"] + (argv or sys.argv[1:])),

@@ -62,6 +62,17 @@ def check_blueprints(specs: list[str]) -> None:
                 raise ValueError(f"blueprint {spec!r}: {e}") from None
 
 
+def blueprint_policy(tree, spec: str):
+    """The blueprint ``spec`` (checked by :func:`check_blueprints`) as ``tree``'s entry
+    policy: ``dcfr:N``, the tree's own DCFR average after N iterations; else the bot's
+    exact probabilities."""
+    if spec.startswith("dcfr:"):
+        cfr = PublicCFR(tree, "dcfr", frontier_size=0)
+        cfr.iterate(int(spec.split(":")[1]))
+        return cfr.average_policy()
+    return bot_policy(tree, parse_bot(spec))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -134,12 +145,7 @@ def main(argv: list[str] | None = None) -> int:
            "alternative": args.alternative, "nested": args.nested,
            "partner": args.partner, "tricks": args.tricks, "rows": rows}
     for spec in args.blueprints:
-        if spec.startswith("dcfr:"):
-            cfr = PublicCFR(tree, "dcfr", frontier_size=0)
-            cfr.iterate(int(spec.split(":")[1]))
-            bp = cfr.average_policy()
-        else:
-            bp = bot_policy(tree, parse_bot(spec))
+        bp = blueprint_policy(tree, spec)
         t0 = time.perf_counter()
         se, stats = search_policy(tree, bp, iterations=args.iterations,
                                   epsilon=args.eps, safe=args.safe,

@@ -786,6 +786,18 @@ def small2_blueprint():
     return tree, tab, bot_policy(tree, tab)
 
 
+def _probs_at(tree, policy, node, h):
+    """``{action id: probability}`` of hand ``h`` at decision ``node`` under the entry
+    policy ``policy`` of ``tree``."""
+    want = {}
+    f, m = int(tree.first[node]), int(tree.nchild[node])
+    for c in range(f, f + m):
+        for e in range(int(tree.actor_off[c]), int(tree.actor_off[c] + tree.actor_len[c])):
+            if tree.entries[e] == h:
+                want[int(tree.action[c])] = float(policy[e])
+    return want
+
+
 def _hand_index(tree, state, seat, hand_size):
     own = sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i]) for i in range(hand_size))
     return int(np.nonzero((tree.hands == np.array(own)).all(1))[0][0])
@@ -820,14 +832,8 @@ def test_search_bot_default_is_the_exact_evaluations_default(small2_blueprint):
                 d = bot.decisions[-1]
                 node = find_node(tree, [L.A_PASS, L.A_PASS] + actions)
                 seat = int(tree.player[node])
-                h = _hand_index(tree, st, seat, SMALL2.hand_size)
-                want = {}
-                f, m = int(tree.first[node]), int(tree.nchild[node])
-                for c in range(f, f + m):
-                    for e in range(int(tree.actor_off[c]),
-                                   int(tree.actor_off[c] + tree.actor_len[c])):
-                        if tree.entries[e] == h:
-                            want[int(tree.action[c])] = float(exact[e])
+                want = _probs_at(tree, exact, node,
+                                 _hand_index(tree, st, seat, SMALL2.hand_size))
                 assert d["searched"], d["reason"]
                 assert set(d["probs"]) == set(want)
                 for x, q in want.items():
@@ -1057,14 +1063,8 @@ def test_a_fallback_below_a_search_plays_the_previous_solve(monkeypatch):
                 previous += d["previous"]
                 node = find_node(tree, [L.A_PASS, L.A_PASS] + actions)
                 seat = int(tree.player[node])
-                h = _hand_index(tree, st, seat, SMALL3.hand_size)
-                want = {}
-                f, m = int(tree.first[node]), int(tree.nchild[node])
-                for c in range(f, f + m):
-                    for e in range(int(tree.actor_off[c]),
-                                   int(tree.actor_off[c] + tree.actor_len[c])):
-                        if tree.entries[e] == h:
-                            want[int(tree.action[c])] = float(exact[e])
+                want = _probs_at(tree, exact, node,
+                                 _hand_index(tree, st, seat, SMALL3.hand_size))
                 assert set(d["probs"]) == set(want)
                 for x, q in want.items():
                     assert d["probs"][x] == pytest.approx(q, abs=1e-5), (actions, x)

@@ -425,9 +425,7 @@ class SearchPolicy:
         if done == 0:
             raise _NoTime("no time left for one iteration after the build")
         pol = solver.average_policy()
-        own = tuple(sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i])
-                           for i in range(params.hand_size)))
-        me = int(np.nonzero((hands == np.array(own)).all(1))[0][0])
+        me = _own_hand(params, state, seat, hands)
         probs = root_policy(sub, pol, me)
         acts = np.array(sorted(probs))
         p = np.array([probs[a] for a in acts])
@@ -465,25 +463,19 @@ class SearchPolicy:
         average policy for the seat's hand), recorded like a searched decision's for the
         seat's own range; None where there is no previous solve or it does not hold this
         decision or hand."""
-        prev = self._solves.get(seat)
-        key0 = np.asarray(start).tobytes()
-        if prev is None or prev[0] != key0:
-            return None
-        _, prefix, sub, pol = prev
-        acts = tuple(int(a) for a in actions)
-        if acts[:len(prefix)] != prefix:
-            return None
         try:
-            node = find_node(sub.tree, acts[len(prefix) - 1:])
-        except ValueError:
+            prev = self._previous_solve(np.asarray(start).tobytes(), seat, actions)
+        except ValueError:  # the decision is not in that solve's tree
             return None
+        if prev is None:
+            return None
+        sub, pol, node = prev
+        acts = tuple(int(a) for a in actions)
         t = sub.tree
         if t.kind[node] != 1 or int(t.player[node]) != seat:
             return None
         hands = deal_tables(params)[0]
-        own = tuple(sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i])
-                           for i in range(params.hand_size)))
-        me = int(np.nonzero((hands == np.array(own)).all(1))[0][0])
+        me = _own_hand(params, state, seat, hands)
         probs: dict[int, float] = {}
         f0, m = int(t.first[node]), int(t.nchild[node])
         for c in range(f0, f0 + m):
@@ -523,6 +515,14 @@ class SearchPolicy:
         p = p / p.sum()
         info["probs"] = {int(x): float(q) for x, q in zip(legal[:n], p, strict=True)}
         return int(legal[rng.choice(n, p=p)])
+
+
+def _own_hand(params: VitouParams, state: np.ndarray, seat: int, hands: np.ndarray) -> int:
+    """The row of ``hands`` (the deck's dealt hands) that is ``seat``'s dealt hand in
+    ``state``."""
+    own = tuple(sorted(int(state[L.S_HAND + seat * L.MAX_HAND + i])
+                       for i in range(params.hand_size)))
+    return int(np.nonzero((hands == np.array(own)).all(1))[0][0])
 
 
 class _NoTime(RuntimeError):

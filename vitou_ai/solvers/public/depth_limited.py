@@ -145,12 +145,11 @@ def leaf_values(tp, searcher, mode, upd, ent, fr_offs, fr_lens, fr_reach, fr_val
                     a_s = mp[mp_off[f, searcher] + i]
                     if a_s < 0:
                         continue
+                    # W's rows are seat 0's hands, its columns seat 1's
+                    a0, a1 = (a_s, ao) if searcher == 0 else (ao, a_s)
                     u = 0.0
                     for k in range(nk):
-                        if searcher == 0:
-                            u += q[k] * w[wb + _widx(k, a_s, ao, r1, w_off, f, nk)]
-                        else:
-                            u += q[k] * w[wb + _widx(k, ao, a_s, r1, w_off, f, nk)]
+                        u += q[k] * w[wb + _widx(k, a0, a1, r1, w_off, f, nk)]
                     fr_val[f, i] += sign * pp * rj * u
             else:
                 for k in range(nk):
@@ -166,11 +165,9 @@ def leaf_values(tp, searcher, mode, upd, ent, fr_offs, fr_lens, fr_reach, fr_val
                     a_s = mp[mp_off[f, searcher] + i]
                     if a_s < 0:
                         continue
+                    a0, a1 = (a_s, ao) if searcher == 0 else (ao, a_s)
                     for k in range(nk):
-                        if searcher == 0:
-                            vk[k] += sign * pp * ri * w[wb + _widx(k, a_s, ao, r1, w_off, f, nk)]
-                        else:
-                            vk[k] += sign * pp * ri * w[wb + _widx(k, ao, a_s, r1, w_off, f, nk)]
+                        vk[k] += sign * pp * ri * w[wb + _widx(k, a0, a1, r1, w_off, f, nk)]
                 if mode == 2:
                     best = vk[0]
                     for k in range(1, nk):
