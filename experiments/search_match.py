@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from vitou_ai import VitouParams
-from vitou_ai.bots.named import parse_bot
+from vitou_ai.bots.named import check_bot_fits, parse_bot
 from vitou_ai.eval.search_match import duplicate_match
 from vitou_ai.eval.stats import ratio_interval
 from vitou_ai.io import json_finite
@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, default=None)
     ap.add_argument("--hand-size", type=int, default=None)
     ap.add_argument("--dealer", type=int, default=None,
-                    help="the dealer seat (default: the profile's, drawn by chance); a "
-                         "blueprint trained with a fixed dealer needs the same")
+                    help="the dealer seat of every deal (default: the dealer rotates over "
+                         "the pairs); a blueprint trained with a fixed dealer needs it")
     ap.add_argument("--blueprint", default="counter", help="a bot spec")
     ap.add_argument("--budget", type=float, default=0.5)
     ap.add_argument("--nodes", type=int, default=200_000)
@@ -75,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         params = VitouParams(profile=args.profile, **kw)
         blueprint = parse_bot(args.blueprint)
         opponent_bots = [parse_bot(spec) for spec, _ in opponents]
+        # the game as played: the dealer rotates over the pairs, or --dealer deals them all
+        rotate = args.dealer is None or args.dealer < 0
+        for bot in [blueprint, *opponent_bots]:
+            check_bot_fits(bot, params.replace(dealer=-1) if rotate else params)
     except (ValueError, TypeError, OSError) as e:
         ap.error(str(e))
     search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,
@@ -90,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     # one (a four-player deal may have none: more pairs until one, at most 10 * --warmup)
     searched = False
     for k in range(10 * args.warmup):
-        duplicate_match(params, search, blueprint, 1, seed=10**6 + k)
+        duplicate_match(params, search, blueprint, 1, seed=10**6 + k, rotate_dealer=rotate)
         searched = searched or any(d["searched"] for d in search.decisions)
         if k + 1 >= args.warmup and searched:
             break
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             if who == "blueprint" and spec == args.blueprint:
                 continue  # the blueprint against itself: 0 by symmetry of the duplicate
             t0 = time.perf_counter()
-            r = duplicate_match(params, bot, opp, pairs, seed=args.seed)
+            r = duplicate_match(params, bot, opp, pairs, seed=args.seed, rotate_dealer=rotate)
             r.update({"bot": who, "opponent": spec, "wall": time.perf_counter() - t0})
             if who == "search":  # every decision, for the budget's figures
                 r["decisions"] = [{k: d.get(k) for k in ("seconds", "searched", "reason",

@@ -235,6 +235,27 @@ def test_tabular_sampling_follows_the_row_and_falls_back_to_uniform():
     assert np.abs(c - 1 / n).max() < 5 * np.sqrt((1 / n) * (1 - 1 / n) / draws)
 
 
+def test_policy_pack_is_built_once_and_shares_the_tables():
+    """``policy_pack``: a tabular policy's one-policy pack is built once (per ``signals``)
+    and holds its tables without a copy (a full-game table is 3 GB); it plays as
+    ``pack_policies([policy])``; other policies are packed afresh."""
+    from vitou_ai.bots.policy import policy_pack
+
+    rng = np.random.default_rng(0)
+    keys = rng.integers(-5, 5, (50, L.KEY_SIZE)).astype(np.int8)
+    keys[:, 0] = np.arange(50)
+    tab = TabularPolicy(keys, rng.random((50, L.NUM_ACTIONS)))
+    pack = policy_pack(tab)
+    assert policy_pack(tab) is pack and policy_pack(tab, signals=True) is not pack
+    assert np.shares_memory(pack.tab_probs, tab._probs)
+    assert np.shares_memory(pack.tab_keys, tab._keys)
+    fresh = pack_policies([tab])
+    for a, b in zip(pack, fresh, strict=True):
+        np.testing.assert_array_equal(a, b)
+    counter = named_bot("counter")
+    assert policy_pack(counter) is not policy_pack(counter)
+
+
 def test_signals_honest_and_false():
     """R7.1: an honest bot gestures its best of T, 9, A (else nohigh); a liar never does."""
     params = VitouParams(profile="vitou", signals=True)

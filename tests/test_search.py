@@ -702,6 +702,34 @@ def test_search_match_duplicate_bookkeeping():
     assert m["lo"] <= m["points_per_deal"] <= m["hi"]
 
 
+def test_search_match_fixed_dealer(toy_blueprint, monkeypatch):
+    """A policy trained with seat 0 dealing is refused by a match whose dealer rotates
+    (it used to pass the check on the game's dealer 0 and then play half the deals at
+    dealer 1, outside its table); ``rotate_dealer=False`` deals every game from
+    ``params.dealer``, the bots still swapping seats."""
+    from vitou_ai.bots.named import parse_bot
+    from vitou_ai.eval import search_match as sm
+
+    counter = parse_bot("counter")
+    with pytest.raises(ValueError, match="seat 0 dealing only"):
+        sm.duplicate_match(TOY, toy_blueprint, counter, 2, seed=1)
+    with pytest.raises(ValueError, match="needs a dealer seat"):
+        sm.duplicate_match(TOY.replace(dealer=-1), counter, counter, 2, rotate_dealer=False)
+    dealers = []
+    play = sm.play_deal
+
+    def spy(params, seats, hands, dealer, seed):
+        dealers.append(dealer)
+        return play(params, seats, hands, dealer, seed)
+
+    monkeypatch.setattr(sm, "play_deal", spy)
+    sm.duplicate_match(TOY, toy_blueprint, counter, 3, seed=1, rotate_dealer=False)
+    assert dealers == [0] * 6
+    dealers.clear()
+    sm.duplicate_match(TOY, counter, parse_bot("random"), 3, seed=1)
+    assert dealers == [0, 0, 1, 1, 0, 0]
+
+
 def test_bayes_epsilon_mixes_uniform_play_for_the_others_only(toy_blueprint):
     """``epsilon``: each of seat 1's probabilities is ``(1 - e) sigma + e / n_legal`` (three
     legal actions leading: play, raise, abandon); seat ``own`` keeps the blueprint's."""

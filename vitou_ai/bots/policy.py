@@ -198,10 +198,15 @@ def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPa
         else:
             raise TypeError(f"policy {i} is a {type(pol).__name__}, not a RandomPolicy, "
                             "HeuristicPolicy, TabularPolicy, NeuralPolicy or AbstractPolicy")
-    tab_keys = np.concatenate(keys) if keys else np.zeros((0, L.KEY_SIZE), np.int8)
+    # one table is used as it is (read-only, never written): a 20 M-row table is a
+    # 3 GB copy otherwise
+    tab_keys = (keys[0] if len(keys) == 1 else np.concatenate(keys) if keys
+                else np.zeros((0, L.KEY_SIZE), np.int8))
     width = max([L.NUM_ACTIONS] + [q.shape[1] for q in probs])  # 31 columns for family tables
-    probs = [np.pad(q, ((0, 0), (0, width - q.shape[1]))) for q in probs]
-    tab_probs = np.concatenate(probs) if probs else np.zeros((0, L.NUM_ACTIONS), np.float32)
+    probs = [q if q.shape[1] == width else np.pad(q, ((0, 0), (0, width - q.shape[1])))
+             for q in probs]
+    tab_probs = (probs[0] if len(probs) == 1 else np.concatenate(probs) if probs
+                 else np.zeros((0, L.NUM_ACTIONS), np.float32))
     return PolicyPack(
         kinds, fparams, meta, np.concatenate(slots), tab_keys, tab_probs,
         nn_meta, np.array(nn_nets, np.int64).reshape(-1, 3),
@@ -209,6 +214,24 @@ def pack_policies(policies: Sequence[Policy], signals: bool = False) -> PolicyPa
         np.concatenate(aslots), np.concatenate(akeys) if akeys else np.zeros(0, np.uint64),
         np.concatenate(anact) if anact else np.zeros(0, np.int8),
         _stack_columns(aprobs, 5))
+
+
+def policy_pack(policy: Policy, signals: bool = False) -> PolicyPack:
+    """``pack_policies([policy], signals)``, built once per tabular policy object and
+    ``signals`` and then reused: a tabular policy's tables never change once loaded, and
+    packing a full-game table (20.8 M rows) at every search decision or deal held many
+    GB and most of the time (the search bot over a public-tree solve). Other policies
+    are packed afresh (small).
+
+    Raises:
+        TypeError: as :func:`pack_policies`.
+    """
+    if not isinstance(policy, TabularPolicy):
+        return pack_policies([policy], signals)
+    cache = policy.__dict__.setdefault("_packs", {})
+    if bool(signals) not in cache:
+        cache[bool(signals)] = pack_policies([policy], signals)
+    return cache[bool(signals)]
 
 
 def _stack_columns(tables: list[np.ndarray], width: int) -> np.ndarray:

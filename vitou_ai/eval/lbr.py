@@ -126,7 +126,7 @@ from ..bots.policy import (
     Policy,
     abstract_row,
     choose_action,
-    pack_policies,
+    policy_pack,
 )
 from ..bots.tabular import lookup
 from ..capabilities import require
@@ -745,7 +745,7 @@ def local_best_response(policy: Policy, params: VitouParams, deals: int = 1000,
                          "with fewer, the deviation tests' noise passes for gain and the bound "
                          "comes out below 0")
     params = params.replace(dealer=-1)
-    pack = pack_policies([policy], params.signals)
+    pack = policy_pack(policy, params.signals)
     out = np.zeros((deals, 2))
     status = np.zeros((deals, 2), np.int64)
     lbr_batch(params.to_array(), pack, np.uint64(seed), int(samples), out, status)
@@ -785,7 +785,7 @@ def sample_worlds(policy: Policy, params: VitouParams, history: Sequence[int], p
     hist = np.asarray(history, np.int64).reshape(-1)
     if hist.shape[0] > MAX_HIST:
         raise ValueError(f"a history of {hist.shape[0]} nodes is longer than MAX_HIST = {MAX_HIST}")
-    pack = pack_policies([policy], params.signals)
+    pack = policy_pack(policy, params.signals)
     worlds = np.zeros((int(samples), L.STATE_SIZE), np.int32)
     weights = np.zeros(int(samples))
     why = _sample_worlds(params.to_array(), pack, hist, int(player), np.uint64(seed), worlds,

@@ -72,7 +72,7 @@ import pandas as pd
 
 from .._numba import jit, jit_parallel
 from ..bots.exact import MAX_DRAWS, breakpoints, policy_probs_flagged
-from ..bots.policy import IWORK_SIZE, pack_policies
+from ..bots.policy import IWORK_SIZE, policy_pack
 from ..rng import UINT64_MAX, check_seed, next_float
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -349,7 +349,7 @@ def sample_decisions(params, policy, n_deals: int, seed: int = 0,
     _check(params, policy, n_deals, weak_rank)
     seed = check_seed(seed, "seed", UINT64_MAX)
     n_deals = int(n_deals)
-    pack = pack_policies([policy], params.signals)
+    pack = policy_pack(policy, params.signals)
     cap = MAX_DECISIONS
     block = min(n_deals, BLOCK)
     ints_b = np.zeros((block * cap, _NI), np.int32)

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from ..bots.exact import MAX_DRAWS, breakpoints, policy_probs
-from ..bots.policy import IWORK_SIZE, pack_policies
+from ..bots.policy import IWORK_SIZE, policy_pack
 from ..rng import UINT64_MAX, check_seed, next_float
 from ..rules import kernel as K
 from ..rules import layout as L
@@ -136,7 +136,7 @@ def sample_search_decisions(params, bot: SearchPolicy, n_deals: int, seed: int =
         raise ValueError(f"seats must be seats 0 .. {n - 1}, got {seats}")
     seed = check_seed(seed, "seed", UINT64_MAX)
     n_deals = int(n_deals)
-    pack = pack_policies([bot.blueprint], params.signals)
+    pack = policy_pack(bot.blueprint, params.signals)
     bounds = breakpoints(pack.fparams[0])
     na = L.NUM_ACTIONS_WILLUGHBY  # policy_probs writes by action id (as the sampler)
     state = np.empty(L.STATE_SIZE, np.int32)

@@ -4,8 +4,10 @@ The jitted simulator (:func:`vitou_ai.sim.batch.simulate`) cannot call a bot tha
 trees at its decisions, so this plays deals one action at a time on the kernel. The
 design is the tournament's (:mod:`vitou_ai.eval.tournament`): games in duplicate pairs
 on the same cards (seat ``s`` is dealt the same hand in both games, the bots swap
-seats), dealer ``g % players`` for pair ``g``, and points per deal with a 95% interval
-over the pairs as independent units (:func:`~vitou_ai.eval.stats.ratio_interval`).
+seats), dealer ``g % players`` for pair ``g`` (or, with ``rotate_dealer=False``, the
+game's fixed dealer seat at every deal, for a policy trained with one dealer), and points
+per deal with a 95% interval over the pairs as independent units
+(:func:`~vitou_ai.eval.stats.ratio_interval`).
 The deals are drawn from ``numpy.random.default_rng([seed, g])`` (one stream per pair;
 not the simulator's deals), each bot's random choices from its own stream per game.
 """
@@ -40,14 +42,14 @@ def play_deal(params: VitouParams, seats: list, hands: np.ndarray, dealer: int,
     points per deal). Simulator bots play by
     :func:`~vitou_ai.bots.policy.choose_action` on a stream seeded from ``seed``; search
     bots by :meth:`~vitou_ai.search.bot.SearchPolicy.act`."""
-    from ..bots.policy import choose_action, pack_policies, scratch
+    from ..bots.policy import choose_action, policy_pack, scratch
 
     p = params.replace(dealer=dealer)
     pa = p.to_array()
     packs = {}
     for b in seats:
         if not isinstance(b, SearchPolicy) and id(b) not in packs:
-            packs[id(b)] = pack_policies([b])
+            packs[id(b)] = policy_pack(b)
     legal, keybuf, iwork, stream = scratch()
     stream[0] = np.uint64(np.random.default_rng(list(seed)).integers(1, 2**63))
     gen = np.random.default_rng(list(seed) + [1])
@@ -79,12 +81,22 @@ def play_deal(params: VitouParams, seats: list, hands: np.ndarray, dealer: int,
 
 
 def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0: int = 0,
-                      progress: Callable[[int], None] | None = None) -> np.ndarray:
+                      progress: Callable[[int], None] | None = None,
+                      rotate_dealer: bool = True) -> np.ndarray:
     """``float64[pairs, 2]``: team 0's return (R8.1) in the two games of each duplicate
     pair (module docstring): in game 0 ``a`` holds the even seats (team 0), in game 1 the
     odd ones. Pair ``g`` uses deal ``default_rng([seed, row0 + g])`` and dealer
-    ``(row0 + g) % players``; ``progress`` is called with 2 after each pair."""
+    ``(row0 + g) % players`` (``rotate_dealer=False``: ``params.dealer`` at every deal);
+    ``progress`` is called with 2 after each pair.
+
+    Raises:
+        ValueError: ``rotate_dealer=False`` with a dealer drawn by chance
+            (``params.dealer == -1``).
+    """
     seed = check_seed(seed, "seed", UINT64_MAX)
+    if not rotate_dealer and params.dealer < 0:
+        raise ValueError("a fixed-dealer match needs a dealer seat (params.dealer >= 0), "
+                         "got -1 (drawn)")
     n = params.players
     out = np.zeros((pairs, 2))
     for k in range(pairs):
@@ -93,16 +105,22 @@ def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0
         for swap in (0, 1):
             x, y = (a, b) if swap == 0 else (b, a)
             seats = [x if s % 2 == 0 else y for s in range(n)]
-            out[k, swap] = play_deal(params, seats, hands, g % n, (seed, g, swap))
+            dealer = g % n if rotate_dealer else params.dealer
+            out[k, swap] = play_deal(params, seats, hands, dealer, (seed, g, swap))
         if progress is not None:
             progress(2)
     return out
 
 
 def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
-                    progress: Callable[[int], None] | None = None) -> dict:
+                    progress: Callable[[int], None] | None = None,
+                    rotate_dealer: bool = True) -> dict:
     """``pairs`` duplicate pairs of deals, ``a`` against ``b`` (four players: partners are
-    copies of the same bot).
+    copies of the same bot). The dealer rotates over the pairs (``params.dealer`` is not
+    used), and the bots are checked for a rotating dealer, so a policy trained with one
+    dealer seat is refused; ``rotate_dealer=False`` deals every game from
+    ``params.dealer`` (a policy trained with ``--dealer``), the bots swapping seats in
+    each pair as before.
 
     Returns:
         ``{"points_per_deal", "lo", "hi"}`` for ``a`` (points per deal, own minus the
@@ -114,21 +132,28 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
         searched).
 
     Raises:
-        ValueError: ``pairs < 1``; a bot that does not fit the game; a seed out of
-            ``0 .. 2**64-1``. TypeError: a seed that is not a whole number.
+        ValueError: ``pairs < 1``; a bot that does not fit the game as played (with the
+            dealer rotating, or fixed at ``params.dealer``); ``rotate_dealer=False`` with
+            a drawn dealer; a seed out of ``0 .. 2**64-1``. TypeError: a seed that is not
+            a whole number.
     """
     from ..bots.named import check_bot_fits
 
     seed = check_seed(seed, "seed", UINT64_MAX)
     if pairs < 1:
         raise ValueError(f"pairs must be >= 1, got {pairs}")
+    if not rotate_dealer and params.dealer < 0:
+        raise ValueError("a fixed-dealer match needs a dealer seat (params.dealer >= 0), "
+                         "got -1 (drawn)")
+    played = params.replace(dealer=-1) if rotate_dealer else params
     for bot in (a, b):
-        check_bot_fits(bot, params, search_ok=True)
+        check_bot_fits(bot, played, search_ok=True)
     t0 = time.perf_counter()
     for bot in (a, b):
         if isinstance(bot, SearchPolicy):
             bot.decisions.clear()
-    r = duplicate_returns(params, a, b, pairs, seed, progress=progress)
+    r = duplicate_returns(params, a, b, pairs, seed, progress=progress,
+                          rotate_dealer=rotate_dealer)
     # a's points minus b's (R8.1: team 0's return is +v when it scores v, -v when the other
     # team does): a is team 0 in the first game, team 1 in the second
     diff = r[:, 0] - r[:, 1]

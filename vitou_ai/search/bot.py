@@ -193,7 +193,7 @@ class SearchPolicy:
                  epsilon: float = DEFAULT_EPSILON, safe: str = DEFAULT_SAFE,
                  clock: Callable[[], float] = time.perf_counter, name: str | None = None):
         from ..bots.neural import NeuralPolicy
-        from ..bots.policy import pack_policies
+        from ..bots.policy import policy_pack
 
         if not (isinstance(budget, int | float) and np.isfinite(budget)
                 and 0 < budget <= MAX_BUDGET):
@@ -221,7 +221,7 @@ class SearchPolicy:
         self.clock = clock
         self.name = name or f"search({blueprint.name})"
         self.params = getattr(blueprint, "params", None)
-        self._pack = pack_policies([blueprint])
+        self._pack = policy_pack(blueprint)
         self.decisions: list[dict] = []
         #: check a decision's subgame against what the bot knows before building it (the
         #: public states it already found above ``max_nodes``, the build rate against the

@@ -233,10 +233,10 @@ def _replayed_policy(tree: PublicTree, policy, start: np.ndarray | None = None) 
     """:func:`bot_policy` by replaying the tree on the kernel, for any policy
     :func:`~vitou_ai.bots.exact.policy_probs` handles."""
     from ...bots.exact import breakpoints
-    from ...bots.policy import pack_policies
+    from ...bots.policy import policy_pack
     from .cfr import entry_policy
 
-    pack = pack_policies([policy], signals=tree.params.signals)
+    pack = policy_pack(policy, signals=tree.params.signals)
     out = np.zeros(tree.num_entries)
     policy_entries(tree.params.to_array(), tree.kind, tree.player, tree.first, tree.nchild,
                     tree.action, tree.actor_off, tree.actor_len, tree.entries, tree.hands,
@@ -301,12 +301,12 @@ def flat_bot_policy(tree: GameTree, policy) -> np.ndarray:
         ValueError: a neural policy; a policy for other game parameters.
     """
     from ...bots.exact import breakpoints
-    from ...bots.policy import pack_policies
+    from ...bots.policy import policy_pack
 
     _check_made_for(tree, policy)
     from ..flat.tree import enumerate_deals
 
-    pack = pack_policies([policy], signals=tree.params.signals)
+    pack = policy_pack(policy, signals=tree.params.signals)
     out = np.zeros(tree.is_actions.shape, np.float64)
     hands, _ = enumerate_deals(tree.params)
     done = _flat_policy_rows(tree.params.to_array(), tree.kind, tree.player, tree.infoset,

@@ -344,7 +344,7 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
             replay (from the kernel).
     """
     from ...bots.exact import breakpoints
-    from ...bots.policy import pack_policies
+    from ...bots.policy import policy_pack
 
     hands = deal_tables(params)[0]
     reach = np.ones((params.players, hands.shape[0]))
@@ -354,7 +354,7 @@ def bayes_reach(params: VitouParams, blueprint, start: np.ndarray,
         raise ValueError("skip must have one flag per action")
     if not 0.0 <= epsilon < 1.0:
         raise ValueError(f"epsilon must be in [0, 1), got {epsilon}")
-    pack = pack_policies([blueprint], signals=params.signals)
+    pack = policy_pack(blueprint, signals=params.signals)
     _bayes_reach(params.to_array(), np.ascontiguousarray(start, np.int32),
                  actions, skip, hands, pack, 0,
                  breakpoints(pack.fparams[0]), params.num_actions, float(epsilon), int(own), reach)
