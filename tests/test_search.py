@@ -814,6 +814,37 @@ def small2_blueprint():
     return tree, tab, bot_policy(tree, tab)
 
 
+def test_search_over_a_drawn_dealer_blueprint_searches():
+    """A blueprint trained with the dealer drawn covers every dealer seat: the default
+    bot (nested Maxmargin) searches over it in games of either dealer. It used to fall
+    back at every decision ("made for other game parameters": the blueprint's replay
+    over the subgame compared the dealer literally), with the match reporting a search
+    row that was the blueprint's play. One seat's policy is still refused elsewhere."""
+    from vitou_ai.eval.search_match import duplicate_match
+    from vitou_ai.search.bot import SearchPolicy
+    from vitou_ai.solvers.public.export import bot_policy, to_tabular_policy
+    from vitou_ai.solvers.public.subgame import build_subgame
+
+    drawn = SMALL2.replace(dealer=-1)
+    tree = build_public_tree(drawn)
+    cfr = PublicCFR(tree, "dcfr", frontier_size=0)
+    cfr.iterate(50)
+    tab = to_tabular_policy(tree, cfr.average_policy(), name="drawn50")
+    # a ticking clock: the budget does not depend on the machine or on numba compiling
+    bot = SearchPolicy(tab, budget=5.0, max_iterations=20, clock=TickClock(1e-4))
+    duplicate_match(SMALL2, bot, tab, 6, seed=2)
+    after_deal = [d for d in bot.decisions if "blind window" not in d["reason"]]
+    assert after_deal and all(d["searched"] for d in after_deal), \
+        {d["reason"] for d in after_deal}
+    one_seat = to_tabular_policy(build_public_tree(SMALL2), np.ones(
+        build_public_tree(SMALL2).num_entries), name="dealer0")
+    state = _dealt(SMALL2.replace(dealer=1), [[0], [1]])
+    sub = build_subgame(SMALL2.replace(dealer=1), state, 10_000)
+    assert bot_policy(sub.tree, tab, start=sub.state).shape == (sub.tree.num_entries,)
+    with pytest.raises(ValueError, match="made for other game parameters"):
+        bot_policy(sub.tree, one_seat, start=sub.state)
+
+
 def _probs_at(tree, policy, node, h):
     """``{action id: probability}`` of hand ``h`` at decision ``node`` under the entry
     policy ``policy`` of ``tree``."""

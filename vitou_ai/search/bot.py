@@ -88,6 +88,7 @@ from ..rules.params import VitouParams
 from ..solvers.public.subgame import (
     SubgameSolver,
     SubgameTooLarge,
+    UnreachableSubgame,
     bayes_reach,
     build_subgame,
     check_subgame_state,
@@ -272,7 +273,11 @@ class SearchPolicy:
 
         Raises:
             ValueError: a gadget (``safe="resolve"`` or ``"maxmargin"``) in a game of other
-                than two players.
+                than two players; a blueprint made for other game parameters than the
+                subgame's (:func:`~vitou_ai.solvers.public.export.bot_policy`), or any
+                other error of the search that is not one of its fallbacks (too large,
+                unreachable, no time, the blind window, declined), instead of playing
+                the blueprint at every decision.
         """
         mode = effective_safe_mode(self.safe, params.players)
         t0 = self.clock()
@@ -284,10 +289,10 @@ class SearchPolicy:
             if mode == "off":
                 raise _Declined(OFF_REASON)
             a = self._search(params, start, actions, state, seat, rng, t0, info, mode)
-        except (SubgameTooLarge, _NoTime, _Declined) as e:
-            info["reason"] = str(e)
-            a = None
-        except ValueError as e:  # not a subgame state (blind window, ...)
+        except (SubgameTooLarge, UnreachableSubgame, _NoTime, _Declined, _NotSubgame) as e:
+            # the fallbacks; any other error (a blueprint that does not fit the subgame,
+            # a bad range) is raised, not played around: falling back on it at every
+            # decision once hid that a drawn-dealer blueprint was never searched
             info["reason"] = str(e)
             a = None
         if a is None and mode in ("resolve", "maxmargin"):
@@ -326,7 +331,10 @@ class SearchPolicy:
         return sub, pol, find_node(sub.tree, acts[len(prefix) - 1:])
 
     def _search(self, params, start, actions, state, seat, rng, t0, info, mode):
-        check_subgame_state(params, state)
+        try:
+            check_subgame_state(params, state)
+        except ValueError as e:  # not a subgame state (the blind window, ...)
+            raise _NotSubgame(str(e)) from None
         cap = self.max_nodes
         key = public_key(params, state) if self.size_check else b""
         if self.size_check:
@@ -530,6 +538,10 @@ class _NoTime(RuntimeError):
 
 
 class _Declined(RuntimeError):
+    pass
+
+
+class _NotSubgame(RuntimeError):
     pass
 
 

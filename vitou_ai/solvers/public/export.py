@@ -191,14 +191,19 @@ def policy_entries(params, kind, player, first, nchild, action, aoff, alen, ent,
 def _check_made_for(tree, policy) -> None:
     """Refuse a policy made for other game parameters than ``tree``'s (ValueError): the
     profile and every knob (``knobs()`` alone are the differences from each profile's
-    defaults, equal for a 4x2x1 ``vitou_2p`` and a 4x2x1 ``truc_catalan_2p``)."""
+    defaults, equal for a 4x2x1 ``vitou_2p`` and a 4x2x1 ``truc_catalan_2p``). A policy
+    made with the dealer drawn (``dealer=-1``) covers every dealer seat, so it fits a
+    tree (a search's subgame) with a fixed one (R1.4)."""
     from ...rules.params import game_name
 
     own = getattr(policy, "params", None)
+    if own is not None and hasattr(own, "knobs") and own.dealer == -1 \
+            and tree.params.dealer >= 0:
+        own = own.replace(dealer=tree.params.dealer)
     if own is not None and hasattr(own, "knobs") and (
             own.profile != tree.params.profile or own.knobs() != tree.params.knobs()):
         raise ValueError(f"policy {getattr(policy, 'name', '?')!r} was made for other game "
-                         f"parameters ({game_name(own)}) than this tree's "
+                         f"parameters ({game_name(policy.params)}) than this tree's "
                          f"({game_name(tree.params)})")
 
 
