@@ -42,15 +42,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copies", type=int, default=None)
     ap.add_argument("--hand-size", type=int, default=None)
     ap.add_argument("--dealer", type=int, default=None,
-                    help="the dealer seat of every deal (default: the dealer rotates over "
-                         "the pairs); a blueprint trained with a fixed dealer needs it")
+                    help="the dealer seat of every deal (default, or -1: the dealer rotates "
+                         "over the pairs); a blueprint trained with a fixed dealer needs it")
     ap.add_argument("--blueprint", default="counter", help="a bot spec")
     ap.add_argument("--budget", type=float, default=0.5)
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--iters", type=int, default=1000)
     ap.add_argument("--eps", type=float, default=0.01)
     ap.add_argument("--safe", default="auto", choices=list(SEARCH_SAFE_MODES),
-                    help="the bot's safe mode (default: the bot's, auto)")
+                    help="the bot's safe mode (the bot's default)")
     ap.add_argument("--no-size-check", action="store_true",
                     help="build every subgame first, as before the size check (a baseline)")
     ap.add_argument("--opponents", nargs="+", default=["counter:100"],
@@ -86,8 +86,11 @@ def main(argv: list[str] | None = None) -> int:
                           name=f"search:{args.blueprint},budget={args.budget},safe={args.safe}")
     search.size_check = not args.no_size_check
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        ap.error(f"--out {out}: a file is there, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     doc = {"rules_version": RULES_VERSION, "profile": params.profile, "params": params.knobs(),
+           "dealer": "rotating" if rotate else params.dealer, "blueprint": args.blueprint,
            "command": " ".join(["experiments/search_match.py"] + (argv or sys.argv[1:])),
            "search": repr(search), "matches": []}
     # warm-up: numba compiles on the first decisions, the solve's on the first searched
@@ -98,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         searched = searched or any(d["searched"] for d in search.decisions)
         if k + 1 >= args.warmup and searched:
             break
+    if not searched:  # said, not left to the JSON: the search rows would be the blueprint's
+        why = sorted({d["reason"] for d in search.decisions if d["reason"]})
+        print(f"search_match.py: warning: the search bot searched none of its "
+              f"{len(search.decisions)} warm-up decisions; its rows are its fallbacks' "
+              f"play. Why: {'; '.join(why)[:400]}", file=sys.stderr, flush=True)
     for (spec, pairs), opp in zip(opponents, opponent_bots, strict=True):
         for who, bot in (("search", search), ("blueprint", blueprint)):
             if who == "blueprint" and spec == args.blueprint:
