@@ -713,6 +713,8 @@ def test_search_match_fixed_dealer(toy_blueprint, monkeypatch):
     counter = parse_bot("counter")
     with pytest.raises(ValueError, match="seat 0 dealing only"):
         sm.duplicate_match(TOY, toy_blueprint, counter, 2, seed=1)
+    with pytest.raises(TypeError, match="pairs must be a whole number"):
+        sm.duplicate_match(TOY, counter, counter, 2.5)
     with pytest.raises(ValueError, match="needs a dealer seat"):
         sm.duplicate_match(TOY.replace(dealer=-1), counter, counter, 2, rotate_dealer=False)
     dealers = []

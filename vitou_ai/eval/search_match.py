@@ -134,12 +134,14 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
     Raises:
         ValueError: ``pairs < 1``; a bot that does not fit the game as played (with the
             dealer rotating, or fixed at ``params.dealer``); ``rotate_dealer=False`` with
-            a drawn dealer; a seed out of ``0 .. 2**64-1``. TypeError: a seed that is not
-            a whole number.
+            a drawn dealer; a seed out of ``0 .. 2**64-1``. TypeError: a seed or
+            ``pairs`` that is not a whole number.
     """
     from ..bots.named import check_bot_fits
 
     seed = check_seed(seed, "seed", UINT64_MAX)
+    if isinstance(pairs, bool) or not isinstance(pairs, int | np.integer):
+        raise TypeError(f"pairs must be a whole number of duplicate pairs, got {pairs!r}")
     if pairs < 1:
         raise ValueError(f"pairs must be >= 1, got {pairs}")
     if not rotate_dealer and params.dealer < 0:
