@@ -254,6 +254,11 @@ def test_policy_pack_is_built_once_and_shares_the_tables():
         np.testing.assert_array_equal(a, b)
     counter = named_bot("counter")
     assert policy_pack(counter) is not policy_pack(counter)
+    import pickle
+
+    again = pickle.loads(pickle.dumps(tab))  # the cache stays behind, the table goes
+    assert "_packs" not in again.__dict__ and len(again) == len(tab)
+    np.testing.assert_array_equal(policy_pack(again).tab_probs, pack.tab_probs)
 
 
 def test_signals_honest_and_false():

@@ -198,6 +198,13 @@ class TabularPolicy:
             self._domain = tabular_domain(self._keys, self.params, self.mode)
         return self._domain
 
+    def __getstate__(self) -> dict:
+        # the cached simulator pack (bots.policy.policy_pack) shares the tables in this
+        # process; pickled (a worker), it would send them twice: it is built again there
+        state = dict(self.__dict__)
+        state.pop("_packs", None)
+        return state
+
     def __len__(self) -> int:
         return self._keys.shape[0]
 
