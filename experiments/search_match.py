@@ -26,7 +26,7 @@ import numpy as np
 
 from vitou_ai import VitouParams
 from vitou_ai.bots.named import check_bot_fits, parse_bot
-from vitou_ai.eval.search_match import duplicate_match
+from vitou_ai.eval.search_match import duplicate_match, played_params
 from vitou_ai.eval.stats import ratio_interval
 from vitou_ai.io import json_finite
 from vitou_ai.rules.params import RULES_VERSION
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         # the game as played: the dealer rotates over the pairs, or --dealer deals them all
         rotate = args.dealer is None or args.dealer < 0
         for bot in [blueprint, *opponent_bots]:
-            check_bot_fits(bot, params.replace(dealer=-1) if rotate else params)
+            check_bot_fits(bot, played_params(params, rotate))
     except (ValueError, TypeError, OSError) as e:
         ap.error(str(e))
     search = SearchPolicy(blueprint, budget=args.budget, max_nodes=args.nodes,

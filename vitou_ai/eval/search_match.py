@@ -80,6 +80,21 @@ def play_deal(params: VitouParams, seats: list, hands: np.ndarray, dealer: int,
     return float(ret[0])
 
 
+def played_params(params: VitouParams, rotate_dealer: bool) -> VitouParams:
+    """The game as a duplicate match plays it, for checking its bots: the dealer drawn
+    (``dealer=-1``) when it rotates over the pairs, else ``params`` (its fixed dealer).
+
+    Raises:
+        ValueError: ``rotate_dealer=False`` with a drawn dealer (``params.dealer == -1``).
+    """
+    if rotate_dealer:
+        return params.replace(dealer=-1)
+    if params.dealer < 0:
+        raise ValueError("a fixed-dealer match needs a dealer seat (params.dealer >= 0), "
+                         "got -1 (drawn)")
+    return params
+
+
 def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0: int = 0,
                       progress: Callable[[int], None] | None = None,
                       rotate_dealer: bool = True) -> np.ndarray:
@@ -94,9 +109,7 @@ def duplicate_returns(params: VitouParams, a, b, pairs: int, seed: int = 0, row0
             (``params.dealer == -1``).
     """
     seed = check_seed(seed, "seed", UINT64_MAX)
-    if not rotate_dealer and params.dealer < 0:
-        raise ValueError("a fixed-dealer match needs a dealer seat (params.dealer >= 0), "
-                         "got -1 (drawn)")
+    played_params(params, rotate_dealer)
     n = params.players
     out = np.zeros((pairs, 2))
     for k in range(pairs):
@@ -144,10 +157,7 @@ def duplicate_match(params: VitouParams, a, b, pairs: int, seed: int = 0,
         raise TypeError(f"pairs must be a whole number of duplicate pairs, got {pairs!r}")
     if pairs < 1:
         raise ValueError(f"pairs must be >= 1, got {pairs}")
-    if not rotate_dealer and params.dealer < 0:
-        raise ValueError("a fixed-dealer match needs a dealer seat (params.dealer >= 0), "
-                         "got -1 (drawn)")
-    played = params.replace(dealer=-1) if rotate_dealer else params
+    played = played_params(params, rotate_dealer)
     for bot in (a, b):
         check_bot_fits(bot, played, search_ok=True)
     t0 = time.perf_counter()
