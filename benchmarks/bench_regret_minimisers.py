@@ -13,7 +13,9 @@ stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent 
 
 A solver written ``NAME:float32`` runs with compact tables
 (:data:`vitou_ai.solvers.public.cfr.TABLE_DTYPES`): half the tables' memory, reported as
-``table_bytes`` beside each solver's times.
+``table_bytes`` beside each solver's times; ``NAME@alpha=A;beta=B;gamma=G`` runs a
+solver that takes DCFR's discounts with those exponents (Brown & Sandholm 2019, section
+3), so that discount settings can be compared side by side.
 
 Reported per rung and solver: the curve ``(iteration, solver seconds, exploitability)``
 and the first evaluated iteration (and its solver time) at or below 1e-3 and 1e-4, with
@@ -23,6 +25,8 @@ both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
     python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
     python benchmarks/bench_regret_minimisers.py --rungs 5,4,3 --solvers public-dcfr,public-dcfr:float32 \
         --out results/bench_compact_tables.json --figure docs/results/img/compact_tables.png
+    python benchmarks/bench_regret_minimisers.py --rungs 5,4,3 \
+        --solvers "public-dcfr,public-dcfr@alpha=1.5;beta=-1;gamma=3" --out ... --figure ...
     python benchmarks/bench_regret_minimisers.py --replot   # the figure, from the JSON
 """
 
@@ -47,6 +51,7 @@ from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
 from vitou_ai.solvers.protocol import PUBLIC, make_solver  # noqa: E402
 from vitou_ai.solvers.public.cfr import TABLE_DTYPES  # noqa: E402
 from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
+from vitou_ai.solvers.registry import SOLVERS as SOLVER_SPECS  # noqa: E402
 from vitou_ai.training.session import check_writable  # noqa: E402
 
 SOLVERS = ("public-dcfr", "public-cfr+", "public-pcfr+", "public-pdcfr+")
@@ -54,10 +59,29 @@ TARGETS = (1e-3, 1e-4)
 BASELINE = "public-dcfr"
 
 
-def solver_spec(spec: str) -> tuple[str, str]:
-    """``(solver name, table type)`` of a ``--solvers`` item, ``NAME`` or ``NAME:float32``."""
-    name, _, tables = spec.partition(":")
-    return name, tables or "float64"
+def solver_spec(spec: str) -> tuple[str, str, dict[str, float]]:
+    """``(solver name, table type, discounts)`` of a ``--solvers`` item:
+    ``NAME[:float32][@alpha=A;beta=B;gamma=G]`` (any of the three discounts, for the
+    solvers that take them: ``public-dcfr`` and ``public-dcfr-postflop``).
+
+    Raises:
+        ValueError: a discount that is not ``alpha``, ``beta`` or ``gamma``, or not a
+            finite number.
+    """
+    head, _, tail = spec.partition("@")
+    name, _, tables = head.partition(":")
+    discounts: dict[str, float] = {}
+    for item in filter(None, tail.split(";")):
+        key, eq, value = item.partition("=")
+        try:
+            x = float(value) if eq else math.nan
+        except ValueError:
+            x = math.nan
+        if key not in ("alpha", "beta", "gamma") or not math.isfinite(x):
+            raise ValueError(f"{spec}: {item!r} is not alpha=A, beta=B or gamma=G "
+                             "with a finite number")
+        discounts[key] = x
+    return name, tables or "float64", discounts
 
 
 def table_bytes(s) -> int:
@@ -94,8 +118,8 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
           f"{tree.num_nodes:,} nodes, {tree.num_entries:,} entries ({build:.1f} s)", flush=True)
     live = {}
     for name in solvers:
-        solver, tables = solver_spec(name)
-        s = make_solver(solver, params, tree, tables=tables)
+        solver, tables, discounts = solver_spec(name)
+        s = make_solver(solver, params, tree, tables=tables, **discounts)
         live[name] = s
     curves: dict[str, list[list[float]]] = {n: [] for n in solvers}
     pending = dict.fromkeys(solvers, 1)
@@ -197,11 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     # checked before any tree is built: a mistake costs no minutes
     solvers = tuple(s for s in args.solvers.split(",") if s)
     for s in solvers:
-        name, tables = solver_spec(s)
+        try:
+            name, tables, discounts = solver_spec(s)
+        except ValueError as e:
+            refuse(str(e))
         if name not in PUBLIC:
             refuse(f"unknown public-tree solver {name!r}; expected some of {', '.join(PUBLIC)}")
         if tables not in TABLE_DTYPES:
             refuse(f"{s}: tables must be one of {', '.join(TABLE_DTYPES)}")
+        if discounts and not SOLVER_SPECS[name].discounts:
+            refuse(f"{s}: {name} takes no DCFR discounts")
     if not (args.target > 0) or args.max_iterations < 1:
         refuse("--target must be > 0 and --max-iterations >= 1")
     rungs = []
@@ -222,8 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     warm = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
     warm_tree = build_public_tree(warm)
     for name in solvers:
-        solver, tables = solver_spec(name)
-        s = make_solver(solver, warm, warm_tree, tables=tables)
+        solver, tables, discounts = solver_spec(name)
+        s = make_solver(solver, warm, warm_tree, tables=tables, **discounts)
         s.iterate(2)
         s.exact_evaluation()
     load_before = os.getloadavg()[0]

@@ -45,6 +45,10 @@ def test_tiny_rung_writes_curves_ratios_and_figure(tmp_path, capsys):
     (["--rungs", "4,4"], "is not RANKS,COPIES,HAND_SIZE"),
     (["--solvers", "public-dcfr,pcfr+"], "unknown public-tree solver 'pcfr+'"),
     (["--target", "0"], "--target must be > 0"),
+    (["--solvers", "public-dcfr@alpha=x"], "is not alpha=A, beta=B or gamma=G"),
+    (["--solvers", "public-dcfr@delta=1"], "is not alpha=A, beta=B or gamma=G"),
+    (["--solvers", "public-dcfr@beta=inf"], "is not alpha=A, beta=B or gamma=G"),
+    (["--solvers", "public-cfr+@alpha=2"], "public-cfr+ takes no DCFR discounts"),
 ])
 def test_bad_input_one_line(tmp_path, capsys, args, words):
     with pytest.raises(SystemExit) as e:
@@ -52,3 +56,29 @@ def test_bad_input_one_line(tmp_path, capsys, args, words):
     err = [s for s in capsys.readouterr().err.splitlines() if s.strip()]
     assert e.value.code == 2 and len(err) == 1 and words in err[0], err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_solver_spec_discounts_reach_the_solver(tmp_path):
+    """``NAME@alpha=A;beta=B;gamma=G`` runs DCFR with those discounts: the curve differs
+    from the default's and equals a solver made with them directly."""
+    from vitou_ai.rules import VitouParams
+    from vitou_ai.solvers.protocol import make_solver
+    from vitou_ai.solvers.public.tree import build_public_tree
+
+    assert B.solver_spec("public-dcfr:float32@alpha=2;gamma=3") == (
+        "public-dcfr", "float32", {"alpha": 2.0, "gamma": 3.0})
+    assert B.solver_spec("public-pcfr+") == ("public-pcfr+", "float64", {})
+    spec = "public-dcfr@alpha=1;beta=-1;gamma=3"
+    out = tmp_path / "r.json"
+    assert B.main(["--rungs", "3,4,1", "--solvers", f"public-dcfr,{spec}", "--target", "1e-9",
+                   "--max-iterations", "30", "--out", str(out),
+                   "--figure", str(tmp_path / "f.png")]) == 0
+    curves = {k: v["curve"] for k, v in json.loads(out.read_text())["rungs"][0]["solvers"].items()}
+    params = VitouParams(profile="vitou_2p", ranks=3, copies=4, hand_size=1, dealer=-1)
+    direct = make_solver("public-dcfr", params, build_public_tree(params),
+                         alpha=1.0, beta=-1.0, gamma=3.0)
+    direct.iterate(30)
+    assert curves[spec][-1][0] == 30
+    assert curves[spec][-1][2] == pytest.approx(direct.exact_evaluation()["exploitability"],
+                                                rel=1e-9)
+    assert curves[spec][-1][2] != pytest.approx(curves["public-dcfr"][-1][2], rel=1e-6)
