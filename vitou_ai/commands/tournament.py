@@ -84,13 +84,13 @@ def add_fallback_argument(p: argparse.ArgumentParser, search: bool = False) -> N
     from ..sim.batch import FALLBACK_LIMIT
 
     text = (f"play a tabular or abstract policy file outside the scores and dealer seats "
-            f"its table covers, or that has no strategy at more than {FALLBACK_LIMIT:.0%} "
+            f"its table covers, or that has no strategy at more than {FALLBACK_LIMIT:.0%}% "
             "of its decisions (measured on the first games): its fallback (random play or "
             "a heuristic bot) plays there. Refused otherwise; the share is printed either "
             "way. A policy trained with one dealer seat (vitou-ai train --dealer SEAT) is "
-            "refused where another seat deals all the same")
+            "refused wherever another seat deals, with this option or without")
     if search:
-        text += (" (here: --dealer SEAT). Not for a search bot: its blueprint must fit the "
+        text += (" (here: pass --dealer SEAT). Not for a search bot: its blueprint must fit the "
                  "game as played, because the search takes the ranges and its safe gadget's "
                  "values in every subgame from the blueprint's strategy there (it cannot "
                  "search over a fallback, nor count one)")
