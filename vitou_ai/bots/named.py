@@ -63,14 +63,16 @@ NAMED_BOTS: dict[str, HeuristicParams | None] = {
 NEURAL_PREFIXES = ("nfsp", "deep_cfr", "ppo", "neural")
 
 #: bot kinds built by a layer above the bots (a search bot runs the solvers), by spec
-#: prefix: ``prefix -> (parse(spec) -> Policy, check_fits(policy, params))``. Their
+#: prefix: ``prefix -> (parse(spec) -> Policy, check_fits(policy, params,
+#: allow_fallback=False))`` (``allow_fallback``: what the caller was given, for its
+#: message; :func:`check_bot_fits`). Their
 #: package registers them when imported (:mod:`vitou_ai.search` registers ``search``;
 #: ``import vitou_ai`` imports it), so the bots never import upwards.
-BOT_KINDS: dict[str, tuple[Callable[[str], Policy], Callable[[Policy, object], None]]] = {}
+BOT_KINDS: dict[str, tuple[Callable[[str], Policy], Callable[..., None]]] = {}
 
 
 def register_bot_kind(prefix: str, parse: Callable[[str], Policy],
-                      check_fits: Callable[[Policy, object], None]) -> None:
+                      check_fits: Callable[..., None]) -> None:
     """Make ``prefix:...`` specs parse with ``parse`` and policies of ``kind == prefix``
     checked by ``check_fits`` in :func:`parse_bot` / :func:`check_bot_fits`."""
     BOT_KINDS[prefix] = (parse, check_fits)
@@ -177,7 +179,7 @@ def check_policies(policies: Sequence[Policy], params, what: str = "policy",
                         f"got {type(params).__name__} {params!r}")
     for i, pol in enumerate(policies):
         if getattr(pol, "kind", None) == "search":
-            check_bot_fits(pol, params, search_ok)
+            check_bot_fits(pol, params, search_ok, allow_fallback=allow_fallback)
             continue
         if not isinstance(pol, RandomPolicy | HeuristicPolicy | TabularPolicy | NeuralPolicy
                           | AbstractPolicy):
@@ -197,13 +199,17 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False,
     and the environments check. A search bot (:mod:`vitou_ai.search`) is refused
     unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
     :mod:`vitou_ai.eval.search_match`, the environments ``Vitou-v0`` and
-    ``SelfPlayEnv``), then its blueprint is checked.
+    ``SelfPlayEnv``), then its blueprint is checked, as if ``allow_fallback`` were false
+    (:func:`vitou_ai.search.bot.check_fits`: the search takes its ranges and its gadget's
+    values from the blueprint's strategy, so it cannot search over a fallback).
 
     A tabular or abstract policy must also have a strategy at every score and dealer
     the game reaches (its domain, :mod:`vitou_ai.bots.domain`: a policy trained on
     single deals at 0:0 has none at the other scores of a match), unless
     ``allow_fallback``: it then plays its fallback there (random play, or a heuristic
-    bot), and the simulator reports the share of its decisions that did.
+    bot), and the simulator reports the share of its decisions that did. A tabular
+    policy trained with one dealer seat is refused wherever another seat deals, with or
+    without ``allow_fallback`` (it would play at random in those deals).
 
     Raises:
         ValueError: one line naming the policy, what it was trained for and the option;
@@ -216,7 +222,7 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False,
                              "tournament --deals`, `vitou-ai play` and the environments "
                              "(Vitou-v0) only: it re-solves subgames in Python and cannot "
                              "run inside the jitted simulator")
-        BOT_KINDS[kind][1](policy, params)
+        BOT_KINDS[kind][1](policy, params, allow_fallback=allow_fallback)
         return
     from .abstract import check_fits as abstract_fits
     from .neural import check_fits as neural_fits

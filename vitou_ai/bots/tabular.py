@@ -431,7 +431,8 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
         raise ValueError(
             f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here "
             f"{where} (train it with --dealer -1, or play only deals dealt by seat "
-            f"{t.dealer}: --dealer {t.dealer} where the tool takes it)")
+            f"{t.dealer}: vitou-ai tournament --dealer {t.dealer}, "
+            f"experiments/search_match.py --dealer {t.dealer})")
     domain = getattr(policy, "domain", None)
     if domain is not None and not allow_fallback:
         fb = "random" if policy.fallback is None else "its heuristic bot"

@@ -60,6 +60,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="research variant: cards per hand (default: 3; players + 1 in "
                    "put_willughby)")
     add_willughby_arguments(p)
+    p.add_argument("--dealer", type=int, default=None, metavar="SEAT",
+                   help="deal every game from this seat (0 .. players - 1; in match mode the "
+                   "first deal of every match), for a policy trained with one dealer seat "
+                   "(vitou-ai train --dealer SEAT); the bots are checked for it (default: the "
+                   "first dealer rotates over the duplicate pairs)")
     p.add_argument("--out", default=None,
                    help="output folder, new or empty (default: a new "
                    "runs/tournament-<profile>-<time>)")
@@ -68,20 +73,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "tournament's files")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
-    add_fallback_argument(p)
+    add_fallback_argument(p, search=True)
 
 
-def add_fallback_argument(p: argparse.ArgumentParser) -> None:
+def add_fallback_argument(p: argparse.ArgumentParser, search: bool = False) -> None:
     """``--allow-fallback``: play a policy file that has no strategy at more than
-    :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` of its decisions."""
+    :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` of its decisions, or outside the scores
+    (and dealer seats) its table covers; ``search``: the command takes search bots, whose
+    blueprint must fit all the same (said in the help)."""
     from ..sim.batch import FALLBACK_LIMIT
 
-    p.add_argument("--allow-fallback", action="store_true",
-                   help=f"play a policy file outside the scores and dealers it was trained "
-                   f"for, or that has no strategy at more than {FALLBACK_LIMIT:.0%}% of its "
-                   "decisions (measured on the first games): its fallback (random play or "
-                   "a heuristic bot) plays there. Refused otherwise; the share is printed "
-                   "either way")
+    text = (f"play a tabular or abstract policy file outside the scores and dealer seats "
+            f"its table covers, or that has no strategy at more than {FALLBACK_LIMIT:.0%}% "
+            "of its decisions (measured on the first games): its fallback (random play or "
+            "a heuristic bot) plays there. Refused otherwise; the share is printed either "
+            "way. A policy trained with one dealer seat (vitou-ai train --dealer SEAT) is "
+            "refused wherever another seat deals, with this option or without")
+    if search:
+        text += (" (here: pass --dealer SEAT). Not for a search bot: its blueprint must fit the "
+                 "game as played, because the search takes the ranges and its safe gadget's "
+                 "values in every subgame from the blueprint's strategy there (it cannot "
+                 "search over a fallback, nor count one)")
+    p.add_argument("--allow-fallback", action="store_true", help=text)
 
 
 def print_fallback(report, out: TextIO, width: int = 16) -> None:
@@ -152,6 +165,8 @@ def command_line(args: argparse.Namespace, mode: str, games: int, out_dir: Path)
                                 ("--fold-pays", args.fold_pays, None)):
         if value != default:
             words += [opt, str(value)]
+    if getattr(args, "dealer", None) is not None:
+        words += ["--dealer", str(args.dealer)]
     if getattr(args, "allow_fallback", False):
         words.append("--allow-fallback")
     return shlex.join([*words, "--out", str(out_dir)])
@@ -178,6 +193,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     out = out or sys.stdout
     err = err or sys.stderr
     from ..bots.named import check_bot_fits, parse_bot, split_bot_specs
+    from ..eval.search_match import played_params
     from ..eval.stats import format_interval
     from ..eval.tournament import run_tournament, write_outputs
     from ..rules.params import VitouParams
@@ -201,10 +217,19 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         params = VitouParams(profile=args.profile, mode=mode, dealer=-1, signals=args.signals,
                              target=args.target, ranks=args.ranks, copies=args.copies,
                              hand_size=args.hand_size, **willughby_knobs(args))
+        dealer = getattr(args, "dealer", None)
+        rotate = dealer is None
+        if not rotate:
+            if not 0 <= dealer < params.players:
+                raise ValueError(f"--dealer must be a seat of the game, 0 .. "
+                                 f"{params.players - 1} ({params.profile}: {params.players} "
+                                 f"players), got {dealer}; leave it out for the first dealer "
+                                 "rotating over the duplicate pairs")
+            params = params.replace(dealer=dealer)
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
-        for pol in policies:
-            check_bot_fits(pol, params, search_ok=True,
+        for pol in policies:  # for the game as played (its dealer), before any work
+            check_bot_fits(pol, played_params(params, rotate), search_ok=True,
                            allow_fallback=getattr(args, "allow_fallback", False))
             if getattr(pol, "kind", None) == "search" and mode != "deal":
                 raise ValueError(f"bot {pol.name!r}: a search bot plays tournaments in deal "
@@ -244,7 +269,8 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     try:
         result = run_tournament(policies, params, games, seed=args.seed,
                                 progress=bar.update if bar else None,
-                                allow_fallback=getattr(args, "allow_fallback", False))
+                                allow_fallback=getattr(args, "allow_fallback", False),
+                                rotate_dealer=rotate)
     except ValueError as e:  # a bot that falls back too often: refused before the round robin
         print(f"vitou-ai tournament: error: {e}", file=err)
         return 2
@@ -267,7 +293,12 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
     print(f"{args.profile}: {result.games} {plural} per pairing", file=out)
     swapped = ("every seat's bot swapped (each for themselves, P7)" if params.willughby
                else "the teams swapped")
-    print(f"(duplicate {plural} with {swapped}, first dealer rotated; seed {args.seed}; "
+    if rotate:
+        dealt = "first dealer rotated"
+    else:
+        dealt = (f"every deal dealt by seat {dealer}" if mode == "deal"
+                 else f"every match first dealt by seat {dealer}")
+    print(f"(duplicate {plural} with {swapped}, {dealt}; seed {args.seed}; "
           f"{result.seconds:.1f} s)", file=out)
     w = max([16, *(len(str(b)) for b in pairs.bot), *(len(str(b)) for b in pairs.opponent)])
     print(f"{'bot':<{w}} {'opponent':<{w}} {unit + ' win rate':>15} {'95% Wilson':>15} "

@@ -8,7 +8,12 @@ is a team of two copies of itself. Two variance cuts:
   at every deal index, the same first dealer), the second with the teams
   swapped, so the luck of the cards cancels within a pair;
 - *seat rotation*: the first dealer of pair ``g`` is seat ``g % players``,
-  so every bot leads from every seat equally often.
+  so every bot leads from every seat equally often; or, with ``rotate_dealer=False``,
+  every game is dealt from the game's dealer seat (``params.dealer``; in match mode the
+  first deal of every match), for a policy trained with one dealer seat
+  (``vitou-ai train --dealer N``; ``vitou-ai tournament --dealer N``). The bots are
+  checked for the game as played (:func:`~vitou_ai.eval.search_match.played_params`),
+  so a policy trained with one dealer seat is refused where the dealer rotates.
 
 Every pairing uses the same seed, hence the same cards (common random
 numbers across pairings). Reported per ordered pair (bot vs opponent):
@@ -99,7 +104,9 @@ class TournamentResult:
     """Results of :func:`run_tournament`.
 
     Attributes:
-        params: the game (``mode`` says deals or matches).
+        params: the game as played (``mode`` says deals or matches; ``dealer``: -1 when the
+            first dealer rotates over the duplicate pairs, else the seat that dealt every
+            game, recorded in the JSON as ``dealer`` and ``rotate_dealer``).
         names: bot names, in the order given.
         games: games per pairing (even: duplicate pairs).
         seed: the seed of every pairing.
@@ -173,7 +180,8 @@ class TournamentResult:
             "games_per_pairing": self.games,
             "seed": self.seed,
             "duplicate": True,
-            "rotate_dealer": True,
+            "rotate_dealer": p.dealer < 0,
+            "dealer": "rotating" if p.dealer < 0 else p.dealer,
             "bots": self.names,
             "bot_specs": self.bots,
             "seconds": self.seconds,
@@ -226,24 +234,35 @@ def _pair_stats(a_team_wins, a_team_losses, draws, diff_pairs, deals_pairs) -> d
 
 def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, seed: int = 0,
                    progress: Callable[[int], None] | None = None,
-                   allow_fallback: bool = False) -> TournamentResult:
+                   allow_fallback: bool = False,
+                   rotate_dealer: bool = True) -> TournamentResult:
     """Round robin between ``policies`` (module docstring).
 
     Args:
         policies: two or more bots.
         params: the game; ``mode`` chooses deals or matches; the first dealer
-            is rotated (``dealer`` is set to -1).
+            is rotated (``dealer`` is set to -1) unless ``rotate_dealer=False``.
         games: games per pairing, rounded up to an even number.
         progress: called with the number of games just played (e.g. a tqdm
             ``update``); the library prints nothing.
         allow_fallback: play a bot outside the scores and dealers it was trained for
             (:func:`~vitou_ai.bots.named.check_bot_fits`), or that has no strategy at more
             than :data:`~vitou_ai.sim.batch.FALLBACK_LIMIT` of its decisions (module
-            docstring), instead of refusing it; its share is reported either way.
+            docstring), instead of refusing it; its share is reported either way. A search
+            bot's blueprint must fit the game all the same
+            (:func:`vitou_ai.search.bot.check_fits`).
+        rotate_dealer: ``True``: the first dealer of duplicate pair ``g`` is seat
+            ``g % players``; ``False``: every game is dealt from ``params.dealer`` (in
+            match mode its first deal; R8.2 then passes the deal on), for a policy
+            trained with that dealer seat only. The bots are checked for the game as
+            played either way.
 
     Raises:
         ValueError: fewer than two bots, ``games < 1``, a seed out of 0 .. 2**31-1, a
-            policy trained for another game or variant.
+            policy trained for another game or variant, or one that does not fit the game
+            as played (trained with one dealer seat where the dealer rotates or another
+            seat deals); ``rotate_dealer=False`` with a drawn dealer (``params.dealer``
+            -1).
         FallbackError: (a ``ValueError``, :mod:`vitou_ai.sim.batch`) a bot that fell back
             at more than ``FALLBACK_LIMIT`` of its decisions in the probe, before the round
             robin, unless ``allow_fallback``.
@@ -258,9 +277,16 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         ['counter', 'random']
     """
     from ..bots.named import check_policies
+    from .search_match import played_params
 
     if isinstance(policies, str) or not isinstance(policies, Sequence):
         raise TypeError(f"policies must be a list of bots, got {type(policies).__name__}")
+    if not isinstance(params, VitouParams):  # before played_params reads it
+        raise TypeError(f"params must be a VitouParams (vitou_ai.VitouParams(profile=...)), "
+                        f"got {type(params).__name__} {params!r}")
+    # the game as played, for the checks too: checking the given dealer seat and then
+    # rotating it would play a one-dealer policy outside its table half the time
+    params = played_params(params, rotate_dealer)
     check_policies(policies, params, "bot", search_ok=True, allow_fallback=allow_fallback)
     seed = check_seed(seed)
     if len(policies) < 2:
@@ -268,7 +294,6 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     if games < 1:
         raise ValueError(f"games per pairing must be >= 1, got {games}")
     games += games % 2
-    params = params.replace(dealer=-1)
     names = unique_names(policies)
     n = len(policies)
     wins = np.zeros((n, n))
@@ -286,13 +311,13 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     decisions = np.zeros(n, np.int64)
     fallbacks = np.zeros(n, np.int64)
     if not searching and not allow_fallback:
-        _probe_fallback(policies, names, params, games, seed)
+        _probe_fallback(policies, names, params, games, seed, rotate_dealer)
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
         if searching:
             # every pairing on the Python runner's deals (common cards across pairings)
             a_team, winner, a_pts, b_pts, deals = _search_games(params, a, b, games, seed,
-                                                                progress)
+                                                                progress, rotate_dealer)
             _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins,
                          per_bot, unit_diff, unit_deals)
             continue
@@ -300,8 +325,8 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
         tables = []
         for row0 in range(0, games, BLOCK):
             m = min(BLOCK, games - row0)
-            res = simulate(params, lineup, m, seed=seed, duplicate=True, rotate_dealer=True,
-                           row0=row0, allow_fallback=True)
+            res = simulate(params, lineup, m, seed=seed, duplicate=True,
+                           rotate_dealer=rotate_dealer, row0=row0, allow_fallback=True)
             for k, r in zip(_pair_index(a, b, i, j), res.fallback, strict=True):
                 decisions[k] += r["decisions"]
                 fallbacks[k] += r["fallbacks"]
@@ -370,7 +395,7 @@ def _pair_index(a: Policy, b: Policy, i: int, j: int) -> list[int]:
 
 
 def _probe_fallback(policies: Sequence[Policy], names: Sequence[str], params: VitouParams,
-                    games: int, seed: int) -> None:
+                    games: int, seed: int, rotate_dealer: bool = True) -> None:
     """The first :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of every pairing that has a
     tabular or abstract bot; refuse a bot whose fallback share over them is above the limit
     (:func:`~vitou_ai.sim.batch.check_fallback`), before the round robin."""
@@ -386,8 +411,8 @@ def _probe_fallback(policies: Sequence[Policy], names: Sequence[str], params: Vi
         if not (can_fall_back(a) or can_fall_back(b)):
             continue
         lineup = ([a, b] * params.players)[: params.players]
-        res = simulate(params, lineup, m, seed=seed, duplicate=True, rotate_dealer=True,
-                       allow_fallback=True)
+        res = simulate(params, lineup, m, seed=seed, duplicate=True,
+                       rotate_dealer=rotate_dealer, allow_fallback=True)
         played = True
         for k, r in zip(_pair_index(a, b, i, j), res.fallback, strict=True):
             decisions[k] += r["decisions"]
@@ -421,12 +446,13 @@ def _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, w
     unit_diff[j] -= diff_pairs
 
 
-def _search_games(params, a, b, games, seed, progress):
+def _search_games(params, a, b, games, seed, progress, rotate_dealer=True):
     """A pairing with a search bot, on :mod:`vitou_ai.eval.search_match`'s deals (not the
     simulator's): the per-game columns :func:`_record_pair` takes."""
     from .search_match import duplicate_returns
 
-    r = duplicate_returns(params, a, b, games // 2, seed, progress=progress).reshape(-1)
+    r = duplicate_returns(params, a, b, games // 2, seed, progress=progress,
+                          rotate_dealer=rotate_dealer).reshape(-1)
     a_team = np.tile([0, 1], games // 2)
     winner = np.where(r > 0, 0, np.where(r < 0, 1, -1))
     team0 = np.maximum(r, 0.0)

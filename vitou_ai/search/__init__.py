@@ -15,10 +15,10 @@ def _parse(spec: str):
     return parse_search_spec(spec)
 
 
-def _check_fits(policy, params) -> None:
+def _check_fits(policy, params, allow_fallback: bool = False) -> None:
     from .bot import check_fits
 
-    check_fits(policy, params)
+    check_fits(policy, params, allow_fallback=allow_fallback)
 
 
 register_bot_kind("search", _parse, _check_fits)

@@ -609,10 +609,27 @@ def parse_search_spec(spec: str) -> SearchPolicy:
         raise ValueError(f"bot {spec!r}: {e}") from None
 
 
-def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
+#: why a search bot's blueprint must fit the game as played (its refusal says it)
+BLUEPRINT_MUST_FIT = ("a search bot's blueprint must fit the game as played: the search "
+                      "takes the players' ranges and its safe gadget's values in every "
+                      "subgame from the blueprint's strategy there, so it cannot search over "
+                      "the blueprint's fallback")
+
+
+def check_fits(policy: SearchPolicy, params: VitouParams, allow_fallback: bool = False) -> None:
     """Refuse a search bot whose blueprint was made for another game or abstraction than
-    ``params``, a game without public subgames (signals on, a profile without a public
-    tree: one line), or a gadget (``safe=``) in a four-player game. In match mode (``play``) each deal is searched as one deal (R8.1).
+    ``params``, or has no strategy at a score or dealer seat the game reaches (its domain,
+    :mod:`vitou_ai.bots.domain`), a game without public subgames (signals on, a profile
+    without a public tree: one line), or a gadget (``safe=``) in a four-player game. In
+    match mode (``play``) each deal is searched as one deal (R8.1).
+
+    The blueprint must fit even where the caller allows a fallback (``allow_fallback``,
+    ``--allow-fallback``; the message then says it does not apply): the Bayes ranges
+    (:func:`~vitou_ai.solvers.public.subgame.bayes_reach`) and the gadget's values (the
+    blueprint's replay over the subgame, :func:`~vitou_ai.solvers.public.export.bot_policy`,
+    which refuses a blueprint made for another dealer or score: the bot's first searched
+    decision raised) would rest on the fallback at every decision, and a share of the
+    bot's decisions that fell back is not defined.
 
     Raises:
         ValueError: as said, one line naming the bot.
@@ -620,7 +637,12 @@ def check_fits(policy: SearchPolicy, params: VitouParams) -> None:
     from ..bots.named import check_bot_fits
     from ..solvers.public.tree import check_public_params
 
-    check_bot_fits(policy.blueprint, params)
+    try:
+        check_bot_fits(policy.blueprint, params)
+    except ValueError as e:
+        why = BLUEPRINT_MUST_FIT + (", and --allow-fallback does not change that"
+                                    if allow_fallback else "")
+        raise ValueError(f"bot {policy.name!r}: {why}; its blueprint: {e}") from None
     try:
         check_public_params(params.replace(mode="deal", scores=(0, 0)))
         effective_safe_mode(policy.safe, params.players)
