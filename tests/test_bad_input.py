@@ -1584,8 +1584,10 @@ def test_a_fixed_dealer_policy_refusal_gives_the_share_of_deals(profile, share):
     with pytest.raises(ValueError, match=f"at random in {share} ") as e:
         check_fits(policy, VitouParams(**knobs, dealer=-1))
     assert "\n" not in str(e.value) and "--dealer -1" in str(e.value)
-    with pytest.raises(ValueError, match="seat 1 deals first"):
+    with pytest.raises(ValueError, match="seat 1 deals every deal"):
         check_fits(policy, VitouParams(**knobs, dealer=1))
+    with pytest.raises(ValueError, match=r"the deal passes on \(R8.2\)"):
+        check_fits(policy, VitouParams(**knobs, dealer=0, mode="match"))
 
 
 @pytest.mark.parametrize("argv, words", [

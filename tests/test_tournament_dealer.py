@@ -40,9 +40,16 @@ def _uniform_policy(params: VitouParams, name: str):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """``dealer0.npz``: trained with seat 0 dealing; ``score32.npz``: at score 3:2 (no
-    strategy at 0:0)."""
+    strategy at 0:0); ``holes.npz``: ``dealer0`` with every third row dropped (a table
+    with no strategy at some of its game's information states, as a short MCCFR run's)."""
+    from vitou_ai.bots.tabular import TabularPolicy
+
     d = tmp_path_factory.mktemp("policies")
-    _uniform_policy(VitouParams(**VARIANT, dealer=0), "dealer0").save(d / "dealer0.npz")
+    full = _uniform_policy(VitouParams(**VARIANT, dealer=0), "dealer0")
+    full.save(d / "dealer0.npz")
+    keep = np.arange(full.keys.shape[0]) % 3 != 0
+    TabularPolicy(full.keys[keep], full.probs[keep], name="holes", params=full.params,
+                  mode=full.mode).save(d / "holes.npz")
     _uniform_policy(VitouParams(**VARIANT, dealer=0, scores=(3, 2)),
                     "score32").save(d / "score32.npz")
     return d
@@ -121,7 +128,8 @@ def test_run_tournament_deals_from_the_seat_and_checks_the_game_as_played(files,
         return res
 
     monkeypatch.setattr(T, "simulate", spy)
-    with pytest.raises(ValueError, match="seat 1 deals first"):
+    with pytest.raises(ValueError, match="seat 1 deals every deal, so it would play at random "
+                       "in all of them"):
         T.run_tournament([policy, counter], params.replace(dealer=1), 20, rotate_dealer=False)
     res = T.run_tournament([policy, counter], params, 20, seed=1, rotate_dealer=False)
     assert dealers and set(dealers) == {0}
@@ -190,3 +198,51 @@ def test_the_search_replay_refuses_a_blueprint_of_another_score(files):
     params = VitouParams(**VARIANT, mode="deal", dealer=0)
     with pytest.raises(ValueError, match="made for other game parameters"):
         duplicate_returns(params, bot, parse_bot("counter"), 2, seed=0, rotate_dealer=False)
+
+
+def test_a_search_bot_does_not_switch_off_the_fallback_check(files, tmp_path, capsys):
+    """With a search bot in the tournament, the other policies' fallback was neither probed
+    nor counted ("not measured of 0 decisions"): a table with no strategy at a third of its
+    information states played, silently. Now it is probed with the search bot's blueprint
+    in its place: refused above the limit, and with ``--allow-fallback`` its share printed
+    and recorded, saying how it was counted."""
+    holes = str(files / "holes.npz")
+    bot = f"search:{files / 'dealer0.npz'},budget=0.2"
+    common = ["tournament", *SMALL, "--bots", holes, "counter", bot, "--deals", "4",
+              "--dealer", "0", "--no-progress"]
+    code = main([*common, "--out", str(tmp_path / "no")])
+    one_line_error(capsys, code, "'holes'", "limit 1%")
+    assert not (tmp_path / "no").exists()
+    out = tmp_path / "t"
+    assert main([*common, "--allow-fallback", "--out", str(out)]) == 0
+    text = capsys.readouterr().out.split("played by its fallback")[-1]
+    assert "not measured" not in text and "each search bot's blueprint in its place" in text
+    doc = json.loads((out / "tournament.json").read_text())
+    rows = {r["name"]: r for r in doc["fallback"]}
+    share = [r for n, r in rows.items() if "holes" in n][0]
+    assert share["decisions"] > 0 and 0.05 < share["share"] < 1.0
+    assert "blueprint in its place" in share["measured"]
+    searched = [r for n, r in rows.items() if n.startswith("search:")][0]
+    assert searched["decisions"] > 0 and searched["share"] == 0.0  # its blueprint fits
+
+
+def test_a_one_dealer_deal_policy_is_refused_in_matches_allow_fallback_or_not(
+        files, tmp_path, capsys, monkeypatch):
+    """In a match the deal passes on (R8.2): with ``--dealer 0 --allow-fallback`` a seat-0
+    deal policy played every deal seat 1 dealt at random (79 % of its decisions), where the
+    help says such a policy is refused wherever another seat deals."""
+    monkeypatch.setattr(T, "run_tournament", lambda *a, **k: pytest.fail("played"))
+    policy = str(files / "dealer0.npz")
+    for extra in ([], ["--allow-fallback"]):
+        code = main(["tournament", *SMALL, "--bots", policy, "counter", "--matches", "10",
+                     "--dealer", "0", *extra, "--out", str(tmp_path / "t")])
+        one_line_error(capsys, code, f"({policy})", "the deal passes on (R8.2)",
+                       "--deals N --dealer 0")
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_search_bot_in_match_mode_is_refused_for_the_mode_first(files, tmp_path, capsys):
+    """Its blueprint's refusal (train a match policy) led only to this one."""
+    code = main(["tournament", *SMALL, "--bots", f"search:{files / 'dealer0.npz'}", "counter",
+                 "--matches", "10", "--dealer", "0", "--out", str(tmp_path / "t")])
+    one_line_error(capsys, code, "a search bot plays tournaments in deal mode")

@@ -401,7 +401,10 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
     The game's shape (profile, ranks, copies, hand size, target) and ``signals``
     (R7: the information state holds the gestures seen) must match, and a
     policy trained for one dealer seat only does not cover games where the dealer
-    rotates (``params.dealer == -1``): it would fall back at every other deal.
+    rotates (``params.dealer == -1``) or another seat deals: it would fall back at every
+    other deal (or every deal); one trained on single deals with one dealer seat does
+    not cover a match either (the deal passes on, R8.2). These two refusals hold with
+    ``allow_fallback`` too.
     Then every dealer and score the game reaches must have rows (its domain,
     :mod:`vitou_ai.bots.domain`: a key holds the dealer and both scores, so a
     policy trained at one score has no row at another; a match reaches every
@@ -419,8 +422,19 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
     if bool(t.signals) != bool(params.signals):
         raise ValueError(signals_mismatch(policy.path or f"policy {policy.name!r}",
                                           bool(t.signals)))
+    if t.dealer >= 0 and t.mode == "deal" and params.mode == "match":
+        # in a match the deal passes on (R8.2): the other seats deal whatever the first
+        # dealer, so a one-dealer deal policy falls back there, --allow-fallback or not
+        raise ValueError(
+            f"{_where(policy)} was trained on single deals with seat {t.dealer} dealing "
+            f"only; in a match the deal passes on (R8.2), so the other seats deal too "
+            f"(train it with --dealer -1, or play it in deal mode: vitou-ai tournament "
+            f"--deals N --dealer {t.dealer})")
     if t.dealer >= 0 and params.dealer != t.dealer:
-        if params.dealer >= 0:
+        if params.dealer >= 0 and params.mode == "deal":
+            where = (f"seat {params.dealer} deals every deal, so it would play at random "
+                     "in all of them")
+        elif params.dealer >= 0:
             where = (f"seat {params.dealer} deals first, so it would play at random in "
                      "the deals it was not trained for")
         else:
@@ -429,10 +443,10 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
                 n, f"{n - 1} of {n} deals")
             where = f"the dealer rotates, so it would play at random in {share}"
         raise ValueError(
-            f"policy {policy.name!r} was trained with seat {t.dealer} dealing only; here "
+            f"{_where(policy)} was trained with seat {t.dealer} dealing only; here "
             f"{where} (train it with --dealer -1, or play only deals dealt by seat "
-            f"{t.dealer}: vitou-ai tournament --dealer {t.dealer}, "
-            f"experiments/search_match.py --dealer {t.dealer})")
+            f"{t.dealer}: vitou-ai tournament --dealer {t.dealer}, or "
+            f"experiments/search_match.py --dealer {t.dealer} in a source checkout)")
     domain = getattr(policy, "domain", None)
     if domain is not None and not allow_fallback:
         fb = "random" if policy.fallback is None else "its heuristic bot"

@@ -109,6 +109,9 @@ def print_fallback(report, out: TextIO, width: int = 16) -> None:
         share = "not measured" if r["share"] is None else f"{r['share']:.2%}"
         print(f"  {r['name']:<{width}} {share:>12} of {r['decisions']:,} decisions "
               f"(fallback: {r['fallback_to']})", file=out)
+    measured = {r.get("measured") for r in rows} - {None}
+    for m in sorted(measured):
+        print(f"  (counted on {m})", file=out)
 
 
 def print_search(report, out: TextIO, width: int = 16) -> None:
@@ -229,12 +232,13 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
         for pol in policies:  # for the game as played (its dealer), before any work
-            check_bot_fits(pol, played_params(params, rotate), search_ok=True,
-                           allow_fallback=getattr(args, "allow_fallback", False))
             if getattr(pol, "kind", None) == "search" and mode != "deal":
+                # first: its blueprint's refusal would only lead to this one
                 raise ValueError(f"bot {pol.name!r}: a search bot plays tournaments in deal "
                                  "mode (--deals N): it re-solves the deal's public subgame "
                                  "(R8.1)")
+            check_bot_fits(pol, played_params(params, rotate), search_ok=True,
+                           allow_fallback=getattr(args, "allow_fallback", False))
         name_by_file(policies, specs)
         if args.out is not None and not args.out.strip():  # Path('') is the current folder
             raise ValueError("--out is empty: give a folder, or leave --out out")

@@ -119,8 +119,10 @@ class TournamentResult:
         fallback: one dict per bot, in the order given
             (:func:`~vitou_ai.sim.batch.fallback_report`): its decisions over all its
             pairings, how many fell back (no strategy at the information state, its
-            fallback played), the ``share`` and ``fallback_to``; ``share`` is ``None``
-            where not measured (pairings with a search bot run outside the simulator).
+            fallback played), the ``share`` and ``fallback_to``. With a search bot, whose
+            pairings run outside the simulator, they are counted on the first
+            :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of each pairing with every search
+            bot's blueprint in its place, and each dict says so in ``measured``.
         search: one dict per search bot (:class:`~vitou_ai.search.bot.SearchPolicy`), in
             the order given: ``name``, ``decisions`` (over all its pairings),
             ``searched_share`` (the rest played its blueprint) and ``reasons`` (the
@@ -310,7 +312,14 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
                          "four players: it re-solves the deal's public subgame (R8.1)")
     decisions = np.zeros(n, np.int64)
     fallbacks = np.zeros(n, np.int64)
-    if not searching and not allow_fallback:
+    probe = None
+    if searching:
+        # the round robin runs outside the simulator and counts no fallbacks: measure them
+        # on the probe's games, each search bot's blueprint in its place (it plays the
+        # blueprint where it does not search, and searches over the blueprint's ranges)
+        probe = _probe_fallback(policies, names, params, games, seed, rotate_dealer,
+                                check=not allow_fallback)
+    elif not allow_fallback:
         _probe_fallback(policies, names, params, games, seed, rotate_dealer)
     for i, j in itertools.combinations(range(n), 2):
         a, b = policies[i], policies[j]
@@ -347,9 +356,11 @@ def run_tournament(policies: Sequence[Policy], params: VitouParams, games: int, 
     seconds = time.perf_counter() - t0
     elo = fit_elo(wins) if params.mode == "match" else None
     fallback = [dict(r) for r in fallback_report(policies, decisions, fallbacks, names)]
-    if searching:  # played by search_match, outside the simulator: not counted
+    if searching:  # played by search_match, outside the simulator: the probe's counts
+        fallback = [dict(r) for r in fallback_report(policies, *probe[:2], names)]
         for r in fallback:
-            r["share"] = None
+            r["measured"] = (f"the first {probe[2]} games of each pairing, each search bot's "
+                             "blueprint in its place")
     ratings = []
     for k in range(n):
         s = per_bot[k]
@@ -395,10 +406,18 @@ def _pair_index(a: Policy, b: Policy, i: int, j: int) -> list[int]:
 
 
 def _probe_fallback(policies: Sequence[Policy], names: Sequence[str], params: VitouParams,
-                    games: int, seed: int, rotate_dealer: bool = True) -> None:
+                    games: int, seed: int, rotate_dealer: bool = True, check: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray, int]:
     """The first :data:`~vitou_ai.sim.batch.PROBE_GAMES` games of every pairing that has a
-    tabular or abstract bot; refuse a bot whose fallback share over them is above the limit
-    (:func:`~vitou_ai.sim.batch.check_fallback`), before the round robin."""
+    tabular or abstract bot, a search bot's blueprint standing in for it (the search runs
+    outside the simulator); unless ``not check``, refuse a bot whose fallback share over
+    them is above the limit (:func:`~vitou_ai.sim.batch.check_fallback`), before the round
+    robin.
+
+    Returns:
+        ``(decisions, fallbacks, games)``: ``int64[len(policies)]`` each, per bot over its
+        probed pairings, and the games probed per pairing.
+    """
     from ..bots.policy import can_fall_back
 
     n = len(policies)
@@ -406,20 +425,29 @@ def _probe_fallback(policies: Sequence[Policy], names: Sequence[str], params: Vi
     fallbacks = np.zeros(n, np.int64)
     m = min(games, PROBE_GAMES)
     played = False
+    stand_in = [p.blueprint if getattr(p, "kind", None) == "search" else p for p in policies]
     for i, j in itertools.combinations(range(n), 2):
-        a, b = policies[i], policies[j]
+        a, b = stand_in[i], stand_in[j]
         if not (can_fall_back(a) or can_fall_back(b)):
             continue
         lineup = ([a, b] * params.players)[: params.players]
         res = simulate(params, lineup, m, seed=seed, duplicate=True,
                        rotate_dealer=rotate_dealer, allow_fallback=True)
         played = True
-        for k, r in zip(_pair_index(a, b, i, j), res.fallback, strict=True):
+        # one record per distinct policy object in the lineup
+        if a is not b:
+            index, recs = [i, j], res.fallback
+        elif policies[i] is policies[j]:  # one bot given twice (as _pair_index)
+            index, recs = [i], res.fallback
+        else:  # two search bots over one blueprint object: its counts are both's
+            index, recs = [i, j], res.fallback * 2
+        for k, r in zip(index, recs, strict=True):
             decisions[k] += r["decisions"]
             fallbacks[k] += r["fallbacks"]
-    if played:
+    if played and check:
         check_fallback(fallback_report(policies, decisions, fallbacks, names), m, params.mode,
                        scope=" of its pairings")
+    return decisions, fallbacks, m
 
 
 def _record_pair(i, j, names, a_team, winner, a_pts, b_pts, deals, stats_rows, wins, per_bot,
