@@ -180,7 +180,8 @@ def test_a_search_bot_over_a_blueprint_that_does_not_fit_is_refused_saying_why(
                               "safe gadget's values", "score 3:2")
         assert ("--allow-fallback does not change that" in line) == bool(extra)
     helptext = build_parser()[1]["tournament"].format_help()
-    assert "Not for a search bot: its blueprint must fit" in " ".join(helptext.split())
+    assert ("A search bot's blueprint must cover the scores and dealer seats of the game as "
+            "played, option or not") in " ".join(helptext.split())
     monkeypatch.undo()
     code = main(["tournament", *SMALL, "--bots", score32, "counter", "--deals", "10",
                  "--dealer", "0", "--allow-fallback", "--out", str(tmp_path / "p"),
@@ -246,3 +247,19 @@ def test_a_search_bot_in_match_mode_is_refused_for_the_mode_first(files, tmp_pat
     code = main(["tournament", *SMALL, "--bots", f"search:{files / 'dealer0.npz'}", "counter",
                  "--matches", "10", "--dealer", "0", "--out", str(tmp_path / "t")])
     one_line_error(capsys, code, "a search bot plays tournaments in deal mode")
+
+
+def test_a_search_bot_over_a_blueprint_with_holes(files, tmp_path, capsys):
+    """Its blueprint fits the game but has no strategy at some information states: the
+    probe (the blueprint in its place) refuses it above the limit, naming what plays
+    there (it said "its fallback (None)"); with ``--allow-fallback`` it plays and its share
+    is printed (the summary skipped every search bot)."""
+    bot = f"search:{files / 'holes.npz'},budget=0.2"
+    common = ["tournament", *SMALL, "--bots", bot, "counter", "--deals", "4", "--dealer", "0",
+              "--no-progress"]
+    code = main([*common, "--out", str(tmp_path / "no")])
+    one_line_error(capsys, code, "limit 1%", "its fallback (the blueprint's random)")
+    assert main([*common, "--allow-fallback", "--out", str(tmp_path / "t")]) == 0
+    text = capsys.readouterr().out.split("played by its fallback")[-1]
+    line = [s for s in text.splitlines() if s.strip().startswith("search:")][0]
+    assert "(fallback: the blueprint's random)" in line and "0.00%" not in line

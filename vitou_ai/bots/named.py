@@ -240,10 +240,15 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False,
 def fallback_label(policy: Policy) -> str | None:
     """What plays where a tabular or abstract ``policy`` has no strategy: ``"random"``
     (uniform random play), the name of a bot of :data:`NAMED_BOTS` whose parameters it
-    falls back on, or ``"heuristic"`` (other parameters); ``None`` for the kinds that play
-    every state (random, heuristic, neural, search)."""
+    falls back on, or ``"heuristic"`` (other parameters); for a search bot its blueprint's,
+    as ``"the blueprint's random"`` (it plays the blueprint where it does not search, and
+    searches over the blueprint's ranges); ``None`` for the kinds that play every state
+    (random, heuristic, neural, and a search bot over one of them)."""
     from .policy import can_fall_back
 
+    if getattr(policy, "kind", None) == "search":
+        label = fallback_label(policy.blueprint)
+        return None if label is None else f"the blueprint's {label}"
     if not can_fall_back(policy):
         return None
     if policy.fallback is None:

@@ -425,11 +425,14 @@ def check_fits(policy: TabularPolicy, params: VitouParams, allow_fallback: bool 
     if t.dealer >= 0 and t.mode == "deal" and params.mode == "match":
         # in a match the deal passes on (R8.2): the other seats deal whatever the first
         # dealer, so a one-dealer deal policy falls back there, --allow-fallback or not
+        from .domain import match_hint
+
+        hint = match_hint(t).replace("(a tournament's --deals, play's --deal)",
+                                     f"(a tournament's --deals N --dealer {t.dealer})")
         raise ValueError(
             f"{_where(policy)} was trained on single deals with seat {t.dealer} dealing "
-            f"only; in a match the deal passes on (R8.2), so the other seats deal too "
-            f"(train it with --dealer -1, or play it in deal mode: vitou-ai tournament "
-            f"--deals N --dealer {t.dealer})")
+            f"only; in a match the deal passes on (R8.2), so the other seats deal too: "
+            f"{hint}")
     if t.dealer >= 0 and params.dealer != t.dealer:
         if params.dealer >= 0 and params.mode == "deal":
             where = (f"seat {params.dealer} deals every deal, so it would play at random "

@@ -90,10 +90,12 @@ def add_fallback_argument(p: argparse.ArgumentParser, search: bool = False) -> N
             "way. A policy trained with one dealer seat (vitou-ai train --dealer SEAT) is "
             "refused wherever another seat deals, with this option or without")
     if search:
-        text += (" (here: pass --dealer SEAT). Not for a search bot: its blueprint must fit the "
-                 "game as played, because the search takes the ranges and its safe gadget's "
-                 "values in every subgame from the blueprint's strategy there (it cannot "
-                 "search over a fallback, nor count one)")
+        text += (" (here: pass --dealer SEAT). A search bot's blueprint must cover the scores "
+                 "and dealer seats of the game as played, option or not, because the search "
+                 "takes the ranges and its safe gadget's values in every subgame from the "
+                 "blueprint's strategy there; a blueprint with no strategy at some "
+                 "information states of that game (a short sampling run) is played under "
+                 "this option, its share measured with the blueprint in the bot's place")
     p.add_argument("--allow-fallback", action="store_true", help=text)
 
 

@@ -565,9 +565,10 @@ def plot(result: TournamentResult):
     axes[2].axvline(0, color="black", lw=0.8)
     plural = "matches" if unit == "match" else "deals"
     d = result.params.dealer
-    dealt = "first dealer rotated" if d < 0 else f"dealer seat {d}"
+    dealt = ("first dealer rotated" if d < 0 else f"every deal dealt by seat {d}"
+             if unit != "match" else f"every match first dealt by seat {d}")
     axes[2].set_title(f"ranked by {result.ranked_by}\n{result.params.profile}, {result.games} "
-                      f"{plural} per pairing, {dealt}", fontsize=10)
+                      f"{plural} per pairing\n{dealt}", fontsize=10)
     fig.tight_layout()
     return fig
 
