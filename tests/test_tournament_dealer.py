@@ -263,3 +263,17 @@ def test_a_search_bot_over_a_blueprint_with_holes(files, tmp_path, capsys):
     text = capsys.readouterr().out.split("played by its fallback")[-1]
     line = [s for s in text.splitlines() if s.strip().startswith("search:")][0]
     assert "(fallback: the blueprint's random)" in line and "0.00%" not in line
+
+
+def test_a_refusal_names_the_file_when_two_policies_share_a_name(tmp_path, capsys):
+    """Two ``policy.npz`` files of one trainer share their name; a refusal of one named
+    only that name, so it did not say which file."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    _uniform_policy(VitouParams(**VARIANT, dealer=-1), "same").save(a / "policy.npz")
+    _uniform_policy(VitouParams(**{**VARIANT, "ranks": 3}, dealer=-1),
+                    "same").save(b / "policy.npz")
+    code = main(["tournament", *SMALL, "--bots", str(a / "policy.npz"), str(b / "policy.npz"),
+                 "--deals", "4", "--out", str(tmp_path / "t")])
+    one_line_error(capsys, code, f"policy '{b / 'policy.npz'}' was trained for ranks = 3")

@@ -233,6 +233,7 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
             params = params.replace(dealer=dealer)
         specs = split_bot_specs(args.bots)
         policies = [parse_bot(b) for b in specs]
+        name_by_file(policies, specs)  # first, so that a refusal says which file
         for pol in policies:  # for the game as played (its dealer), before any work
             if getattr(pol, "kind", None) == "search" and mode != "deal":
                 # first: its blueprint's refusal would only lead to this one
@@ -241,7 +242,6 @@ def tournament_command(args: argparse.Namespace, out: TextIO | None = None,
                                  "(R8.1)")
             check_bot_fits(pol, played_params(params, rotate), search_ok=True,
                            allow_fallback=getattr(args, "allow_fallback", False))
-        name_by_file(policies, specs)
         if args.out is not None and not args.out.strip():  # Path('') is the current folder
             raise ValueError("--out is empty: give a folder, or leave --out out")
         check_writable(args.out if args.out is not None else "runs")  # before the run
