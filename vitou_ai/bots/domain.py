@@ -171,7 +171,8 @@ class PolicyDomain:
         here = f"{params.scores[0]}:{params.scores[1]}"
         return (f"{trained_for}; this deal is at {here}, where it has no strategy and would "
                 f"{play}: train one at {here} ({deal_command(trained, params)}), or play it "
-                "at the score it was trained for")
+                "at the score it was trained for (tournament, play and simulate deal from "
+                "0:0; in Python, VitouParams(scores=...))")
 
     def _score_text(self, pair: tuple[int, int]) -> str:
         a, b = pair
