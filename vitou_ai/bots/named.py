@@ -199,9 +199,11 @@ def check_bot_fits(policy: Policy, params, search_ok: bool = False,
     and the environments check. A search bot (:mod:`vitou_ai.search`) is refused
     unless ``search_ok`` (the tools that play it: ``tournament`` in deal mode, ``play``,
     :mod:`vitou_ai.eval.search_match`, the environments ``Vitou-v0`` and
-    ``SelfPlayEnv``), then its blueprint is checked, as if ``allow_fallback`` were false
-    (:func:`vitou_ai.search.bot.check_fits`: the search takes its ranges and its gadget's
-    values from the blueprint's strategy, so it cannot search over a fallback).
+    ``SelfPlayEnv``), then its blueprint is checked, its scores and dealer seats as if
+    ``allow_fallback`` were false (:func:`vitou_ai.search.bot.check_fits`: the search takes
+    its ranges and its gadget's values from the blueprint's strategy, and the gadget's
+    replay of the blueprint refuses one made for another score or dealer); a blueprint
+    with holes inside its game is the simulator's fallback probe's to measure.
 
     A tabular or abstract policy must also have a strategy at every score and dealer
     the game reaches (its domain, :mod:`vitou_ai.bots.domain`: a policy trained on
