@@ -361,3 +361,15 @@ class TickClock:
     def __call__(self) -> float:
         self.t += self.tick
         return self.t
+
+
+def one_line_error(capsys, code, *words):
+    """Exit code 2 and a single stderr line holding ``words``, no traceback (a command's
+    refusal of bad input); returns the line."""
+    out, err = capsys.readouterr()
+    lines = [s for s in err.splitlines() if s.strip()]
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err and len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]

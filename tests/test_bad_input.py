@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.helpers import needs_extra
+from tests.helpers import needs_extra, one_line_error
 from vitou_ai.bots.abstract import AbstractPolicy
 from vitou_ai.bots.neural import NeuralPolicy
 from vitou_ai.bots.tabular import TabularPolicy
@@ -21,17 +21,6 @@ from vitou_ai.match_equity.two_player import MatchEquityError, read_table_csv
 from vitou_ai.rules import VitouParams
 
 SMALL_2P = ["--profile", "vitou_2p", "--ranks", "3", "--copies", "2", "--hand-size", "1"]
-
-
-def one_line_error(capsys, code, *words):
-    """Exit code 2 and a single stderr line holding ``words``, no traceback."""
-    out, err = capsys.readouterr()
-    lines = [s for s in err.splitlines() if s.strip()]
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err and len(lines) == 1, err
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 def flip_bytes(path, start=None, count=64):

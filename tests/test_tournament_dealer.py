@@ -16,6 +16,7 @@ import shlex
 import numpy as np
 import pytest
 
+from tests.helpers import one_line_error
 from vitou_ai.bots.named import parse_bot
 from vitou_ai.commands.cli import build_parser, main
 from vitou_ai.eval import tournament as T
@@ -53,17 +54,6 @@ def files(tmp_path_factory):
     _uniform_policy(VitouParams(**VARIANT, dealer=0, scores=(3, 2)),
                     "score32").save(d / "score32.npz")
     return d
-
-
-def one_line_error(capsys, code, *words):
-    """Exit code 2 and one stderr line holding ``words``, no traceback."""
-    out, err = capsys.readouterr()
-    lines = [s for s in err.splitlines() if s.strip()]
-    assert code == 2, (code, out, err)
-    assert "Traceback" not in err and len(lines) == 1, err
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 @pytest.mark.parametrize("seat", ["2", "-1", "9"])
