@@ -101,7 +101,7 @@ def test_policy_file_round_trip_and_refusal(tmp_path):
     # plays in the simulator, deterministically; 500 iterations leave many abstract states
     # unvisited, where counter plays (refused by default above 1% of its decisions)
     lineup = [back, named_bot("counter")] * 2
-    with pytest.raises(ValueError, match="policy 'p' had no strategy at"):
+    with pytest.raises(ValueError, match=r"policy .p. \(.*policy\.npz\) had no strategy at"):
         simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True)
     r1 = simulate(SMALL_4P, lineup, 200, seed=4, duplicate=True, rotate_dealer=True,
                   allow_fallback=True)

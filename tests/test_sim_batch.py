@@ -156,7 +156,7 @@ def test_fallback_counts_equal_the_twin():
         assert t[:, B.F_SEAT_FALLBACKS0].sum() > 0
         assert res.fallback[0]["share"] == pytest.approx(
             t[:, B.F_SEAT_FALLBACKS0].sum() / t[:, B.F_SEAT_DECISIONS0].sum())
-        assert res.fallback[1] == {"name": "counter", "kind": "heuristic",
+        assert res.fallback[1] == {"name": "counter", "kind": "heuristic", "file": None,
                                    "decisions": int(t[:, B.F_SEAT_DECISIONS0 + 1].sum()),
                                    "fallbacks": 0, "share": 0.0, "fallback_to": None}
 

@@ -94,6 +94,7 @@ def test_a_one_dealer_policy_plays_with_dealer_and_is_recorded(files, tmp_path, 
     assert code == 0 and "first dealer rotated" in capsys.readouterr().out
     doc = json.loads((tmp_path / "rot" / "tournament.json").read_text())
     assert doc["dealer"] == "rotating" and doc["rotate_dealer"] is True
+    assert "dealer" not in doc["knobs"]  # not -1, which in train's terms means "drawn"
 
 
 def test_run_tournament_deals_from_the_seat_and_checks_the_game_as_played(files, monkeypatch):
@@ -202,7 +203,7 @@ def test_a_search_bot_does_not_switch_off_the_fallback_check(files, tmp_path, ca
     common = ["tournament", *SMALL, "--bots", holes, "counter", bot, "--deals", "4",
               "--dealer", "0", "--no-progress"]
     code = main([*common, "--out", str(tmp_path / "no")])
-    one_line_error(capsys, code, "'holes'", "limit 1%")
+    one_line_error(capsys, code, f"'holes' ({holes})", "limit 1%")  # names its file
     assert not (tmp_path / "no").exists()
     out = tmp_path / "t"
     assert main([*common, "--allow-fallback", "--out", str(out)]) == 0
@@ -211,7 +212,7 @@ def test_a_search_bot_does_not_switch_off_the_fallback_check(files, tmp_path, ca
     doc = json.loads((out / "tournament.json").read_text())
     rows = {r["name"]: r for r in doc["fallback"]}
     share = [r for n, r in rows.items() if "holes" in n][0]
-    assert share["decisions"] > 0 and 0.05 < share["share"] < 1.0
+    assert share["decisions"] > 0 and 0.05 < share["share"] < 1.0 and share["file"] == holes
     assert "blueprint in its place" in share["measured"]
     searched = [r for n, r in rows.items() if n.startswith("search:")][0]
     assert searched["decisions"] > 0 and searched["share"] == 0.0  # its blueprint fits

@@ -177,7 +177,8 @@ class TournamentResult:
             "rules_version": RULES_VERSION,
             **({"command": command} if command else {}),
             "profile": p.profile,
-            "knobs": p.knobs(),
+            # the dealer is the top-level ``dealer`` (-1 in ``knobs`` means "drawn")
+            "knobs": {k: v for k, v in p.knobs().items() if k != "dealer"},
             "mode": p.mode,
             "games_per_pairing": self.games,
             "seed": self.seed,

@@ -334,12 +334,14 @@ def fallback_counts(table: np.ndarray, seats: np.ndarray, n_policies: int
 
 def policy_info(policies: Sequence[Policy], names: Sequence[str] | None = None
                 ) -> tuple[dict, ...]:
-    """``name``, ``kind`` and ``fallback_to`` of each policy (:func:`fallback_report`)."""
+    """``name``, ``kind``, ``file`` and ``fallback_to`` of each policy
+    (:func:`fallback_report`)."""
     from ..bots.named import fallback_label
 
     names = [p.name for p in policies] if names is None else list(names)
     return tuple({"name": name,
                   "kind": _KIND_LABEL.get(type(pol).__name__, str(getattr(pol, "kind", ""))),
+                  "file": str(pol.path) if getattr(pol, "path", None) else None,
                   "fallback_to": fallback_label(pol)}
                  for pol, name in zip(policies, names, strict=True))
 
@@ -347,14 +349,16 @@ def policy_info(policies: Sequence[Policy], names: Sequence[str] | None = None
 def fallback_report(policies: Sequence[Policy] | Sequence[dict], decisions: Sequence[int],
                     fallbacks: Sequence[int], names: Sequence[str] | None = None
                     ) -> tuple[dict, ...]:
-    """One JSON-ready dict per policy: ``name``, ``kind``, ``decisions``, ``fallbacks``,
-    ``share`` (``fallbacks / decisions``; ``None`` without decisions) and ``fallback_to``
+    """One JSON-ready dict per policy: ``name``, ``kind``, ``file`` (the file it was read
+    from, or ``None``), ``decisions``, ``fallbacks``, ``share`` (``fallbacks /
+    decisions``; ``None`` without decisions) and ``fallback_to``
     (what played at the states it had no strategy for: ``"random"``, a named heuristic bot,
     ``"heuristic"``; ``None`` for the kinds that play every state: random, heuristic and
     neural policies). ``policies``: the policy objects, or their :func:`policy_info`."""
     infos = policies if policies and isinstance(policies[0], dict) else \
         policy_info(policies, names)
-    return tuple({"name": info["name"], "kind": info["kind"], "decisions": int(d),
+    return tuple({"name": info["name"], "kind": info["kind"], "file": info.get("file"),
+                  "decisions": int(d),
                   "fallbacks": int(f), "share": float(f) / float(d) if d else None,
                   "fallback_to": info["fallback_to"]}
                  for info, d, f in zip(infos, decisions, fallbacks, strict=True))
@@ -377,8 +381,9 @@ def check_fallback(report: Sequence[dict], games: int, mode: str,
     for r in report:
         if r["share"] is not None and r["share"] > limit:
             unit = "matches" if mode == "match" else "deals"
+            where = f" ({r['file']})" if r.get("file") else ""
             raise FallbackError(
-                f"policy {r['name']!r} had no strategy at {r['share']:.1%} of its "
+                f"policy {r['name']!r}{where} had no strategy at {r['share']:.1%} of its "
                 f"{r['decisions']:,} decisions in the first {games:,} {unit}{scope} (limit "
                 f"{limit:.0%}): its table has no row for those information states (not "
                 f"reached in training), and its fallback ({r['fallback_to']}) played them; "
