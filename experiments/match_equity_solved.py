@@ -15,7 +15,8 @@ and writes:
 - ``OUT/<stem>_solved.json``: the configuration, fingerprint, rules version, how many
   of the sweep's states are solved, the waves complete, and the measured seconds per
   state (median, largest), apart for the states where a seat is one point from the end
-  (R6: no raises, so their deals are small) and the others.
+  (R6: no raises, so their deals are small) and the others, and the seat-swap check of
+  the solved twins (:func:`vitou_ai.match_equity.two_player.swap_symmetry`).
 
 Only files written for this configuration are read (the sweep's fingerprint check);
 a configuration with no solved state is refused in one line.
@@ -137,12 +138,17 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_one_from_end": stats(near), "seconds_other_states": stats(far),
         "iterations_other_states": sorted(r["iterations"] for rec in records
                                           if end not in rec["key"] for r in rec["rows"]),
+        "swap_symmetry": M.swap_symmetry(records),
         "compare": a.compare,
         "largest_abs_difference": max(diffs) if diffs else None,
     }
     write_atomic(out / f"{stem}_solved.json", (json.dumps(summary, indent=1) + "\n").encode())
     print(f"{stem}: {len(records)} of {total} states solved ({complete} waves complete); "
           f"states away from the end: {stats(far)}; one from the end: {stats(near)}")
+    sym = summary["swap_symmetry"]
+    print(f"seat swap, E(a, b, d) + E(b, a, 1 - d) = 1: {sym['pairs']} solved pairs, largest "
+          f"residual {sym['largest_residual']:.2e}, {sym['largest_share_of_bound']:.1%} of "
+          f"its bound (2 x the pair's exploitabilities); within bound: {sym['within_bound']}")
     return 0
 
 

@@ -4,6 +4,7 @@ target), seat symmetry, both solvers through one terminal-utility hook, bad inpu
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import numpy as np
@@ -114,6 +115,23 @@ def test_symmetric_states_symmetric_equities(small_tables):
         assert abs(v - table[k]) <= bound, k
     for (a, b, d), v in full.items():
         assert abs(v + full[(b, a, 1 - d)] - 1.0) <= bound
+
+
+def test_swap_symmetry_checks_the_solved_twins_and_can_fail(small_tables):
+    cfg, _, recs, _, recs_full = small_tables
+    t = cfg.target
+    sym = M.swap_symmetry(recs)  # mirrored: the diagonal states' two dealers
+    assert sym["pairs"] == t and sym["within_bound"] and sym["largest_residual"] > 0.0
+    assert M.swap_symmetry(recs_full)["pairs"] == t * t  # every (a, b, d) with its twin
+    assert M.swap_symmetry(recs_full)["within_bound"]
+    # a diagonal equity moved by more than its bound is caught, and named
+    bad = copy.deepcopy(recs)
+    row = next(r for rec in bad if rec["key"] == [1, 1] for r in rec["rows"])
+    row["equity0"] += 2.5 * (sum(r["exploitability"] for rec in bad if rec["key"] == [1, 1]
+                                 for r in rec["rows"]) + 1e-12) + sym["largest_residual"]
+    broken = M.swap_symmetry(bad)
+    assert not broken["within_bound"] and broken["worst"][:3] == [1, 1, 0]
+    assert broken["largest_share_of_bound"] > 1.0
 
 
 def test_equity_one_at_the_target_and_one_point_from_it(small_tables):

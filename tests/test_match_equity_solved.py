@@ -41,6 +41,9 @@ def test_solved_states_match_the_whole_table(tmp_path, capsys):
     assert summary["states_solved"] == summary["states_in_sweep"] - 2
     assert summary["waves_complete"] == 2  # (2, 2) and (1, 2); the next wave lacks 1:1
     assert summary["largest_abs_difference"] < 1e-11  # the CSV keeps 12 digits
+    sym = summary["swap_symmetry"]  # the one diagonal state left, 2:2
+    assert sym["pairs"] == 1 and sym["within_bound"] and sym["worst"][:2] == [2, 2]
+    assert "seat swap" in capsys.readouterr().out
     with open(tmp_path / "vitou_2p_ranks4_copies2_hand1_target3_solved_states.csv") as f:
         states = list(csv.DictReader(f))
     assert len(states) == 2 * summary["states_solved"]

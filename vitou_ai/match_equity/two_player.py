@@ -545,6 +545,41 @@ def table_from_records(records: Sequence[dict], config: EquityConfig
     return table
 
 
+def swap_symmetry(records: Sequence[dict]) -> dict:
+    """The seat-swap check of solved states: ``E(a, b, d) + E(b, a, 1 - d) = 1`` (module
+    docstring) for every solved deal whose swapped twin was solved too (with ``mirror``
+    the diagonal states ``a = b``, whose two dealers are solved separately; the mirrored
+    half holds it exactly, by construction).
+
+    The bound of a pair is twice the sum of its two deals' exploitabilities: a profile
+    whose exploitability is ``e`` (NashConv / 2) has a value within ``2 e`` of the
+    deal's value, and the twins' values add up to 1.
+
+    Returns:
+        ``pairs`` (twins checked), ``largest_residual`` (``|E + E_twin - 1|``),
+        ``largest_share_of_bound`` (residual / bound), ``within_bound`` (every pair),
+        and ``worst``: ``[a, b, d, residual, bound]`` of the largest share (``None``
+        without pairs).
+    """
+    solved = {(r["score0"], r["score1"], r["dealer"]): (r["equity0"], r["exploitability"])
+              for rec in records for r in rec["rows"]}
+    worst, largest, share, ok = None, 0.0, 0.0, True
+    pairs = 0
+    for (a, b, d), (v, e) in sorted(solved.items()):
+        twin = (b, a, 1 - d)
+        if twin not in solved or twin < (a, b, d):
+            continue
+        pairs += 1
+        residual = abs(v + solved[twin][0] - 1.0)
+        bound = 2.0 * (e + solved[twin][1])
+        ok &= residual <= bound
+        largest = max(largest, residual)
+        if worst is None or residual / bound > share:
+            share, worst = residual / bound, [a, b, d, residual, bound]
+    return {"pairs": pairs, "largest_residual": largest, "largest_share_of_bound": share,
+            "within_bound": bool(ok), "worst": worst}
+
+
 def lookup(table: dict[tuple[int, int, int], float], a: int, b: int, d: int,
            target: int) -> float:
     """``E(a, b, d)``, with 1 once seat 0 has reached ``target`` and 0 once seat 1 has."""
@@ -751,6 +786,7 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
                              "seat1_deals": table[(0, 0, 1)]},
         "max_exploitability": max(r["exploitability"] for rec in records
                                   for r in rec["rows"]),
+        "swap_symmetry": swap_symmetry(records),
         "solve_seconds_sum": sum(rec["seconds"] for rec in records),
         "wall_seconds_this_run": wall,
         "backend": getattr(sweep, "backend", None),
