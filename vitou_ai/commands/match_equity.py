@@ -43,6 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "OUT/tasks_<stem>/)")
     p.add_argument("--resume", action="store_true",
                    help="continue from the per-state results already in --out")
+    p.add_argument("--checkpoint-every", type=float, default=600.0, metavar="SECONDS",
+                   help="save the state being solved this often (OUT/partial_<stem>/), so "
+                   "that a run stopped mid-state resumes there with --resume; 0: after "
+                   "every batch of iterations")
     p.add_argument("--backend", default="auto", choices=BACKENDS,
                    help="auto: Ray if installed, else serial")
     p.add_argument("--address", default=None, metavar="HOST:PORT",
@@ -70,7 +74,8 @@ def _lookup(args, config, out: Path) -> int:
     # holds only the game), so one given would read a table made otherwise, unnoticed
     unused = {"tol": 1e-4, "fixed_point_tol": 1e-9, "solver": "flat", "variant": "dcfr",
               "no_mirror": False, "resume": False, "backend": "auto", "address": None,
-              "workers": None, "max_retries": 2, "max_tree_nodes": 30_000_000}
+              "workers": None, "max_retries": 2, "max_tree_nodes": 30_000_000,
+              "checkpoint_every": 600.0}
     given = [k for k, default in unused.items() if getattr(args, k, default) != default]
     if given:
         flag = "--" + given[0].replace("_", "-")
@@ -140,6 +145,9 @@ def command(args: argparse.Namespace) -> int:
                               variant=args.variant, mirror=not args.no_mirror)
         if args.max_retries < 0:
             raise MatchEquityError(f"--max-retries must be at least 0, got {args.max_retries}")
+        if not 0 <= args.checkpoint_every < float("inf"):  # NaN fails too
+            raise MatchEquityError("--checkpoint-every must be a number of seconds, 0 or more, "
+                                   f"got {args.checkpoint_every}")
     except MatchEquityError as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR
@@ -154,14 +162,18 @@ def command(args: argparse.Namespace) -> int:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR
     tasks = out / f"tasks_{output_stem(config)}"
-    if not args.resume and tasks.is_dir() and any(tasks.glob("*.json")):
-        print(f"vitou-ai match-equity: {tasks} already holds results; add --resume to continue "
-              "them, or choose another --out", file=sys.stderr)
+    partial = out / f"partial_{output_stem(config)}"  # run_table's state checkpoints
+    held = [f for f, pattern in ((tasks, "*.json"), (partial, "*.npz"))
+            if f.is_dir() and any(f.glob(pattern))]
+    if not args.resume and held:
+        print(f"vitou-ai match-equity: {held[0]} already holds results; add --resume to "
+              "continue them, or choose another --out", file=sys.stderr)
         return EXIT_ERROR
-    if args.resume and not (tasks.is_dir() and any(tasks.glob("*.json"))):
+    if args.resume and not held:
         # a mistyped folder would start the whole sweep again, unnoticed (train --resume too)
         print(f"vitou-ai match-equity: --resume: no sweep in {out} (no {tasks.name}/ with "
-              "results); leave --resume out to start one", file=sys.stderr)
+              f"results, no {partial.name}/ with checkpoints); leave --resume out to start "
+              "one", file=sys.stderr)
         return EXIT_ERROR
     from .console import claim_run_folder
 
@@ -189,7 +201,8 @@ def command(args: argparse.Namespace) -> int:
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))
             _check_tree_size(config, args.max_tree_nodes)  # before any deal is solved
-            summary = run_table(config, out, sweep, on_state)
+            summary = run_table(config, out, sweep, on_state,
+                                checkpoint_every=args.checkpoint_every)
     except (SweepError, MatchEquityError, OSError) as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR

@@ -350,11 +350,61 @@ def iterate_values(a: np.ndarray, p: np.ndarray, partner: Sequence[int], x0: np.
                            f"(probability that nothing is scored: {p.tolist()})")
 
 
+#: the format of a score state's checkpoint (:func:`solve_fixed_point`)
+STATE_CHECKPOINT_FORMAT = "vitou-match-equity-state-1"
+
+
+def _games_digest(games: Sequence[tuple[object, np.ndarray, np.ndarray]]) -> str:
+    """SHA-256 (16 hex digits) of the games' continuation payoffs and scoreless terminals:
+    what, beside the configuration and the state, a checkpoint of their solve is for."""
+    h = hashlib.sha256()
+    for _, eq, nothing in games:
+        for a in (eq, nothing):
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
+def _save_state(path: Path, tag: dict, solves: list[_DealSolve], rounds: int, game: int,
+                x: np.ndarray, seconds: float) -> None:
+    from ..solvers.checkpoint import save_checkpoint
+
+    meta = {**tag, "round": rounds, "game": game, "x": [float(v) for v in x],
+            "seconds": seconds,
+            "solvers": [s.cfr.state_counters() for s in solves]}
+    save_checkpoint(path, meta, **{f"g{i}_{k}": a for i, s in enumerate(solves)
+                                   for k, a in s.cfr.state_tables().items()})
+
+
+def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
+    """Restore the solvers from ``path`` and return its record, or ``None`` (with a
+    warning) when the file is not a checkpoint of this solve: the solve starts afresh and
+    the file is overwritten at the next save."""
+    import warnings
+
+    from ..solvers.checkpoint import CheckpointError, load_checkpoint
+
+    names = tuple(f"g{i}_{k}" for i, s in enumerate(solves) for k in s.cfr.state_tables())
+    try:
+        meta, z = load_checkpoint(path, names)
+        for k, v in tag.items():
+            if meta.get(k) != v:
+                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} is not this "
+                                      f"solve's {v!r}")
+        for i, s in enumerate(solves):
+            tables = {k: z[f"g{i}_{k}"] for k in s.cfr.state_tables()}
+            s.cfr.restore_state(path, meta["solvers"][i], tables)
+    except (CheckpointError, KeyError, IndexError, TypeError) as e:
+        warnings.warn(f"{e}; solving the state from the start", stacklevel=3)
+        return None
+    return meta
+
+
 def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
                       partner: Sequence[int], tol: float, fixed_point_tol: float,
                       solver: str = "flat", variant: str = "dcfr", batch: int = 25,
                       max_iterations: int = 100_000, x0: Sequence[float] | None = None,
-                      ) -> FixedPointResult:
+                      checkpoint: str | Path | None = None, checkpoint_every: float = 600.0,
+                      checkpoint_tag: dict | None = None) -> FixedPointResult:
     """Solve deals whose scoreless terminals lead to one another's start.
 
     Game ``i`` is ``(tree, equity, nothing)``: a deal tree (flat or public, points at
@@ -370,6 +420,16 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
     value of a policy that is a ``tol``-equilibrium of the deal whose scoreless
     terminals pay ``equity[partner[i]]``: the fixed point to ``fixed_point_tol``.
 
+    With ``checkpoint`` (a file), the solve is saved there atomically every
+    ``checkpoint_every`` seconds of solving (``0``: after every batch): the round, the
+    game being solved, the estimate ``x`` and every solver's tables and counters (a
+    :func:`~vitou_ai.solvers.checkpoint.save_checkpoint` file, no pickle). A solve that
+    finds the file resumes from it to the same iterates, and so the same result, as an
+    uninterrupted one; a file that is not a checkpoint of this solve (another
+    ``checkpoint_tag``, other continuation payoffs, damaged) is ignored with a warning.
+    ``seconds`` then counts the solving kept, over the runs. The caller removes the file
+    once the result is stored.
+
     Raises:
         MatchEquityError: a game not within ``tol`` after ``max_iterations``.
     """
@@ -378,10 +438,24 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
     n = len(solves)
     x = np.full(n, 0.5) if x0 is None else np.array(x0, dtype=np.float64)
     expl = [np.inf] * n
-    rounds = steps = 0
+    rounds = steps = first = 0
+    carried = 0.0  # seconds of solving kept from earlier runs
+    tag = {"format": STATE_CHECKPOINT_FORMAT, "rules_version": RULES_VERSION,
+           **(checkpoint_tag or {}), "solver": solver, "variant": variant, "tol": tol,
+           "fixed_point_tol": fixed_point_tol, "batch": batch, "partner": list(partner),
+           "games": _games_digest(games)}
+    if checkpoint is not None:
+        checkpoint = Path(checkpoint)
+        meta = _load_state(checkpoint, tag, solves) if checkpoint.exists() else None
+        if meta is not None:
+            rounds, first = int(meta["round"]) - 1, int(meta["game"])
+            x = np.array(meta["x"], dtype=np.float64)
+            carried = float(meta["seconds"])
+    saved = time.perf_counter()
     while True:
         rounds += 1
-        for i, s in enumerate(solves):
+        for i in range(first, n):
+            s = solves[i]
             s.set_redeal(float(x[partner[i]]))
             expl[i] = s.exploitability() if s.cfr.iteration else np.inf
             while expl[i] > tol:
@@ -391,6 +465,11 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
                         f"iterations (at {expl[i]:.3g})")
                 s.cfr.iterate(min(batch, max_iterations - s.cfr.iteration))
                 expl[i] = s.exploitability()
+                if checkpoint is not None and time.perf_counter() - saved >= checkpoint_every:
+                    _save_state(checkpoint, tag, solves, rounds, i, x,
+                                carried + time.perf_counter() - start)
+                    saved = time.perf_counter()
+        first = 0
         lin = [s.linear_value() for s in solves]
         a = np.array([v[0] for v in lin])
         p = np.array([v[1] for v in lin])
@@ -405,7 +484,7 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
     return FixedPointResult(
         equity=[float(v) for v in x], exploitability=[float(e) for e in expl],
         iterations=[int(s.cfr.iteration) for s in solves], p_nothing=[float(v) for v in p],
-        rounds=rounds, steps=steps, seconds=time.perf_counter() - start,
+        rounds=rounds, steps=steps, seconds=carried + time.perf_counter() - start,
         policies=[s.cfr.average_policy() for s in solves])
 
 
@@ -427,9 +506,16 @@ def task_keys(config: EquityConfig) -> list[list[tuple[int, int]]]:
     return waves
 
 
+def state_checkpoint(checkpoint_dir: str | Path, key: Sequence[int]) -> Path:
+    """The checkpoint file of score state ``key`` in ``checkpoint_dir``."""
+    return Path(checkpoint_dir) / f"state_{int(key[0])}_{int(key[1])}.npz"
+
+
 def solve_state(config: EquityConfig, key: tuple[int, int],
                 table: dict[tuple[int, int, int], float],
-                policy_dir: str | Path | None = None) -> dict:
+                policy_dir: str | Path | None = None,
+                checkpoint_dir: str | Path | None = None,
+                checkpoint_every: float = 600.0) -> dict:
     """Solve the score state ``key = (a, b)`` for both dealers (a fixed point: a deal
     that scores nothing passes the deal, R1.3).
 
@@ -438,6 +524,9 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
         policy_dir: if given, the solved average policies of both dealers are written
             there as ``policy_A_B.npz`` (tabular-policy keys and probabilities,
             :mod:`vitou_ai.bots.tabular`), atomically.
+        checkpoint_dir: if given, the solve is checkpointed every ``checkpoint_every``
+            seconds to :func:`state_checkpoint` there and resumes from it
+            (:func:`solve_fixed_point`); the file stays until the caller removes it.
 
     Returns:
         A JSON-able record: ``key``, ``rows`` (one per dealer: ``score0``, ``score1``,
@@ -459,9 +548,12 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
         pts = tree.util[tree.kind == KIND_TERMINAL]
         eq, nothing = equity_after(pts, (a, b), d, config.target, table)
         games.append((tree, eq, nothing))
-    res = solve_fixed_point(games, [1, 0], config.tol, config.fixed_point_tol,
-                            config.solver, config.variant, config.batch,
-                            config.max_iterations)
+    res = solve_fixed_point(
+        games, [1, 0], config.tol, config.fixed_point_tol, config.solver, config.variant,
+        config.batch, config.max_iterations,
+        checkpoint=None if checkpoint_dir is None else state_checkpoint(checkpoint_dir, key),
+        checkpoint_every=checkpoint_every,
+        checkpoint_tag={"fingerprint": config.fingerprint(), "key": [a, b]})
     if policy_dir is not None:
         _write_policy(Path(policy_dir) / f"policy_{a}_{b}.npz",
                       [g[0] for g in games], res.policies)
@@ -717,23 +809,30 @@ def output_stem(config: EquityConfig) -> str:
 
 def _sweep_task(key, seed, shared) -> dict:  # noqa: ARG001 - CFR draws no random numbers
     """One sweep task: :func:`solve_state` of ``key`` (``shared``: the configuration as
-    a dict and the table so far as ``[a, b, d, equity]`` rows)."""
+    a dict, the table so far as ``[a, b, d, equity]`` rows, then optionally the policy
+    folder, the checkpoint folder and the seconds between checkpoints)."""
     config_dict, items, *rest = shared
-    policy_dir = rest[0] if rest else None
+    policy_dir, checkpoint_dir, every = (*rest, None, None, 600.0)[:3]
     table = {(int(a), int(b), int(d)): float(v) for a, b, d, v in items}
     return solve_state(EquityConfig(**config_dict), (int(key[0]), int(key[1])), table,
-                       policy_dir)
+                       policy_dir, checkpoint_dir, every)
 
 
 def run_table(config: EquityConfig, out: str | Path, sweep,
               on_state: Callable[[dict, bool], None] | None = None,
-              policy_dir: str | Path | None = None) -> dict:
+              policy_dir: str | Path | None = None,
+              checkpoint_every: float | None = None) -> dict:
     """Compute the table wave by wave through ``sweep`` (a :class:`vitou_ai.match_equity.sweep.Sweep`
     whose result folder holds one file per score state) and write into ``out``:
     ``<stem>.csv`` (:data:`CSV_COLUMNS`), ``<stem>_states.csv`` (per state and dealer:
     exploitability, iterations, probability that nothing is scored, seconds),
     ``<stem>.png`` (heatmap) and ``<stem>.json`` (summary); with ``policy_dir``, each
     state's solved policies (:func:`solve_state`).
+
+    With ``checkpoint_every`` (seconds), each state being solved is checkpointed that
+    often into ``out/partial_<stem>/`` (:func:`state_checkpoint`), so that a run stopped
+    mid-state resumes there; a state's file is removed once its result is stored, the
+    folder once the table is done.
 
     Returns:
         The summary: configuration, ``rules_version``, fingerprint, the deal's value
@@ -750,16 +849,25 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
     stem = output_stem(config)
     start = time.perf_counter()
 
+    partial = None if checkpoint_every is None else out / f"partial_{stem}"
+
     def run_wave(wave, table):
         items = [[a, b, d, v] for (a, b, d), v in sorted(table.items())]
         res = sweep.map(_sweep_task, [tuple(k) for k in wave],
                         shared=(config.as_dict(), items,
-                                None if policy_dir is None else str(policy_dir)),
+                                None if policy_dir is None else str(policy_dir),
+                                None if partial is None else str(partial),
+                                600.0 if checkpoint_every is None else float(checkpoint_every)),
                         on_result=(lambda k, r, resumed: on_state(r, resumed))
                         if on_state else None)
+        if partial is not None:  # the results are stored: their checkpoints are spent
+            for k in wave:
+                state_checkpoint(partial, k).unlink(missing_ok=True)
         return [res[tuple(k)] for k in wave]
 
     table, records = compute_table(config, run_wave)
+    if partial is not None and partial.is_dir() and not any(partial.iterdir()):
+        partial.rmdir()
     wall = time.perf_counter() - start
     write_atomic(out / f"{stem}.csv", table_csv(table).encode())
     buf = io.StringIO()

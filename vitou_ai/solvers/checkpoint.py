@@ -170,12 +170,42 @@ class RegretTableCheckpoints:
         ``prediction``); none by default."""
         return {}
 
+    def state_tables(self) -> dict[str, np.ndarray]:
+        """The tables a resumed run needs, by name: ``regrets``, ``cum_policy`` and
+        :meth:`_extra_tables` (the arrays themselves, not copies)."""
+        return {"regrets": self.regrets, "cum_policy": self.cum_policy,
+                **self._extra_tables()}
+
+    def state_counters(self) -> dict[str, Any]:
+        """The counters a resumed run continues: ``iteration``, ``nodes_touched``,
+        ``seconds``."""
+        return {"iteration": self.iteration, "nodes_touched": self.nodes_touched,
+                "seconds": self.seconds}
+
+    def restore_state(self, path: str | Path, counters: dict[str, Any],
+                      tables: dict[str, np.ndarray]) -> None:
+        """Set the tables and counters read from ``path`` (:meth:`state_tables`,
+        :meth:`state_counters`), after the caller has checked what they are for.
+
+        Raises:
+            CheckpointError: a table missing or of another shape.
+        """
+        mine = self.state_tables()
+        for k, a in mine.items():
+            if k not in tables or tables[k].shape != a.shape:
+                got = tables[k].shape if k in tables else "missing"
+                raise CheckpointError(f"{path}: table {k} {got} does not match {a.shape}")
+        for k, a in mine.items():
+            a[...] = tables[k]
+        self.iteration = int(counters["iteration"])
+        self.nodes_touched = int(counters["nodes_touched"])
+        self.seconds = float(counters["seconds"])
+        self._loaded()
+
     def save(self, path: str | Path) -> None:
         """Write a checkpoint (``.npz``, no pickle) atomically."""
-        save_checkpoint(path, dict(self._config(), iteration=self.iteration,
-                                   nodes_touched=self.nodes_touched, seconds=self.seconds),
-                        regrets=self.regrets, cum_policy=self.cum_policy,
-                        **self._extra_tables())
+        save_checkpoint(path, dict(self._config(), **self.state_counters()),
+                        **self.state_tables())
 
     def load(self, path: str | Path) -> None:
         """Resume from a checkpoint written by :meth:`save` for the same game.
@@ -185,22 +215,9 @@ class RegretTableCheckpoints:
                 solver's included), another ``RULES_VERSION``, another variant or
                 discounts, or another game (parameters or tree).
         """
-        extra = self._extra_tables()
-        meta, z = load_checkpoint(path, ("regrets", "cum_policy", *extra))
+        meta, z = load_checkpoint(path, tuple(self.state_tables()))
         check_config(path, meta, self._config(), self.tree.params.players)
-        regrets, cum = z["regrets"], z["cum_policy"]
-        if (regrets.shape != self.regrets.shape or cum.shape != self.cum_policy.shape
-                or any(z[k].shape != a.shape for k, a in extra.items())):
-            raise CheckpointError(f"{path}: table shapes {regrets.shape} do not match "
-                                  f"{self.regrets.shape}")
-        self.regrets[...] = regrets
-        self.cum_policy[...] = cum
-        for k, a in extra.items():
-            a[...] = z[k]
-        self.iteration = int(meta["iteration"])
-        self.nodes_touched = int(meta["nodes_touched"])
-        self.seconds = float(meta["seconds"])
-        self._loaded()
+        self.restore_state(path, meta, z)
 
     def _loaded(self) -> None:
         """Called after :meth:`load` has replaced the tables (e.g. to refresh a cache)."""

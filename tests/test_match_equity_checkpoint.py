@@ -1,0 +1,133 @@
+"""A match-equity state's solve checkpoints and resumes (``solve_state(checkpoint_dir=...)``,
+``vitou-ai match-equity --checkpoint-every``): a solve stopped at any save resumes to the
+result of an uninterrupted one, a file that is not this solve's is ignored with a warning,
+and the command removes the spent files."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from helpers import one_line_error
+
+from vitou_ai.commands.cli import main
+from vitou_ai.match_equity import two_player as M
+
+# small enough for tests; the state 0:2 needs 11 batches of 5 iterations a deal and three
+# rounds of the fixed point (its scoreless deals pass to the other dealer)
+CFG = M.EquityConfig(target=3, batch=5, ranks=4, copies=2, hand_size=1)
+KEY = (0, 2)
+
+
+class Stop(BaseException):
+    """A kill (not an Exception: no retry catches it), right after a checkpoint was written."""
+
+
+@pytest.fixture(scope="module")
+def table():
+    return M.compute_table(CFG)[0]  # 0:2 reads only the states of larger totals
+
+
+@pytest.fixture(scope="module")
+def whole(table):
+    return M.solve_state(CFG, KEY, table)
+
+
+def _saves(monkeypatch, stop_at=None):
+    """Count the checkpoints written; raise :class:`Stop` after the ``stop_at``-th."""
+    count = [0]
+    save = M._save_state
+
+    def counted(*a, **k):
+        save(*a, **k)
+        count[0] += 1
+        if count[0] == stop_at:
+            raise Stop
+
+    monkeypatch.setattr(M, "_save_state", counted)
+    return count
+
+
+def _same(a, b):
+    assert a["rows"] == b["rows"]  # equities, exploitabilities, iterations: bit for bit
+    assert (a["rounds"], a["steps"]) == (b["rounds"], b["steps"])
+
+
+def test_a_checkpointed_solve_is_the_uninterrupted_one(table, whole, tmp_path, monkeypatch):
+    count = _saves(monkeypatch)
+    rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=0)
+    _same(rec, whole)
+    assert count[0] > 10 and rec["rounds"] == 3  # many saves, over three rounds
+    assert M.state_checkpoint(tmp_path, KEY).is_file()  # the caller removes it
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_solve_stopped_at_a_save_resumes_to_the_same_result(table, whole, tmp_path,
+                                                              monkeypatch, where):
+    total = _saves(monkeypatch)
+    M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path / "count", checkpoint_every=0)
+    stop_at = {"first": 1, "middle": total[0] // 2, "last": total[0]}[where]
+    _saves(monkeypatch, stop_at)
+    with pytest.raises(Stop):
+        M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=0)
+    monkeypatch.undo()
+    loaded = []
+    load = M._load_state
+    monkeypatch.setattr(M, "_load_state", lambda *a: loaded.append(load(*a)) or loaded[-1])
+    rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=3600)
+    assert loaded and loaded[0] is not None  # it did resume
+    _same(rec, whole)
+
+
+def test_another_solves_file_is_ignored_with_a_warning(table, whole, tmp_path, monkeypatch):
+    _saves(monkeypatch, 2)
+    with pytest.raises(Stop):
+        M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=0)
+    monkeypatch.undo()
+    # the file of 0:2 under the name of 0:1: another state
+    shutil.copy(M.state_checkpoint(tmp_path, KEY), M.state_checkpoint(tmp_path, (0, 1)))
+    with pytest.warns(UserWarning, match="checkpoint key .* is not this solve's"):
+        other = M.solve_state(CFG, (0, 1), table, checkpoint_dir=tmp_path)
+    _same(other, M.solve_state(CFG, (0, 1), table))
+    # other continuation payoffs (an earlier state's equity changed): not resumed
+    moved = dict(table)
+    moved[(1, 2, 0)] += 0.01  # 0:2 leads to 1:2 when seat 0 wins a point
+    with pytest.warns(UserWarning, match="checkpoint games"):
+        M.solve_state(CFG, KEY, moved, checkpoint_dir=tmp_path)
+    # damaged: not a checkpoint at all
+    M.state_checkpoint(tmp_path, KEY).write_bytes(b"not an npz")
+    with pytest.warns(UserWarning, match="not a readable checkpoint"):
+        rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path)
+    _same(rec, whole)
+
+
+GAME = ["match-equity", "--ranks", "4", "--copies", "2", "--hand-size", "1", "--target", "3",
+        "--backend", "serial"]
+
+
+def test_the_command_checkpoints_resumes_and_cleans_up(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "me"
+    _saves(monkeypatch, 1)  # killed at the first checkpoint of the first state
+    with pytest.raises(Stop):
+        main([*GAME, "--checkpoint-every", "0", "--out", str(out)])
+    monkeypatch.undo()
+    partial = out / "partial_vitou_2p_ranks4_copies2_hand1_target3"
+    assert len(list(partial.glob("*.npz"))) == 1
+    capsys.readouterr()
+    # without --resume the checkpoint is not overwritten
+    one_line_error(capsys, main([*GAME, "--out", str(out)]), "already holds results",
+                   "--resume")
+    assert main([*GAME, "--checkpoint-every", "0", "--out", str(out), "--resume"]) == 0
+    assert not partial.exists()  # every state stored: its checkpoints removed
+    capsys.readouterr()
+    whole = tmp_path / "whole"
+    assert main([*GAME, "--out", str(whole)]) == 0
+    name = "vitou_2p_ranks4_copies2_hand1_target3.csv"
+    assert (out / name).read_text() == (whole / name).read_text()
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_a_bad_checkpoint_interval_is_refused(value, tmp_path, capsys):
+    code = main([*GAME, "--checkpoint-every", value, "--out", str(tmp_path / "x")])
+    one_line_error(capsys, code, "--checkpoint-every must be")
+    assert not (tmp_path / "x").exists()
