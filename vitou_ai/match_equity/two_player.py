@@ -376,9 +376,10 @@ def _save_state(path: Path, tag: dict, solves: list[_DealSolve], rounds: int, ga
 
 
 def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
-    """Restore the solvers from ``path`` and return its record, or ``None`` (with a
-    warning) when the file is not a checkpoint of this solve: the solve starts afresh and
-    the file is overwritten at the next save."""
+    """Restore the solvers from ``path`` and return where the solve stood (``round``,
+    ``game``, ``x``, ``seconds``), or ``None`` (with a warning) when the file is not a
+    checkpoint of this solve: the solve starts afresh and the file is overwritten at the
+    next save. A solver's tables are replaced only once the whole record is read."""
     import warnings
 
     from ..solvers.checkpoint import CheckpointError, load_checkpoint
@@ -390,13 +391,26 @@ def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
             if meta.get(k) != v:
                 raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} is not this "
                                       f"solve's {v!r}")
-        for i, s in enumerate(solves):
-            tables = {k: z[f"g{i}_{k}"] for k in s.cfr.state_tables()}
-            s.cfr.restore_state(path, meta["solvers"][i], tables)
-    except (CheckpointError, KeyError, IndexError, TypeError) as e:
+        where = {"round": int(meta["round"]), "game": int(meta["game"]),
+                 "x": np.array(meta["x"], dtype=np.float64),
+                 "seconds": float(meta["seconds"])}
+        if where["x"].shape != (len(solves),):
+            raise CheckpointError(f"{path}: checkpoint x {meta['x']!r} is not one value a game")
+        tables = [{k: z[f"g{i}_{k}"] for k in s.cfr.state_tables()}
+                  for i, s in enumerate(solves)]
+        for s, t in zip(solves, tables, strict=True):  # every shape before any table
+            for k, a in s.cfr.state_tables().items():
+                if t[k].shape != a.shape:
+                    raise CheckpointError(f"{path}: table {k} {t[k].shape} does not match "
+                                          f"{a.shape}")
+        counters = [{"iteration": int(c["iteration"]), "nodes_touched": int(c["nodes_touched"]),
+                     "seconds": float(c["seconds"])} for c in meta["solvers"][:len(solves)]]
+        for s, c, t in zip(solves, counters, tables, strict=True):
+            s.cfr.restore_state(path, c, t)
+    except (CheckpointError, KeyError, IndexError, TypeError, ValueError) as e:
         warnings.warn(f"{e}; solving the state from the start", stacklevel=3)
         return None
-    return meta
+    return where
 
 
 def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
@@ -448,9 +462,7 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
         checkpoint = Path(checkpoint)
         meta = _load_state(checkpoint, tag, solves) if checkpoint.exists() else None
         if meta is not None:
-            rounds, first = int(meta["round"]) - 1, int(meta["game"])
-            x = np.array(meta["x"], dtype=np.float64)
-            carried = float(meta["seconds"])
+            rounds, first, x, carried = meta["round"] - 1, meta["game"], meta["x"], meta["seconds"]
     saved = time.perf_counter()
     while True:
         rounds += 1
