@@ -64,6 +64,46 @@ def test_serial_retry_and_failure_report(tmp_path):
     assert sorted(p.name for p in (tmp_path / "res").glob("*.json")) == ["a.json", "c.json"]
 
 
+def _after_task(key, seed, shared):
+    """What the key saw: the results known when it was given to a worker."""
+    if key == "bad":
+        raise RuntimeError("this state cannot be solved")
+    return {"saw": sorted(shared)}
+
+
+def test_map_after_gives_each_key_the_results_it_waits_for(tmp_path):
+    after = {"b": {"a"}, "c": {"a"}, "d": {"b", "c"}}
+    with Sweep(tmp_path / "res", "f", backend="serial") as s:
+        res = s.map_after(_after_task, ["a", "b", "c", "d"], after, lambda r: dict(r))
+    assert res["a"]["saw"] == [] and set(res["d"]["saw"]) >= {"b", "c"}
+    # out of order: refused before any task runs
+    with Sweep(tmp_path / "other", "f", backend="serial") as s, \
+            pytest.raises(SweepError, match="d waits for b, which is not listed before it"):
+        s.map_after(_after_task, ["a", "d", "b", "c"], after, lambda r: dict(r))
+    assert not list((tmp_path / "other").glob("*.json"))
+    # a failed key: the keys waiting for it are not run, and the message says so
+    with Sweep(tmp_path / "fail", "f", backend="serial", max_retries=0) as s, \
+            pytest.raises(SweepError) as e:
+        s.map_after(_after_task, ["a", "bad", "c", "d"], {"d": {"bad"}}, lambda r: dict(r))
+    assert "bad" in str(e.value) and "1 task(s) waiting for them not run" in str(e.value)
+    assert sorted(p.name for p in (tmp_path / "fail").glob("*.json")) == ["a.json", "c.json"]
+
+
+@pytest.mark.parametrize("mirror", [True, False])
+def test_state_dependencies_are_all_a_state_reads(mirror):
+    """Each state solved from the table of only the states it waits for gives the same
+    result as from the whole table (a missing lookup would raise KeyError)."""
+    cfg = M.EquityConfig(target=4, ranks=4, copies=2, hand_size=1, mirror=mirror)
+    table, records = M.compute_table(cfg)
+    deps = M.state_dependencies(cfg)
+    assert set(deps) == {tuple(r["key"]) for r in records}
+    for rec in records:
+        key = tuple(rec["key"])
+        assert all(sum(d) > sum(key) for d in deps[key])  # larger totals only
+        mine = M.table_from_records([r for r in records if tuple(r["key"]) in deps[key]], cfg)
+        assert M.solve_state(cfg, key, mine)["rows"] == rec["rows"], key
+
+
 def test_stored_result_for_another_configuration_is_refused(tmp_path):
     with Sweep(tmp_path, "one", backend="serial") as s:
         s.map(_seed_task, ["k"])
@@ -165,6 +205,21 @@ def test_ray_retries_and_reports_failures(tmp_path, monkeypatch):
             s.map(_flaky_task, ["a", "bad"], shared=tmp_path)
     assert "\n" not in str(e.value)
     assert json.loads((tmp_path / "res" / "a.json").read_text())["result"] == "a"
+
+
+@needs_extra("ray")
+def test_ray_map_after_waits_and_reports_like_serial(tmp_path, monkeypatch):
+    here = str(Path(__file__).parent)  # the workers import _after_task from this file
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (here, os.environ.get("PYTHONPATH")) if p))
+    after = {"b": {"a"}, "c": {"a"}, "d": {"b", "c"}}
+    with Sweep(tmp_path / "res", "f", backend="ray", workers=2, max_retries=0) as s:
+        res = s.map_after(_after_task, ["a", "b", "c", "d"], after, lambda r: dict(r))
+        assert res["a"]["saw"] == [] and set(res["d"]["saw"]) >= {"b", "c"}
+        assert set(res["b"]["saw"]) >= {"a"}
+        with pytest.raises(SweepError, match="1 task.s. waiting for them not run"):
+            s.map_after(_after_task, ["x", "bad", "y"], {"y": {"bad"}}, lambda r: dict(r))
+    assert (tmp_path / "res" / "x.json").exists() and not (tmp_path / "res" / "y.json").exists()
 
 
 def test_results_of_an_earlier_rules_version_that_carries_over_are_taken(tmp_path):

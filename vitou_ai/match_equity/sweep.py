@@ -297,6 +297,90 @@ class Sweep:
                              f"retries: {shown}{more}")
         return results
 
+    def map_after(self, fn: Callable[[Any, int, Any], Any], keys: Sequence[Hashable],
+                  after: dict, shared: Callable[[dict], Any],
+                  on_result: Callable[[Any, Any, bool], None] | None = None) -> dict:
+        """Run ``fn(key, task_seed(key), shared(results))`` for every key not stored yet,
+        each as soon as every key of ``after[key]`` has its result (``results``: the
+        results known then, stored ones included), not wave by wave: with Ray, a worker
+        that finishes takes the next ready key while the others still run. ``keys`` must
+        list every key after those it waits for (the order the serial backend runs).
+
+        Returns:
+            ``{key: result}`` for every key.
+
+        Raises:
+            SweepError: ``keys`` out of order (one line, before any task runs); a task
+                failed after its retries (its key and error, and how many keys waited
+                for it), after the results of the others are written.
+        """
+        seen: set = set()
+        for key in keys:
+            missing = sorted((k for k in after.get(key, ()) if k not in seen), key=key_name)
+            if missing:
+                raise SweepError(f"task {key_name(key)} waits for {key_name(missing[0])}, "
+                                 "which is not listed before it")
+            seen.add(key)
+        results: dict = {}
+        todo = []
+        for key in keys:
+            stored = self.load(key)
+            if stored is None:
+                todo.append(key)
+            else:
+                results[key] = stored
+                if on_result:
+                    on_result(key, stored, True)
+        failed: dict = {}
+        if todo:
+            run = self._after_ray if self.backend == "ray" else self._after_serial
+            run(fn, todo, after, shared, results, failed, on_result)
+        if failed:
+            self.failures.update({key_name(k): v for k, v in failed.items()})
+            shown = "; ".join(f"{k}: {v}" for k, v in list(failed.items())[:3])
+            more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
+            waiting = len(todo) - len(failed) - sum(k in results for k in todo)
+            raise SweepError(f"{len(failed)} task(s) failed after {self.max_retries} "
+                             f"retries: {shown}{more}"
+                             + (f"; {waiting} task(s) waiting for them not run"
+                                if waiting else ""))
+        return results
+
+    def _after_serial(self, fn, todo, after, shared, results, failed, on_result) -> None:
+        for key in todo:
+            if all(k in results for k in after.get(key, ())):
+                self._map_serial(fn, [key], shared(results), results, failed, on_result)
+
+    def _after_ray(self, fn, todo, after, shared, results, failed, on_result) -> None:
+        import ray
+
+        remote = ray.remote(max_retries=self.max_retries, retry_exceptions=True,
+                            num_cpus=1)(_call)
+        waiting = list(todo)
+        pending: dict = {}
+        starts: dict = {}
+        while True:
+            ready = [k for k in waiting if all(d in results for d in after.get(k, ()))]
+            if ready:  # one snapshot of the results for the keys that became ready
+                ref_shared = ray.put(shared(results))
+                for key in ready:  # in the order given: Ray starts them first come first
+                    waiting.remove(key)
+                    ref = remote.remote(fn, key, task_seed(key, self.base_seed), ref_shared)
+                    pending[ref] = key
+                    starts[ref] = time.perf_counter()
+            if not pending:
+                return
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                key = pending.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except Exception as e:  # noqa: BLE001 - RayTaskError, WorkerCrashedError...
+                    failed[key] = _one_line(getattr(e, "cause", None) or e)
+                    continue
+                self._finish(key, result, time.perf_counter() - starts[ref], results,
+                             on_result)
+
     def _finish(self, key, result, seconds, results, on_result) -> None:
         self._store(key, task_seed(key, self.base_seed), result, seconds)
         results[key] = result

@@ -22,8 +22,9 @@ R6.2 passed): then the match goes on at ``(a, b)`` with the other dealer. So the
 two states ``(a, b, 0)`` and ``(a, b, 1)`` depend on each other and on states of a
 larger total only; they are solved together as a fixed point
 (:func:`solve_fixed_point`), and the states are processed in waves of ``a + b``
-descending (states of one total are independent: the parallel tasks of
-:mod:`vitou_ai.match_equity.sweep`).
+descending (states of one total are independent). Through a sweep
+(:mod:`vitou_ai.match_equity.sweep`, :func:`run_table`) a state starts as soon as the
+states it can lead to are solved (:func:`state_dependencies`), not when its wave does.
 
 Payoffs: team 0's utility at a terminal is ``E(next) - 1/2`` (zero-sum: seat 1's
 equity is ``1 - E``), so values and exploitabilities are in match-equity units
@@ -518,6 +519,22 @@ def task_keys(config: EquityConfig) -> list[list[tuple[int, int]]]:
     return waves
 
 
+def state_dependencies(config: EquityConfig) -> dict[tuple[int, int], set[tuple[int, int]]]:
+    """For each task of :func:`task_keys`, the tasks whose equities its deals can lead
+    to: a deal raises one seat's score only (R8.1), so ``(a, b)`` waits for every
+    ``(a', b)``, ``a' > a``, and ``(a, b')``, ``b' > b``, below the target (as solved
+    keys: with ``mirror`` the seat-swapped ``(b, a')``). A superset of what
+    :func:`equity_after` reads, whatever the stakes; a lookup outside it raises
+    ``KeyError`` rather than read a state not solved."""
+    t = config.target
+
+    def key(a, b):
+        return (min(a, b), max(a, b)) if config.mirror else (a, b)
+
+    return {(a, b): {key(x, b) for x in range(a + 1, t)} | {key(a, y) for y in range(b + 1, t)}
+            for wave in task_keys(config) for a, b in wave}
+
+
 def state_checkpoint(checkpoint_dir: str | Path, key: Sequence[int]) -> Path:
     """The checkpoint file of score state ``key`` in ``checkpoint_dir``."""
     return Path(checkpoint_dir) / f"state_{int(key[0])}_{int(key[1])}.npz"
@@ -834,8 +851,10 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
               on_state: Callable[[dict, bool], None] | None = None,
               policy_dir: str | Path | None = None,
               checkpoint_every: float | None = None) -> dict:
-    """Compute the table wave by wave through ``sweep`` (a :class:`vitou_ai.match_equity.sweep.Sweep`
-    whose result folder holds one file per score state) and write into ``out``:
+    """Compute the table through ``sweep`` (a :class:`vitou_ai.match_equity.sweep.Sweep`
+    whose result folder holds one file per score state), each state as soon as the
+    states it leads to are solved (:func:`state_dependencies`,
+    :meth:`~vitou_ai.match_equity.sweep.Sweep.map_after`), and write into ``out``:
     ``<stem>.csv`` (:data:`CSV_COLUMNS`), ``<stem>_states.csv`` (per state and dealer:
     exploitability, iterations, probability that nothing is scored, seconds),
     ``<stem>.png`` (heatmap) and ``<stem>.json`` (summary); with ``policy_dir``, each
@@ -863,21 +882,23 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
 
     partial = None if checkpoint_every is None else out / f"partial_{stem}"
 
-    def run_wave(wave, table):
-        items = [[a, b, d, v] for (a, b, d), v in sorted(table.items())]
-        res = sweep.map(_sweep_task, [tuple(k) for k in wave],
-                        shared=(config.as_dict(), items,
-                                None if policy_dir is None else str(policy_dir),
-                                None if partial is None else str(partial),
-                                600.0 if checkpoint_every is None else float(checkpoint_every)),
-                        on_result=(lambda k, r, resumed: on_state(r, resumed))
-                        if on_state else None)
-        if partial is not None:  # the results are stored: their checkpoints are spent
-            for k in wave:
-                state_checkpoint(partial, k).unlink(missing_ok=True)
-        return [res[tuple(k)] for k in wave]
+    def shared(results):  # the task's arguments: the table of the states solved so far
+        table = table_from_records(list(results.values()), config)
+        return (config.as_dict(), [[a, b, d, v] for (a, b, d), v in sorted(table.items())],
+                None if policy_dir is None else str(policy_dir),
+                None if partial is None else str(partial),
+                600.0 if checkpoint_every is None else float(checkpoint_every))
 
-    table, records = compute_table(config, run_wave)
+    def stored(key, rec, resumed):
+        if partial is not None:  # the result is stored: its checkpoint is spent
+            state_checkpoint(partial, key).unlink(missing_ok=True)
+        if on_state:
+            on_state(rec, resumed)
+
+    keys = [tuple(k) for wave in task_keys(config) for k in wave]
+    res = sweep.map_after(_sweep_task, keys, state_dependencies(config), shared, stored)
+    records = [res[k] for k in keys]
+    table = table_from_records(records, config)
     if partial is not None and partial.is_dir() and not any(partial.iterdir()):
         partial.rmdir()
     wall = time.perf_counter() - start
