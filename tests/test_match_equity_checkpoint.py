@@ -1,7 +1,8 @@
 """A match-equity state's solve checkpoints and resumes (``solve_state(checkpoint_dir=...)``,
 ``vitou-ai match-equity --checkpoint-every``): a solve stopped at any save resumes to the
-result of an uninterrupted one, a file that is not this solve's is ignored with a warning,
-and the command removes the spent files."""
+result of an uninterrupted one and says so, a file that is not this solve's is ignored
+with a one-line warning that says why, and the command removes the spent files (a
+temporary file a kill left mid-write too)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_a_checkpointed_solve_is_the_uninterrupted_one(table, whole, tmp_path, m
 
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_a_solve_stopped_at_a_save_resumes_to_the_same_result(table, whole, tmp_path,
-                                                              monkeypatch, where):
+                                                              monkeypatch, caplog, where):
     total = _saves(monkeypatch)
     M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path / "count", checkpoint_every=0)
     stop_at = {"first": 1, "middle": total[0] // 2, "last": total[0]}[where]
@@ -75,29 +76,46 @@ def test_a_solve_stopped_at_a_save_resumes_to_the_same_result(table, whole, tmp_
     load = M._load_state
     monkeypatch.setattr(M, "_load_state", lambda *a: loaded.append(load(*a)) or loaded[-1])
     rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=3600)
-    assert loaded and loaded[0] is not None  # it did resume
+    assert loaded and loaded[0] is not None  # it did resume, and said so
+    assert "match-equity: resuming" in caplog.text and "state_0_2.npz" in caplog.text
+    assert 0 < rec["resumed_seconds"] <= rec["seconds"]
     _same(rec, whole)
 
 
-def test_another_solves_file_is_ignored_with_a_warning(table, whole, tmp_path, monkeypatch):
+def _warned(caplog, *words):
+    """One warning line on the logger, holding ``words``; then forget it."""
+    lines = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(lines) == 1 and "\n" not in lines[0], lines
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    caplog.clear()
+
+
+def test_another_solves_file_is_ignored_with_a_warning(table, whole, tmp_path, monkeypatch,
+                                                       caplog):
     _saves(monkeypatch, 2)
     with pytest.raises(Stop):
         M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path, checkpoint_every=0)
     monkeypatch.undo()
     # the file of 0:2 under the name of 0:1: another state
     shutil.copy(M.state_checkpoint(tmp_path, KEY), M.state_checkpoint(tmp_path, (0, 1)))
-    with pytest.warns(UserWarning, match="checkpoint key .* is not this solve's"):
-        other = M.solve_state(CFG, (0, 1), table, checkpoint_dir=tmp_path)
+    other = M.solve_state(CFG, (0, 1), table, checkpoint_dir=tmp_path)
+    _warned(caplog, "written for another score state", "solving the state from the start")
     _same(other, M.solve_state(CFG, (0, 1), table))
+    assert other["resumed_seconds"] == 0.0
     # other continuation payoffs (an earlier state's equity changed): not resumed
     moved = dict(table)
     moved[(1, 2, 0)] += 0.01  # 0:2 leads to 1:2 when seat 0 wins a point
-    with pytest.warns(UserWarning, match="checkpoint games"):
-        M.solve_state(CFG, KEY, moved, checkpoint_dir=tmp_path)
+    M.solve_state(CFG, KEY, moved, checkpoint_dir=tmp_path)
+    _warned(caplog, "other equities of the states it leads to")
+    # another configuration of the table
+    M.solve_state(M.EquityConfig(target=3, batch=5, ranks=4, copies=2, hand_size=1, tol=2e-4),
+                  KEY, table, checkpoint_dir=tmp_path)
+    _warned(caplog, "another configuration of the table")
     # damaged: not a checkpoint at all
     M.state_checkpoint(tmp_path, KEY).write_bytes(b"not an npz")
-    with pytest.warns(UserWarning, match="not a readable checkpoint"):
-        rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path)
+    rec = M.solve_state(CFG, KEY, table, checkpoint_dir=tmp_path)
+    _warned(caplog, "not a readable checkpoint")
     _same(rec, whole)
 
 
@@ -112,13 +130,17 @@ def test_the_command_checkpoints_resumes_and_cleans_up(tmp_path, capsys, monkeyp
         main([*GAME, "--checkpoint-every", "0", "--out", str(out)])
     monkeypatch.undo()
     partial = out / "partial_vitou_2p_ranks4_copies2_hand1_target3"
-    assert len(list(partial.glob("*.npz"))) == 1
+    (first,) = partial.glob("*.npz")
+    # a kill in the middle of a save leaves write_atomic's temporary file
+    (partial / f".{first.name}.x1y2z3.tmp").write_bytes(b"half a checkpoint")
     capsys.readouterr()
     # without --resume the checkpoint is not overwritten
-    one_line_error(capsys, main([*GAME, "--out", str(out)]), "already holds results",
+    one_line_error(capsys, main([*GAME, "--out", str(out)]), "already holds a state's checkpoint",
                    "--resume")
     assert main([*GAME, "--checkpoint-every", "0", "--out", str(out), "--resume"]) == 0
-    assert not partial.exists()  # every state stored: its checkpoints removed
+    assert "before the checkpoint it resumed" in capsys.readouterr().err
+    assert not partial.exists()  # every state stored: its checkpoints removed, the
+    # temporary file too
     capsys.readouterr()
     whole = tmp_path / "whole"
     assert main([*GAME, "--out", str(whole)]) == 0
@@ -126,8 +148,14 @@ def test_the_command_checkpoints_resumes_and_cleans_up(tmp_path, capsys, monkeyp
     assert (out / name).read_text() == (whole / name).read_text()
 
 
-@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+@pytest.mark.parametrize("value", ["-1", "nan", "-0.5"])
 def test_a_bad_checkpoint_interval_is_refused(value, tmp_path, capsys):
     code = main([*GAME, "--checkpoint-every", value, "--out", str(tmp_path / "x")])
     one_line_error(capsys, code, "--checkpoint-every must be")
     assert not (tmp_path / "x").exists()
+
+
+def test_checkpoint_every_inf_never_saves(tmp_path, capsys, monkeypatch):
+    count = _saves(monkeypatch)
+    assert main([*GAME, "--checkpoint-every", "inf", "--out", str(tmp_path / "me")]) == 0
+    assert count[0] == 0 and not list((tmp_path / "me").glob("partial_*"))

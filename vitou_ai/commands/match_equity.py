@@ -42,11 +42,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="output folder (table, heatmap, summary; per-state results in "
                    "OUT/tasks_<stem>/)")
     p.add_argument("--resume", action="store_true",
-                   help="continue from the per-state results already in --out")
+                   help="continue from the per-state results already in --out, and a state "
+                   "being solved from its checkpoint")
     p.add_argument("--checkpoint-every", type=float, default=600.0, metavar="SECONDS",
                    help="save the state being solved this often (OUT/partial_<stem>/), so "
-                   "that a run stopped mid-state resumes there with --resume; 0: after "
-                   "every batch of iterations")
+                   "that a run stopped mid-state resumes there with --resume (a kill loses "
+                   "the solving since the last save); 0: after every batch of iterations, "
+                   "inf: never. With a Ray cluster, --out must be on a filesystem the "
+                   "nodes share")
     p.add_argument("--backend", default="auto", choices=BACKENDS,
                    help="auto: Ray if installed, else serial")
     p.add_argument("--address", default=None, metavar="HOST:PORT",
@@ -145,9 +148,9 @@ def command(args: argparse.Namespace) -> int:
                               variant=args.variant, mirror=not args.no_mirror)
         if args.max_retries < 0:
             raise MatchEquityError(f"--max-retries must be at least 0, got {args.max_retries}")
-        if not 0 <= args.checkpoint_every < float("inf"):  # NaN fails too
-            raise MatchEquityError("--checkpoint-every must be a number of seconds, 0 or more, "
-                                   f"got {args.checkpoint_every}")
+        if not args.checkpoint_every >= 0:  # NaN fails too
+            raise MatchEquityError("--checkpoint-every must be a number of seconds, 0 or more "
+                                   f"(inf: never), got {args.checkpoint_every}")
     except MatchEquityError as e:
         print(f"vitou-ai match-equity: {e}", file=sys.stderr)
         return EXIT_ERROR
@@ -166,8 +169,9 @@ def command(args: argparse.Namespace) -> int:
     held = [f for f, pattern in ((tasks, "*.json"), (partial, "*.npz"))
             if f.is_dir() and any(f.glob(pattern))]
     if not args.resume and held:
-        print(f"vitou-ai match-equity: {held[0]} already holds results; add --resume to "
-              "continue them, or choose another --out", file=sys.stderr)
+        what = "results" if held[0] == tasks else "a state's checkpoint"
+        print(f"vitou-ai match-equity: {held[0]} already holds {what}; add --resume to "
+              "continue, or choose another --out", file=sys.stderr)
         return EXIT_ERROR
     if args.resume and not held:
         # a mistyped folder would start the whole sweep again, unnoticed (train --resume too)
@@ -187,7 +191,9 @@ def command(args: argparse.Namespace) -> int:
         a, b = rec["key"]
         eq = " ".join(f"{r['equity0']:.6f}" for r in rec["rows"])
         ex = max(r["exploitability"] for r in rec["rows"])
-        how = "stored" if resumed else f"{rec['seconds']:.1f} s"
+        kept = rec.get("resumed_seconds", 0.0)
+        how = "stored" if resumed else f"{rec['seconds']:.1f} s" + (
+            f" ({kept:.0f} s of it before the checkpoint it resumed)" if kept else "")
         note("match-equity", f"state {a}:{b} ({done[0]}) equity0 by dealer {eq}, "
              f"exploitability <= {ex:.2e}, {how}")
 

@@ -50,6 +50,7 @@ import csv
 import hashlib
 import io
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -314,7 +315,9 @@ class FixedPointResult:
     ``equity``: seat 0's equity of each game; ``exploitability`` (equity units) and
     ``iterations`` per game; ``p_nothing``: probability that the deal scores nothing
     under the solved policy; ``rounds``: solve-then-iterate rounds; ``steps``: value
-    iterations of the last round; ``policies``: the solvers' average policies.
+    iterations of the last round; ``seconds``: of solving, over the runs;
+    ``resumed_seconds``: the part of them kept from a checkpoint (0 without one);
+    ``policies``: the solvers' average policies.
     """
 
     equity: list[float]
@@ -325,6 +328,7 @@ class FixedPointResult:
     steps: int
     seconds: float
     policies: list[np.ndarray] = field(default_factory=list, repr=False)
+    resumed_seconds: float = 0.0
 
 
 def iterate_values(a: np.ndarray, p: np.ndarray, partner: Sequence[int], x0: np.ndarray,
@@ -376,13 +380,24 @@ def _save_state(path: Path, tag: dict, solves: list[_DealSolve], rounds: int, ga
                                    for k, a in s.cfr.state_tables().items()})
 
 
+#: what a checkpoint that is not this solve's was written for, by record key
+_OTHER_SOLVE = {
+    "format": "another kind of file", "rules_version": "other rules",
+    "fingerprint": "another configuration of the table (tol, solver, game...)",
+    "key": "another score state", "games": "other equities of the states it leads to "
+    "(one of them was solved again since)"}
+
+#: one-line notes on checkpoints (the command-line prints them on stderr; Ray forwards a
+#: worker's)
+log = logging.getLogger("vitou_ai.match_equity")
+
+
 def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
     """Restore the solvers from ``path`` and return where the solve stood (``round``,
-    ``game``, ``x``, ``seconds``), or ``None`` (with a warning) when the file is not a
-    checkpoint of this solve: the solve starts afresh and the file is overwritten at the
-    next save. A solver's tables are replaced only once the whole record is read."""
-    import warnings
-
+    ``game``, ``x``, ``seconds``), or ``None`` (with a warning on :data:`log`) when the
+    file is not a checkpoint of this solve: the solve starts afresh and the file is
+    overwritten at the next save. A solver's tables are replaced only once the whole
+    record is read."""
     from ..solvers.checkpoint import CheckpointError, load_checkpoint
 
     names = tuple(f"g{i}_{k}" for i, s in enumerate(solves) for k in s.cfr.state_tables())
@@ -390,8 +405,8 @@ def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
         meta, z = load_checkpoint(path, names)
         for k, v in tag.items():
             if meta.get(k) != v:
-                raise CheckpointError(f"{path}: checkpoint {k} {meta.get(k)!r} is not this "
-                                      f"solve's {v!r}")
+                why = _OTHER_SOLVE.get(k, f"another {k} ({meta.get(k)!r}, here {v!r})")
+                raise CheckpointError(f"{path}: a checkpoint written for {why}")
         where = {"round": int(meta["round"]), "game": int(meta["game"]),
                  "x": np.array(meta["x"], dtype=np.float64),
                  "seconds": float(meta["seconds"])}
@@ -409,8 +424,11 @@ def _load_state(path: Path, tag: dict, solves: list[_DealSolve]) -> dict | None:
         for s, c, t in zip(solves, counters, tables, strict=True):
             s.cfr.restore_state(path, c, t)
     except (CheckpointError, KeyError, IndexError, TypeError, ValueError) as e:
-        warnings.warn(f"{e}; solving the state from the start", stacklevel=3)
+        log.warning("match-equity: %s; solving the state from the start", e)
         return None
+    log.warning("match-equity: resuming %s (round %d, %s iterations, %.0f s of solving "
+                "kept)", path, where["round"],
+                " and ".join(str(s.cfr.iteration) for s in solves), where["seconds"])
     return where
 
 
@@ -442,8 +460,11 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
     finds the file resumes from it to the same iterates, and so the same result, as an
     uninterrupted one; a file that is not a checkpoint of this solve (another
     ``checkpoint_tag``, other continuation payoffs, damaged) is ignored with a warning.
-    ``seconds`` then counts the solving kept, over the runs. The caller removes the file
-    once the result is stored.
+    ``seconds`` then counts the solving kept, over the runs (``resumed_seconds`` the part
+    from the checkpoint); up to ``checkpoint_every`` seconds of solving since the last
+    save are lost with a kill. Notes go to the logger ``vitou_ai.match_equity`` (one
+    line each: resumed, or why a file was not). The caller removes the file once the
+    result is stored.
 
     Raises:
         MatchEquityError: a game not within ``tol`` after ``max_iterations``.
@@ -498,7 +519,7 @@ def solve_fixed_point(games: Sequence[tuple[object, np.ndarray, np.ndarray]],
         equity=[float(v) for v in x], exploitability=[float(e) for e in expl],
         iterations=[int(s.cfr.iteration) for s in solves], p_nothing=[float(v) for v in p],
         rounds=rounds, steps=steps, seconds=carried + time.perf_counter() - start,
-        policies=[s.cfr.average_policy() for s in solves])
+        policies=[s.cfr.average_policy() for s in solves], resumed_seconds=carried)
 
 
 # ---- states, tasks and the table --------------------------------------------------------
@@ -560,7 +581,9 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
     Returns:
         A JSON-able record: ``key``, ``rows`` (one per dealer: ``score0``, ``score1``,
         ``dealer``, ``equity0``, ``exploitability``, ``iterations``, ``p_nothing``),
-        ``rounds``, ``steps``, ``seconds``, ``nodes`` (per dealer).
+        ``rounds``, ``steps``, ``seconds`` (of solving, over the runs),
+        ``resumed_seconds`` (the part of them kept from a checkpoint), ``nodes`` (per
+        dealer).
 
     Raises:
         MatchEquityError: a score outside the match; a deal not solved.
@@ -590,7 +613,8 @@ def solve_state(config: EquityConfig, key: tuple[int, int],
              "exploitability": res.exploitability[d], "iterations": res.iterations[d],
              "p_nothing": res.p_nothing[d]} for d in (0, 1)]
     return {"key": [a, b], "rows": rows, "rounds": res.rounds, "steps": res.steps,
-            "seconds": res.seconds, "nodes": [int(g[0].kind.shape[0]) for g in games]}
+            "seconds": res.seconds, "resumed_seconds": res.resumed_seconds,
+            "nodes": [int(g[0].kind.shape[0]) for g in games]}
 
 
 def _tabular_rows(trees, policies) -> tuple[np.ndarray, np.ndarray]:
@@ -880,7 +904,9 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
     stem = output_stem(config)
     start = time.perf_counter()
 
-    partial = None if checkpoint_every is None else out / f"partial_{stem}"
+    # absolute: Ray's workers write the checkpoints, from their own working folder (on a
+    # cluster, ``out`` must be on a filesystem the nodes share for a state to resume)
+    partial = None if checkpoint_every is None else out.resolve() / f"partial_{stem}"
 
     def shared(results):  # the task's arguments: the table of the states solved so far
         table = table_from_records(list(results.values()), config)
@@ -890,8 +916,11 @@ def run_table(config: EquityConfig, out: str | Path, sweep,
                 600.0 if checkpoint_every is None else float(checkpoint_every))
 
     def stored(key, rec, resumed):
-        if partial is not None:  # the result is stored: its checkpoint is spent
-            state_checkpoint(partial, key).unlink(missing_ok=True)
+        if partial is not None:  # the result is stored: its checkpoint is spent, and a
+            # temporary file a kill left mid-write (vitou_ai.io.write_atomic) too
+            spent = state_checkpoint(partial, key)
+            for f in (spent, *partial.glob(f".{spent.name}.*.tmp")):
+                f.unlink(missing_ok=True)
         if on_state:
             on_state(rec, resumed)
 
