@@ -1,11 +1,14 @@
-"""Benchmark: convergence of the public tree's regret minimisers, side by side in one
-process: DCFR (the default), CFR+, PCFR+ (Farina, Kroer & Sandholm 2021) and PDCFR+
-(Xu et al. 2024), :mod:`vitou_ai.solvers.flat.cfr` for their update rules.
+"""Benchmark: convergence of the regret minimisers, side by side in one process: DCFR (the
+default), CFR+, PCFR+ (Farina, Kroer & Sandholm 2021) and PDCFR+ (Xu et al. 2024), on
+the public tree and on the flat tree (the main job's), :mod:`vitou_ai.solvers.flat.cfr`
+for their update rules.
 
-Each rung (a ``vitou_2p`` variant: ranks, copies, hand size; the dealer drawn by
-chance, as ``vitou-ai train``'s default) builds its public tree once;
-the solvers share it and advance in turns, each to its next evaluation point, so that the
-machine's load drifts over all of them alike. The average policy's exact exploitability
+Each rung is a two-player game, the dealer drawn by chance (as ``vitou-ai train``'s
+default): ``RANKS,COPIES,HAND_SIZE`` (a ``vitou_2p`` variant), ``PROFILE`` (a two-player
+profile's full game) or ``PROFILE:RANKS`` (its top RANKS ranks), e.g. ``put:8``,
+``truc_catalan_2p:7``. It builds its public tree once (and its flat tree, when a flat
+solver is asked for); the solvers share them and advance in turns, each to its next
+evaluation point, so that the machine's load drifts over all of them alike. The average policy's exact exploitability
 (points per deal) is evaluated at iterations 1, 2, ... 20 and then every 5 % more
 iterations (the first iteration at or below a target is found to within 5 %); a solver
 stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
@@ -19,7 +22,8 @@ solver that takes DCFR's discounts with those exponents (Brown & Sandholm 2019, 
 
 Reported per rung and solver: the curve ``(iteration, solver seconds, exploitability)``
 and the first evaluated iteration (and its solver time) at or below 1e-3 and 1e-4, with
-both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
+both as ratios to public-dcfr's and to flat dcfr's (``ratio_to_public_dcfr``,
+``ratio_to_dcfr``: each when that solver ran). Writes ``results/bench_regret_minimisers.json``
 (atomically) and the figure ``docs/results/img/regret_minimisers.png``.
 
     python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
@@ -27,6 +31,8 @@ both as ratios to public-dcfr's. Writes ``results/bench_regret_minimisers.json``
         --out results/bench_compact_tables.json --figure docs/results/img/compact_tables.png
     python benchmarks/bench_regret_minimisers.py --rungs 5,4,3 \
         --solvers "public-dcfr,public-dcfr@alpha=1.5;beta=-1;gamma=3" --out ... --figure ...
+    python benchmarks/bench_regret_minimisers.py --rungs put:8 truc_catalan_2p:7
+    python benchmarks/bench_regret_minimisers.py --rungs 8,4,2 --solvers dcfr,cfr+,pcfr+,pdcfr+
     python benchmarks/bench_regret_minimisers.py --replot   # the figure, from the JSON
 """
 
@@ -48,15 +54,56 @@ sys.path.insert(0, str(ROOT))
 
 from vitou_ai.io import write_atomic  # noqa: E402
 from vitou_ai.rules import RULES_VERSION, VitouParams  # noqa: E402
-from vitou_ai.solvers.protocol import PUBLIC, make_solver  # noqa: E402
+from vitou_ai.solvers.flat.tree import build_tree  # noqa: E402
+from vitou_ai.solvers.protocol import FLAT, PUBLIC, make_solver  # noqa: E402
 from vitou_ai.solvers.public.cfr import TABLE_DTYPES  # noqa: E402
-from vitou_ai.solvers.public.tree import build_public_tree  # noqa: E402
+from vitou_ai.solvers.public.tree import build_public_tree, check_public_params  # noqa: E402
 from vitou_ai.solvers.registry import SOLVERS as SOLVER_SPECS  # noqa: E402
 from vitou_ai.training.session import check_writable  # noqa: E402
 
 SOLVERS = ("public-dcfr", "public-cfr+", "public-pcfr+", "public-pdcfr+")
 TARGETS = (1e-3, 1e-4)
-BASELINE = "public-dcfr"
+#: the solvers the others' times are divided by, each when it ran: the public tree's
+#: default and the flat tree's (the main job's)
+BASELINES = ("public-dcfr", "dcfr")
+
+
+def parse_rung(text: str) -> VitouParams:
+    """The game of a ``--rungs`` item, the dealer drawn by chance (R1.4):
+    ``RANKS,COPIES,HAND_SIZE`` (``vitou_2p``), ``PROFILE`` or ``PROFILE:RANKS``.
+
+    Raises:
+        ValueError: one line: a malformed item, an unknown profile, a variant outside the
+            rules, or a game that is not two-player.
+    """
+    head, colon, tail = text.partition(":")
+    if "," in head:
+        parts = head.split(",")
+        if colon or len(parts) != 3 or not all(x.isdigit() for x in parts):
+            raise ValueError(f"--rungs: {text!r} is not RANKS,COPIES,HAND_SIZE, PROFILE or "
+                             "PROFILE:RANKS")
+        ranks, copies, hand = map(int, parts)
+        params = VitouParams(profile="vitou_2p", ranks=ranks, copies=copies,
+                             hand_size=hand, dealer=-1)
+    else:
+        if colon and not tail.isdigit():
+            raise ValueError(f"--rungs: {text!r}: RANKS must be a whole number")
+        try:
+            params = VitouParams(profile=head, ranks=int(tail) if colon else None, dealer=-1)
+        except ValueError as e:
+            raise ValueError(f"--rungs: {text!r}: {e}") from None
+    if params.players != 2:
+        raise ValueError(f"--rungs: {text!r} is a {params.players}-player game; the benchmark "
+                         "compares two-player exploitability")
+    return params
+
+
+def rung_label(params: VitouParams) -> str:
+    """``vitou_2p 5,4,3`` / ``put:8``: the rung as ``--rungs`` names it."""
+    if params.profile == "vitou_2p":
+        return f"vitou_2p {params.ranks},{params.copies},{params.hand_size}"
+    full = VitouParams(profile=params.profile).ranks
+    return params.profile if params.ranks == full else f"{params.profile}:{params.ranks}"
 
 
 def solver_spec(spec: str) -> tuple[str, str, dict[str, float]]:
@@ -111,15 +158,26 @@ def first_below(curve: list[list[float]], target: float) -> dict | None:
 
 def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
              max_iterations: int) -> dict:
-    t = time.perf_counter()
-    tree = build_public_tree(params)
-    build = time.perf_counter() - t
-    print(f"{params.ranks},{params.copies},{params.hand_size}: public tree "
-          f"{tree.num_nodes:,} nodes, {tree.num_entries:,} entries ({build:.1f} s)", flush=True)
+    names = [solver_spec(n)[0] for n in solvers]
+    tree = flat = None
+    build = flat_build = 0.0
+    if any(n in PUBLIC for n in names):
+        t = time.perf_counter()
+        tree = build_public_tree(params)
+        build = time.perf_counter() - t
+        print(f"{rung_label(params)}: public tree {tree.num_nodes:,} nodes, "
+              f"{tree.num_entries:,} entries ({build:.1f} s)", flush=True)
+    if any(n in FLAT for n in names):
+        t = time.perf_counter()
+        flat = build_tree(params)
+        flat_build = time.perf_counter() - t
+        print(f"{rung_label(params)}: flat tree {flat.num_nodes:,} nodes ({flat_build:.1f} s)",
+              flush=True)
     live = {}
     for name in solvers:
         solver, tables, discounts = solver_spec(name)
-        s = make_solver(solver, params, tree, tables=tables, **discounts)
+        s = make_solver(solver, params, tree if solver in PUBLIC else flat, tables=tables,
+                        **discounts)
         live[name] = s
     curves: dict[str, list[list[float]]] = {n: [] for n in solvers}
     pending = dict.fromkeys(solvers, 1)
@@ -136,22 +194,29 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
             else:
                 pending[name] = min(max_iterations, next_eval(s.iterations_done))
     out = {"params": {**params.knobs(), "profile": params.profile},
-           "public_nodes": tree.num_nodes, "entries": tree.num_entries,
-           "build_seconds": round(build, 1), "solvers": {}}
+           "public_nodes": None if tree is None else tree.num_nodes,
+           "entries": None if tree is None else tree.num_entries,
+           "build_seconds": round(build, 1),
+           "flat_nodes": None if flat is None else flat.num_nodes,
+           "flat_build_seconds": round(flat_build, 1), "solvers": {}}
     for name in solvers:
         out["solvers"][name] = {
             "table_bytes": table_bytes(live[name]),
             "curve": [[int(i), round(s, 4), e] for i, s, e in curves[name]],
             **{f"to_{x:g}": first_below(curves[name], x) for x in TARGETS}}
-    base = out["solvers"].get(BASELINE)
-    if base is not None:
+    for baseline in BASELINES:
+        base = out["solvers"].get(baseline)
+        if base is None:
+            continue
+        key = "ratio_to_" + baseline.replace("-", "_")
         for rec in out["solvers"].values():
-            rec["ratio_to_public_dcfr"] = {}
+            rec[key] = {}
             for x in TARGETS:
                 a, b = rec[f"to_{x:g}"], base[f"to_{x:g}"]
-                rec["ratio_to_public_dcfr"][f"{x:g}"] = None if a is None or b is None else {
+                rec[key][f"{x:g}"] = None if a is None or b is None else {
                     "iterations": round(a["iterations"] / b["iterations"], 3),
-                    "seconds": round(a["seconds"] / b["seconds"], 3)}
+                    # a toy's baseline can reach a target in under a millisecond
+                    "seconds": round(a["seconds"] / max(b["seconds"], 1e-3), 3)}
     return out
 
 
@@ -170,8 +235,11 @@ def figure(rungs: list[dict]) -> bytes:
     fig, axes = plt.subplots(len(rungs), 2, figsize=(10, 3.6 * len(rungs)), squeeze=False)
     for row, rung in zip(axes, rungs, strict=True):
         p = rung_params(rung)
-        title = (f"vitou_2p {p.ranks} ranks x {p.copies} copies, {p.hand_size}-card "
-                 f"hands ({rung['public_nodes']:,} public nodes)")
+        sizes = [f"{rung[k]:,} {what}" for k, what in (("public_nodes", "public nodes"),
+                                                       ("flat_nodes", "flat nodes"))
+                 if rung.get(k)]
+        title = (f"{rung_label(p)}: {p.ranks} ranks x {p.copies} copies, {p.hand_size}-card "
+                 f"hands ({', '.join(sizes)})")
         for name, rec in rung["solvers"].items():
             it = [c[0] for c in rec["curve"]]
             sec = [max(c[1], 1e-3) for c in rec["curve"]]
@@ -198,7 +266,8 @@ def figure(rungs: list[dict]) -> bytes:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rungs", nargs="+", default=["4,4,2", "5,4,3"],
-                    help="vitou_2p variants as RANKS,COPIES,HAND_SIZE")
+                    help="two-player games: RANKS,COPIES,HAND_SIZE (vitou_2p), PROFILE or "
+                         "PROFILE:RANKS (its top RANKS ranks)")
     ap.add_argument("--solvers", default=",".join(SOLVERS))
     ap.add_argument("--target", type=float, default=1e-4, help="stop each solver here")
     ap.add_argument("--max-iterations", type=int, default=6000)
@@ -225,10 +294,13 @@ def main(argv: list[str] | None = None) -> int:
             name, tables, discounts = solver_spec(s)
         except ValueError as e:
             refuse(str(e))
-        if name not in PUBLIC:
-            refuse(f"unknown public-tree solver {name!r}; expected some of {', '.join(PUBLIC)}")
+        if name not in PUBLIC + FLAT:
+            refuse(f"unknown solver {name!r}; expected some of the public tree's "
+                   f"{', '.join(PUBLIC)} or the flat tree's {', '.join(FLAT)}")
         if tables not in TABLE_DTYPES:
             refuse(f"{s}: tables must be one of {', '.join(TABLE_DTYPES)}")
+        if tables != "float64" and name not in PUBLIC:
+            refuse(f"{s}: compact tables are for the public-tree solvers only")
         if discounts and not SOLVER_SPECS[name].discounts:
             refuse(f"{s}: {name} takes no DCFR discounts")
     if not (args.target > 0) or args.max_iterations < 1:
@@ -236,23 +308,23 @@ def main(argv: list[str] | None = None) -> int:
     rungs = []
     try:
         for r in args.rungs:
-            parts = r.split(",")
-            if len(parts) != 3 or not all(x.isdigit() for x in parts):
-                raise ValueError(f"--rungs: {r!r} is not RANKS,COPIES,HAND_SIZE")
-            ranks, copies, hand = map(int, parts)
-            # dealer drawn by chance (R1.4), as ``vitou-ai train``'s default
-            rungs.append(VitouParams(profile="vitou_2p", ranks=ranks, copies=copies,
-                                     hand_size=hand, dealer=-1))
+            p = parse_rung(r)
+            if any(solver_spec(n)[0] in PUBLIC for n in solvers):
+                check_public_params(p)
+            rungs.append(p)
         check_writable(args.out, "file")
         check_writable(args.figure, "file", "--figure")
     except (ValueError, OSError) as e:
         refuse(str(e))
     # load the compiled passes (numba's cache) outside the timed runs
     warm = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
-    warm_tree = build_public_tree(warm)
+    warm_trees = {}
     for name in solvers:
         solver, tables, discounts = solver_spec(name)
-        s = make_solver(solver, warm, warm_tree, tables=tables, **discounts)
+        kind = "public" if solver in PUBLIC else "flat"
+        if kind not in warm_trees:
+            warm_trees[kind] = (build_public_tree if kind == "public" else build_tree)(warm)
+        s = make_solver(solver, warm, warm_trees[kind], tables=tables, **discounts)
         s.iterate(2)
         s.exact_evaluation()
     load_before = os.getloadavg()[0]
@@ -282,17 +354,22 @@ def main(argv: list[str] | None = None) -> int:
 def report(results: list[dict]) -> None:
     """Print each rung's iterations and solver seconds to the targets, and the ratios."""
     for rung in results:
-        p = rung_params(rung)
-        print(f"{p.ranks},{p.copies},{p.hand_size}:")
+        print(f"{rung_label(rung_params(rung))}:")
         for name, rec in rung["solvers"].items():
             cells = []
             for x in TARGETS:
-                to, ratio = rec[f"to_{x:g}"], rec.get("ratio_to_public_dcfr", {}).get(f"{x:g}")
-                cells.append("not reached" if to is None else
-                             f"{x:g}: {to['iterations']:,} it, {to['seconds']:.1f} s" +
-                             ("" if ratio is None else
-                              f" (x{ratio['iterations']:.2f} it, x{ratio['seconds']:.2f} s)"))
-            print(f"  {name:15s} " + "; ".join(cells))
+                to = rec[f"to_{x:g}"]
+                if to is None:
+                    cells.append(f"{x:g}: not reached")
+                    continue
+                cell = f"{x:g}: {to['iterations']:,} it, {to['seconds']:.1f} s"
+                for baseline in BASELINES:
+                    ratio = rec.get("ratio_to_" + baseline.replace("-", "_"), {}).get(f"{x:g}")
+                    if ratio is not None and name != baseline:
+                        cell += (f" (x{ratio['iterations']:.2f} it, x{ratio['seconds']:.2f} s "
+                                 f"of {baseline})")
+                cells.append(cell)
+            print(f"  {name:22s} " + "; ".join(cells))
 
 
 if __name__ == "__main__":
