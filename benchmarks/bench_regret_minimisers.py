@@ -12,7 +12,8 @@ evaluation point, so that the machine's load drifts over all of them alike. The 
 (points per deal) is evaluated at iterations 1, 2, ... 20 and then every 5 % more
 iterations (the first iteration at or below a target is found to within 5 %); a solver
 stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
-``iterate`` (evaluation excluded).
+``iterate`` (evaluation excluded), after one iteration of each solver on the rung's tree
+thrown away (numba's compilation or cache load is not timed).
 
 A solver written ``NAME:float32`` runs with compact tables
 (:data:`vitou_ai.solvers.public.cfr.TABLE_DTYPES`): half the tables' memory, reported as
@@ -39,6 +40,7 @@ both as ratios to public-dcfr's and to flat dcfr's (``ratio_to_public_dcfr``,
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import math
@@ -176,9 +178,16 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
     live = {}
     for name in solvers:
         solver, tables, discounts = solver_spec(name)
-        s = make_solver(solver, params, tree if solver in PUBLIC else flat, tables=tables,
-                        **discounts)
-        live[name] = s
+        make = functools.partial(make_solver, solver, params,
+                                 tree if solver in PUBLIC else flat, tables=tables, **discounts)
+        # one iteration and one evaluation on this tree, thrown away: every compiled
+        # pass it takes (a tree past 100,000 public nodes walks a parallel frontier that a
+        # small one does not) is compiled or loaded from numba's cache outside the timing
+        warm = make()
+        warm.iterate(1)
+        warm.exact_evaluation()
+        del warm
+        live[name] = make()
     curves: dict[str, list[list[float]]] = {n: [] for n in solvers}
     pending = dict.fromkeys(solvers, 1)
     while pending:
@@ -316,17 +325,6 @@ def main(argv: list[str] | None = None) -> int:
         check_writable(args.figure, "file", "--figure")
     except (ValueError, OSError) as e:
         refuse(str(e))
-    # load the compiled passes (numba's cache) outside the timed runs
-    warm = VitouParams(profile="vitou_2p", ranks=3, copies=1, hand_size=1)
-    warm_trees = {}
-    for name in solvers:
-        solver, tables, discounts = solver_spec(name)
-        kind = "public" if solver in PUBLIC else "flat"
-        if kind not in warm_trees:
-            warm_trees[kind] = (build_public_tree if kind == "public" else build_tree)(warm)
-        s = make_solver(solver, warm, warm_trees[kind], tables=tables, **discounts)
-        s.iterate(2)
-        s.exact_evaluation()
     load_before = os.getloadavg()[0]
     wall = time.perf_counter()
     results: list[dict] = []
