@@ -8,10 +8,10 @@ default): ``RANKS,COPIES,HAND_SIZE`` (a ``vitou_2p`` variant), ``PROFILE`` (a tw
 profile's full game) or ``PROFILE:RANKS`` (its top RANKS ranks), e.g. ``put:8``,
 ``truc_catalan_2p:7``. It builds its public tree once (and its flat tree, when a flat
 solver is asked for); the solvers share them and advance in turns, each to its next
-evaluation point, so that the machine's load drifts over all of them alike. The average policy's exact exploitability
-(points per deal) is evaluated at iterations 1, 2, ... 20 and then every 5 % more
-iterations (the first iteration at or below a target is found to within 5 %); a solver
-stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
+evaluation point, so that the machine's load drifts over all of them alike. The average
+policy's exact exploitability (points per deal) is evaluated at iterations 1, 2, ... 20
+and then every 5 % more iterations (the first iteration at or below a target is found to
+within 5 %); a solver stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
 ``iterate`` (evaluation excluded), after one iteration of each solver on the rung's tree
 thrown away (numba's compilation or cache load is not timed).
 
