@@ -11,9 +11,9 @@ solver is asked for); the solvers share them and advance in turns, each to its n
 evaluation point, so that the machine's load drifts over all of them alike. The average
 policy's exact exploitability (points per deal) is evaluated at iterations 1, 2, ... 20
 and then every 5 % more iterations (the first iteration at or below a target is found to
-within 5 %); a solver stops at ``--target`` or ``--max-iterations``. Solver time is the seconds spent in
-``iterate`` (evaluation excluded), after one iteration of each solver on the rung's tree
-thrown away (numba's compilation or cache load is not timed).
+within 5 %); a solver stops at ``--target`` or ``--max-iterations``. Solver time is the
+seconds spent in ``iterate`` (evaluation excluded), after one iteration of each solver on
+the rung's tree thrown away (numba's compilation or cache load is not timed).
 
 A solver written ``NAME:float32`` runs with compact tables
 (:data:`vitou_ai.solvers.public.cfr.TABLE_DTYPES`): half the tables' memory, reported as
