@@ -586,6 +586,38 @@ def test_the_trainer_is_chosen_once_from_explicit_settings(tmp_path, capsys):
     assert match_trainer(None, resume=True, out=tmp_path / "four") == "match4p"
 
 
+def test_two_player_default_is_public_dcfr(monkeypatch):
+    """A new two-player run given no ``--solver`` runs DCFR on the public tree (the
+    regret-minimiser benchmark: x0.2 flat DCFR's solver time on the defaults' game); a
+    solver given, a resumed run (its own) and the four-player defaults are left alone;
+    where the public tree refuses the game, flat DCFR, said in one line with the reason."""
+    import io
+
+    from vitou_ai.solvers.public import tree as public_tree
+    from vitou_ai.training import PointsSettings, choose_trainer
+    from vitou_ai.training.dispatch import TWO_PLAYER_DEFAULT
+
+    told = io.StringIO()
+    for profile in (None, "put", "truc_catalan_2p"):
+        chosen = choose_trainer(PointsSettings(profile=profile, ranks=4), out=told)
+        assert chosen.solver == TWO_PLAYER_DEFAULT == "public-dcfr"
+    assert told.getvalue() == ""
+    assert choose_trainer(PointsSettings(solver="dcfr"), out=told).solver == "dcfr"
+    assert choose_trainer(PointsSettings(resume=True), out=told).solver is None
+    assert choose_trainer(PointsSettings(profile="put_partnership"), out=told).solver == (
+        "es-mccfr")
+
+    def refuse(params):
+        raise ValueError("no public tree for this one")
+
+    monkeypatch.setattr(public_tree, "check_public_params", refuse)
+    told = io.StringIO()
+    assert choose_trainer(PointsSettings(ranks=4), out=told).solver == "dcfr"
+    (line,) = told.getvalue().splitlines()
+    assert "solver dcfr (the two-player default, public-dcfr, does not take this game: " \
+        "no public tree for this one)" in line
+
+
 @pytest.mark.parametrize("field, value", [("iterations", "x"), ("time", True), ("signals", 1),
                                           ("bots", ("counter", 3)), ("seed", 1.5)])
 def test_training_settings_of_the_wrong_type_are_one_line_errors(field, value):

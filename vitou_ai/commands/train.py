@@ -27,7 +27,7 @@ from ..rules.params import ALL_PROFILES
 from ..solvers.registry import SOLVERS as REGISTRY
 from ..solvers.registry import names
 from ..training import PointsSettings, TrainingError, TrainingInterrupted, choose_trainer, train
-from ..training.dispatch import match_trainer
+from ..training.dispatch import TWO_PLAYER_DEFAULT, match_trainer
 from ..training.settings import (  # noqa: F401  (the command's names)
     ABSTRACT_OPTIONS,
     AUTO_TREE_NODES,
@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         # default None: a flag left out is told apart from one given, for --resume
         default = RUN_DEFAULTS[flag[2:].replace("-", "_")]
         shown = ("the profile's" if flag == "--target" else
-                 f"{default} for two-player profiles" if flag == "--solver" else
+                 f"{TWO_PLAYER_DEFAULT} for two-player profiles" if flag == "--solver" else
                  "the profile's whole deck" if flag == "--ranks" else _show(default))
         p.add_argument(flag, default=None, help=f"{text} (default: {shown}; with --resume: "
                        "the run's)", **kw)

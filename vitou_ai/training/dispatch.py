@@ -47,6 +47,12 @@ def four_players(profile: str) -> bool:
         return False
 
 
+#: the solver of a new two-player run given no ``--solver``, where the public tree takes
+#: the game: DCFR on the public tree reaches exploitability 1e-4 on the defaults' game
+#: (``vitou_2p``, 2-card hands, dealer drawn) in the same iterations as flat DCFR and
+#: x0.21 its solver time (docs/results/regret-minimisers.md, the flat tree's solvers);
+#: flat DCFR (``RUN_DEFAULTS``) where the public tree refuses the game
+TWO_PLAYER_DEFAULT = "public-dcfr"
 #: ``put_willughby``'s deck in ``vitou-ai train`` when ``--ranks`` is not given: its top 6
 #: ranks (``3 2 A K Q J``, P7.0) x 4 copies; with the default 2-card hands the flat tree has
 #: 3.4 million nodes and flat DCFR solves it (the whole deck's tree does not fit)
@@ -87,20 +93,44 @@ def _willughby_default(settings: PointsSettings, out) -> PointsSettings:
     return replace(settings, solver=solver)
 
 
+def _two_player_default(settings: PointsSettings, out) -> PointsSettings:
+    """A new two-player run's solver when none is given: :data:`TWO_PLAYER_DEFAULT` where
+    the public tree takes the game, else flat DCFR (``RUN_DEFAULTS``), said on ``out``
+    with the public tree's reason (signals on, R7.2; ``truc_1912``, F2.3)."""
+    from ..solvers.public.tree import check_public_params
+
+    try:
+        params = game_params({**RUN_DEFAULTS, **settings.given()})
+    except (ValueError, TypeError):
+        return settings  # the trainer refuses the game, in its own words
+    if params.players != 2:
+        return settings
+    try:
+        check_public_params(params)
+    except ValueError as e:
+        print(f"vitou-ai train: solver {RUN_DEFAULTS['solver']} (the two-player default, "
+              f"{TWO_PLAYER_DEFAULT}, does not take this game: {e}); pass --solver to choose "
+              "another", file=out, flush=True)
+        return replace(settings, solver=RUN_DEFAULTS["solver"])
+    return replace(settings, solver=TWO_PLAYER_DEFAULT)
+
+
 def _full_game_default(settings: PointsSettings, out) -> PointsSettings:
     """``settings`` with the defaults of a new run that depend on the game: those of
-    ``put_willughby`` (:func:`_willughby_default`), and ``solver``
-    :data:`FULL_GAME_DEFAULT` when none is given and the game has four players but the
-    abstract trainer (the four-player default) refuses it (:mod:`vitou_ai.capabilities`:
-    partnership Put); each choice is printed on ``out``. Otherwise ``settings``
-    unchanged."""
+    ``put_willughby`` (:func:`_willughby_default`); of a two-player game
+    (:func:`_two_player_default`); and ``solver`` :data:`FULL_GAME_DEFAULT` when none is
+    given and the game has four players but the abstract trainer (the four-player
+    default) refuses it (:mod:`vitou_ai.capabilities`: partnership Put); each fallback is
+    printed on ``out``. Otherwise ``settings`` unchanged."""
     from ..capabilities import cell
 
     profile = settings.profile or RUN_DEFAULTS["profile"]
     if not settings.resume and profile == "put_willughby":
         return _willughby_default(settings, out)
-    if settings.solver is not None or settings.resume or not four_players(profile):
+    if settings.solver is not None or settings.resume:
         return settings
+    if not four_players(profile):
+        return _two_player_default(settings, out)
     c = cell(profile, "abstract")
     if c.works:
         return settings
