@@ -2,9 +2,9 @@
 
 The exact 3-card ``vitou_2p`` table is solved state by state through
 ``vitou-ai match-equity --hand-size 3 --solver public`` (Ray path, one result file per
-score state in ``OUT/tasks_<stem>/``, resumable with ``--resume``). It does not fit in
-one session, so this script reads the states solved so far, without solving anything,
-and writes:
+score state in ``OUT/tasks_<stem>/``, resumable with ``--resume``). It took several
+sessions, so this script reads the states solved so far (or all of them), without solving
+anything, and writes:
 
 - ``OUT/<stem>_solved.csv``: ``score0, score1, dealer, equity0`` of the solved states
   (with ``mirror``, their seat-swapped twins too), the table's own columns;
