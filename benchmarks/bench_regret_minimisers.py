@@ -24,8 +24,10 @@ solver that takes DCFR's discounts with those exponents (Brown & Sandholm 2019, 
 Reported per rung and solver: the curve ``(iteration, solver seconds, exploitability)``
 and the first evaluated iteration (and its solver time) at or below 1e-3 and 1e-4, with
 both as ratios to public-dcfr's and to flat dcfr's (``ratio_to_public_dcfr``,
-``ratio_to_dcfr``: each when that solver ran). Writes ``results/bench_regret_minimisers.json``
-(atomically) and the figure ``docs/results/img/regret_minimisers.png``.
+``ratio_to_dcfr``: each when that solver ran); with ``--target`` above 1e-4, the
+milestones not below it and the target itself. Writes ``results/bench_regret_minimisers.json``
+(atomically) and the figure ``docs/results/img/regret_minimisers.png``; with another
+``--out``, the figure beside it (``--figure`` to choose).
 
     python benchmarks/bench_regret_minimisers.py [--rungs 4,4,2 5,4,3] [--target 1e-4]
     python benchmarks/bench_regret_minimisers.py --rungs 5,4,3 --solvers public-dcfr,public-dcfr:float32 \
@@ -65,9 +67,17 @@ from vitou_ai.training.session import check_writable  # noqa: E402
 
 SOLVERS = ("public-dcfr", "public-cfr+", "public-pcfr+", "public-pdcfr+")
 TARGETS = (1e-3, 1e-4)
+
+
+def milestones(target: float) -> tuple[float, ...]:
+    """The exploitabilities reported: 1e-3 and 1e-4 where a solver is run to them (not
+    below ``--target``, where it stops), and the target itself."""
+    return tuple(sorted({x for x in TARGETS if x >= target} | {target}, reverse=True))
 #: the solvers the others' times are divided by, each when it ran: the public tree's
 #: default and the flat tree's (the main job's)
 BASELINES = ("public-dcfr", "dcfr")
+DEFAULT_OUT = ROOT / "results" / "bench_regret_minimisers.json"
+DEFAULT_FIGURE = ROOT / "docs" / "results" / "img" / "regret_minimisers.png"
 
 
 def parse_rung(text: str) -> VitouParams:
@@ -164,12 +174,14 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
     tree = flat = None
     build = flat_build = 0.0
     if any(n in PUBLIC for n in names):
+        print(f"{rung_label(params)}: building the public tree...", flush=True)
         t = time.perf_counter()
         tree = build_public_tree(params)
         build = time.perf_counter() - t
         print(f"{rung_label(params)}: public tree {tree.num_nodes:,} nodes, "
               f"{tree.num_entries:,} entries ({build:.1f} s)", flush=True)
     if any(n in FLAT for n in names):
+        print(f"{rung_label(params)}: building the flat tree...", flush=True)
         t = time.perf_counter()
         flat = build_tree(params)
         flat_build = time.perf_counter() - t
@@ -203,6 +215,7 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
             else:
                 pending[name] = min(max_iterations, next_eval(s.iterations_done))
     out = {"params": {**params.knobs(), "profile": params.profile},
+           "milestones": list(milestones(target)),
            "public_nodes": None if tree is None else tree.num_nodes,
            "entries": None if tree is None else tree.num_entries,
            "build_seconds": round(build, 1),
@@ -212,7 +225,7 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
         out["solvers"][name] = {
             "table_bytes": table_bytes(live[name]),
             "curve": [[int(i), round(s, 4), e] for i, s, e in curves[name]],
-            **{f"to_{x:g}": first_below(curves[name], x) for x in TARGETS}}
+            **{f"to_{x:g}": first_below(curves[name], x) for x in milestones(target)}}
     for baseline in BASELINES:
         base = out["solvers"].get(baseline)
         if base is None:
@@ -220,7 +233,7 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
         key = "ratio_to_" + baseline.replace("-", "_")
         for rec in out["solvers"].values():
             rec[key] = {}
-            for x in TARGETS:
+            for x in milestones(target):
                 a, b = rec[f"to_{x:g}"], base[f"to_{x:g}"]
                 rec[key][f"{x:g}"] = None if a is None or b is None else {
                     "iterations": round(a["iterations"] / b["iterations"], 3),
@@ -260,7 +273,7 @@ def figure(rungs: list[dict]) -> bytes:
             ax.set_yscale("log")
             ax.set_xlabel(xl)
             ax.set_ylabel("exploitability (points per deal)")
-            for x in TARGETS:
+            for x in rung.get("milestones", TARGETS):
                 ax.axhline(x, color="grey", lw=0.5, ls=":")
             ax.grid(True, which="major", alpha=0.3)
         row[0].set_title(title, fontsize=9, loc="left")
@@ -273,24 +286,41 @@ def figure(rungs: list[dict]) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        description="Convergence of the regret minimisers, side by side in one process: "
+        "exploitability against iterations and solver seconds, and the iterations and "
+        "seconds to 1e-3 and 1e-4 as ratios to public-dcfr and flat dcfr.")
     ap.add_argument("--rungs", nargs="+", default=["4,4,2", "5,4,3"],
                     help="two-player games: RANKS,COPIES,HAND_SIZE (vitou_2p), PROFILE or "
-                         "PROFILE:RANKS (its top RANKS ranks)")
-    ap.add_argument("--solvers", default=",".join(SOLVERS))
-    ap.add_argument("--target", type=float, default=1e-4, help="stop each solver here")
-    ap.add_argument("--max-iterations", type=int, default=6000)
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench_regret_minimisers.json"))
-    ap.add_argument("--figure", default=str(ROOT / "docs" / "results" / "img"
-                                            / "regret_minimisers.png"))
+                         "PROFILE:RANKS (its top RANKS ranks); default: 4,4,2 5,4,3")
+    ap.add_argument("--solvers", default=",".join(SOLVERS),
+                    help="comma-separated: public-tree or flat-tree solver names, each "
+                         "optionally NAME:float32 (public tree) or "
+                         "NAME@alpha=A;beta=B;gamma=G (DCFR); default: %(default)s")
+    ap.add_argument("--target", type=float, default=1e-4,
+                    help="stop each solver at this exploitability, points per deal "
+                         "(default: %(default)g)")
+    ap.add_argument("--max-iterations", type=int, default=6000,
+                    help="or after this many iterations (default: %(default)s)")
+    ap.add_argument("--out", default=str(DEFAULT_OUT),
+                    help="the JSON record, written atomically after each rung (default: "
+                         "results/bench_regret_minimisers.json)")
+    ap.add_argument("--figure", default=None,
+                    help="the figure (default: docs/results/img/regret_minimisers.png with "
+                         "the default --out, else --out with .png)")
     ap.add_argument("--replot", action="store_true",
                     help="only redraw the figure (and print the report) from --out's JSON")
     args = ap.parse_args(argv)
+    if args.figure is None:  # a run writing elsewhere never overwrites the docs' figure
+        args.figure = str(DEFAULT_FIGURE if Path(args.out) == DEFAULT_OUT
+                          else Path(args.out).with_suffix(".png"))
     if args.replot:
         try:
             check_writable(args.figure, "file", "--figure")
             results = json.loads(Path(args.out).read_text())["rungs"]
-        except (OSError, ValueError, KeyError) as e:
+        except KeyError:
+            refuse(f"--replot: {args.out} has no 'rungs': not a record of this benchmark")
+        except (OSError, ValueError) as e:
             refuse(f"--replot: {args.out}: {e}")
         write_atomic(Path(args.figure), figure(results))
         report(results)
@@ -355,7 +385,7 @@ def report(results: list[dict]) -> None:
         print(f"{rung_label(rung_params(rung))}:")
         for name, rec in rung["solvers"].items():
             cells = []
-            for x in TARGETS:
+            for x in rung.get("milestones", TARGETS):
                 to = rec[f"to_{x:g}"]
                 if to is None:
                     cells.append(f"{x:g}: not reached")

@@ -121,3 +121,23 @@ def test_bad_rung_or_flat_spec_one_line(tmp_path, capsys, args, words):
     err = [s for s in capsys.readouterr().err.splitlines() if s.strip()]
     assert e.value.code == 2 and len(err) == 1 and words in err[0], err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_milestones_follow_the_target_and_the_figure_goes_beside_out(tmp_path, capsys):
+    """With ``--target 1e-2`` the solvers stop there, so 1e-3 and 1e-4 are not reported
+    as "not reached"; the target is. A run with its own ``--out`` and no ``--figure``
+    writes the figure beside it (it once overwrote the docs' figure)."""
+    out = tmp_path / "r.json"
+    assert B.main(["--rungs", "3,4,1", "--solvers", "public-dcfr,public-cfr+",
+                   "--target", "1e-2", "--out", str(out)]) == 0
+    (rung,) = json.loads(out.read_text())["rungs"]
+    assert rung["milestones"] == [0.01]
+    for rec in rung["solvers"].values():
+        assert rec["to_0.01"] is not None and "to_0.001" not in rec
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "not reached" not in capsys.readouterr().out
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        B.main(["--replot", "--out", str(tmp_path / "x.json")])
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("has no 'rungs': not a record of this benchmark") and "\n" not in err

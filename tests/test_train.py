@@ -586,7 +586,7 @@ def test_the_trainer_is_chosen_once_from_explicit_settings(tmp_path, capsys):
     assert match_trainer(None, resume=True, out=tmp_path / "four") == "match4p"
 
 
-def test_two_player_default_is_public_dcfr(monkeypatch):
+def test_two_player_default_is_public_dcfr(monkeypatch, tmp_path):
     """A new two-player run given no ``--solver`` runs DCFR on the public tree (the
     regret-minimiser benchmark: x0.2 flat DCFR's solver time on the defaults' game); a
     solver given, a resumed run (its own) and the four-player defaults are left alone;
@@ -606,6 +606,12 @@ def test_two_player_default_is_public_dcfr(monkeypatch):
     assert choose_trainer(PointsSettings(resume=True), out=told).solver is None
     assert choose_trainer(PointsSettings(profile="put_partnership"), out=told).solver == (
         "es-mccfr")
+    # the library's entry point takes the command's default too
+    from vitou_ai.training import train
+
+    train(PointsSettings(ranks=3, copies=1, hand_size=1, iterations=2, eval_deals=100,
+                         out=tmp_path / "lib"), out=io.StringIO())
+    assert json.loads((tmp_path / "lib" / "run.json").read_text())["solver"] == "public-dcfr"
 
     def refuse(params):
         raise ValueError("no public tree for this one")

@@ -148,7 +148,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="iterations between evaluations (default: iterations / 10; with "
                    "--resume: the run's)")
     p.add_argument("--max-tree-nodes", type=int, default=30_000_000,
-                   help="largest game tree to build; a sampling solver (es-/os-mccfr) "
+                   help="largest game tree (or, public-*, public tree) to build; a "
+                   "sampling solver (es-/os-mccfr) "
                    f"with --exact auto builds one of at most {AUTO_TREE_NODES:,} nodes (it "
                    "only serves the exact evaluation), or none")
     p.add_argument("--out", default=None,

@@ -305,7 +305,9 @@ TRAINERS = _trainers()
 
 def train(settings: PointsSettings | AbstractSettings, out=None):
     """Run the trainer of ``settings`` (:data:`TRAINERS`; :func:`choose_trainer` picks
-    them for a points run); progress lines on ``out`` (default: stdout).
+    them for a points run); progress lines on ``out`` (default: stdout). A new points run
+    given no solver takes the command's default for its game (``public-dcfr`` with two
+    players; :func:`choose_trainer` routes a four-player one to the abstract trainer).
 
     Returns:
         :class:`~vitou_ai.training.points.TrainingResult`.
@@ -318,4 +320,8 @@ def train(settings: PointsSettings | AbstractSettings, out=None):
     except KeyError:
         raise TrainingError(f"no trainer for {type(settings).__name__}; expected one of "
                             f"{', '.join(c.__name__ for c in TRAINERS)}") from None
+    if isinstance(settings, PointsSettings):
+        import sys
+
+        settings = _full_game_default(settings, out or sys.stdout)
     return trainer(settings, out)

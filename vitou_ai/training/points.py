@@ -330,7 +330,8 @@ def _build_tree(plan: _Plan):
             fix = (", fix the dealer (--dealer 0: half the tree)" if plan.params.dealer < 0
                    else "")
             raise TrainingError(f"{e} (public-tree solvers: raise --max-tree-nodes{fix}, or "
-                                "use dcfr / es-mccfr)") from None
+                                "use es-mccfr, which needs no tree; the flat tree of --solver "
+                                "dcfr is larger)") from None
         check_public_train_memory(tree.num_entries, plan.params)
         return tree
     need = REGISTRY[s["solver"]].tree == "flat"
