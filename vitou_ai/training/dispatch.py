@@ -50,7 +50,7 @@ def four_players(profile: str) -> bool:
 #: the solver of a new two-player run given no ``--solver``, where the public tree takes
 #: the game: DCFR on the public tree reaches exploitability 1e-4 on the defaults' game
 #: (``vitou_2p``, 2-card hands, dealer drawn) in the same iterations as flat DCFR and
-#: x0.21 its solver time (docs/results/regret-minimisers.md, the flat tree's solvers);
+#: x0.20 its solver time (docs/results/regret-minimisers.md, the flat tree's solvers);
 #: flat DCFR (``RUN_DEFAULTS``) where the public tree refuses the game
 TWO_PLAYER_DEFAULT = "public-dcfr"
 #: ``put_willughby``'s deck in ``vitou-ai train`` when ``--ranks`` is not given: its top 6
@@ -96,7 +96,8 @@ def _willughby_default(settings: PointsSettings, out) -> PointsSettings:
 def _two_player_default(settings: PointsSettings, out) -> PointsSettings:
     """A new two-player run's solver when none is given: :data:`TWO_PLAYER_DEFAULT` where
     the public tree takes the game, else flat DCFR (``RUN_DEFAULTS``), said on ``out``
-    with the public tree's reason (signals on, R7.2; ``truc_1912``, F2.3)."""
+    with the public tree's reason (:func:`~vitou_ai.solvers.public.tree.check_public_params`;
+    it takes every two-player profile today)."""
     from ..solvers.public.tree import check_public_params
 
     try:
