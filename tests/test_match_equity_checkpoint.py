@@ -159,3 +159,25 @@ def test_checkpoint_every_inf_never_saves(tmp_path, capsys, monkeypatch):
     count = _saves(monkeypatch)
     assert main([*GAME, "--checkpoint-every", "inf", "--out", str(tmp_path / "me")]) == 0
     assert count[0] == 0 and not list((tmp_path / "me").glob("partial_*"))
+
+
+def test_a_resume_with_every_state_stored_builds_no_tree(tmp_path, capsys, monkeypatch):
+    """A table whose states are all stored is rebuilt from them without the deal-size
+    check (the full 3-card game's public tree: 19 s and 1.65 GB for nothing); a table
+    with a state left checks it; a flat tree too large names ``--solver public``."""
+    from vitou_ai.commands import match_equity as cmd
+
+    out = tmp_path / "me"
+    assert main([*GAME, "--out", str(out)]) == 0
+    built = []
+    monkeypatch.setattr(cmd, "_check_tree_size", lambda *a: built.append(a))
+    assert main([*GAME, "--out", str(out), "--resume"]) == 0
+    assert built == []
+    (out / "tasks_vitou_2p_ranks4_copies2_hand1_target3" / "0_0.json").unlink()
+    assert main([*GAME, "--out", str(out), "--resume"]) == 0
+    assert len(built) == 1
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main([*GAME, "--max-tree-nodes", "10", "--out", str(tmp_path / "f")]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]  # after the command's progress notes
+    assert "flat tree has more than 10 nodes" in last and "use --solver public" in last

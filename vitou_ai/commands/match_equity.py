@@ -131,8 +131,11 @@ def _check_tree_size(config, max_nodes: int) -> None:
     except ValueError:
         raise MatchEquityError(f"the deal's {config.solver} tree has more than {max_nodes:,} "
                                "nodes; a deal is solved whole (two trees per score state at "
-                               "once): use --hand-size 2 or fewer --ranks, or raise "
-                               "--max-tree-nodes") from None
+                               "once): " + ("use --solver public (the public tree: the "
+                               "3-card table's), --hand-size 2 or fewer --ranks, or raise "
+                               "--max-tree-nodes" if config.solver != "public" else
+                               "use --hand-size 2 or fewer --ranks, or raise "
+                               "--max-tree-nodes")) from None
 
 
 def command(args: argparse.Namespace) -> int:
@@ -206,7 +209,11 @@ def command(args: argparse.Namespace) -> int:
             note("match-equity", f"{output_stem(config)}: backend {sweep.backend}"
                  + (f" at {args.address}" if args.address else
                     f", {sweep.workers} workers" if sweep.backend == "ray" else ""))
-            _check_tree_size(config, args.max_tree_nodes)  # before any deal is solved
+            # before any deal is solved; a table whose states are all stored solves none
+            from ..match_equity.two_player import task_keys
+
+            if any(sweep.load(tuple(k)) is None for wave in task_keys(config) for k in wave):
+                _check_tree_size(config, args.max_tree_nodes)
             summary = run_table(config, out, sweep, on_state,
                                 checkpoint_every=args.checkpoint_every)
     except (SweepError, MatchEquityError, OSError) as e:
