@@ -80,6 +80,11 @@ DEFAULT_OUT = ROOT / "results" / "bench_regret_minimisers.json"
 DEFAULT_FIGURE = ROOT / "docs" / "results" / "img" / "regret_minimisers.png"
 
 
+def ratio_key(baseline: str) -> str:
+    """The record's key of the ratios to ``baseline``: ``ratio_to_public_dcfr``..."""
+    return "ratio_to_" + baseline.replace("-", "_")
+
+
 def parse_rung(text: str) -> VitouParams:
     """The game of a ``--rungs`` item, the dealer drawn by chance (R1.4):
     ``RANKS,COPIES,HAND_SIZE`` (``vitou_2p``), ``PROFILE`` or ``PROFILE:RANKS``.
@@ -230,7 +235,7 @@ def run_rung(params: VitouParams, solvers: tuple[str, ...], target: float,
         base = out["solvers"].get(baseline)
         if base is None:
             continue
-        key = "ratio_to_" + baseline.replace("-", "_")
+        key = ratio_key(baseline)
         for rec in out["solvers"].values():
             rec[key] = {}
             for x in milestones(target):
@@ -345,10 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.target > 0) or args.max_iterations < 1:
         refuse("--target must be > 0 and --max-iterations >= 1")
     rungs = []
+    public = any(solver_spec(n)[0] in PUBLIC for n in solvers)
     try:
         for r in args.rungs:
             p = parse_rung(r)
-            if any(solver_spec(n)[0] in PUBLIC for n in solvers):
+            if public:
                 check_public_params(p)
             rungs.append(p)
         check_writable(args.out, "file")
@@ -392,7 +398,7 @@ def report(results: list[dict]) -> None:
                     continue
                 cell = f"{x:g}: {to['iterations']:,} it, {to['seconds']:.1f} s"
                 for baseline in BASELINES:
-                    ratio = rec.get("ratio_to_" + baseline.replace("-", "_"), {}).get(f"{x:g}")
+                    ratio = rec.get(ratio_key(baseline), {}).get(f"{x:g}")
                     if ratio is not None and name != baseline:
                         cell += (f" (x{ratio['iterations']:.2f} it, x{ratio['seconds']:.2f} s "
                                  f"of {baseline})")

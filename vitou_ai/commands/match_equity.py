@@ -131,11 +131,10 @@ def _check_tree_size(config, max_nodes: int) -> None:
     except ValueError:
         raise MatchEquityError(f"the deal's {config.solver} tree has more than {max_nodes:,} "
                                "nodes; a deal is solved whole (two trees per score state at "
-                               "once): " + ("use --solver public (the public tree: the "
-                               "3-card table's), --hand-size 2 or fewer --ranks, or raise "
-                               "--max-tree-nodes" if config.solver != "public" else
-                               "use --hand-size 2 or fewer --ranks, or raise "
-                               "--max-tree-nodes")) from None
+                               "once): use " + ("" if config.solver == "public" else
+                               "--solver public (the public tree: the 3-card table's), ")
+                               + "--hand-size 2 or fewer --ranks, or raise --max-tree-nodes"
+                               ) from None
 
 
 def command(args: argparse.Namespace) -> int:
